@@ -1,0 +1,61 @@
+/* Internal helpers shared by every harness module: status codes, error
+ * buffers, exit codes and small string utilities.  Internal names use the
+ * kbi_ prefix; plugin-visible ones (plugin.h) use kb_. */
+#ifndef KBENCH_COMMON_H
+#define KBENCH_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Internal statuses: 0 ok, negative on failure. */
+enum {
+    KBI_OK = 0,
+    KBI_ERR = -1,    /* failure; the error buffer says what */
+    KBI_ERR_IO = -2, /* a file could not be read or written */
+    KBI_ERR_INPUT = -3 /* bad profile, results or command-line input */
+};
+
+/* Exit codes of the kbench program (documented in README.md). */
+enum {
+    KBI_EXIT_OK = 0,      /* every case ok or skipped; no regression */
+    KBI_EXIT_FAILED = 1,  /* a case failed, did not verify, crashed, timed out, or regressed */
+    KBI_EXIT_USAGE = 2,   /* bad usage or input; nothing (more) was run */
+    KBI_EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM; finished cases kept */
+};
+
+/* Size of every error buffer the harness passes around. */
+#define KBI_ERR_SIZE 1024
+
+/* printf into an error buffer of KBI_ERR_SIZE bytes (NULL is allowed). */
+void kbi_errf(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* strdup that never returns NULL (aborts the harness on out-of-memory:
+ * the harness cannot report anything useful without memory). */
+char *kbi_strdup(const char *s);
+void *kbi_xmalloc(size_t n);
+void *kbi_xcalloc(size_t n, size_t size);
+void *kbi_xrealloc(void *p, size_t n);
+
+/* Growable string. */
+typedef struct kbi_buf {
+    char *data;
+    size_t len, cap;
+} kbi_buf;
+void kbi_buf_printf(kbi_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kbi_buf_free(kbi_buf *b);
+
+/* Trim ASCII white space in place; returns s. */
+char *kbi_trim(char *s);
+
+/* Seconds of CLOCK_MONOTONIC. */
+double kbi_now(void);
+
+/* Directory holding the running executable (for the default plugin folder);
+ * returns KBI_OK and writes into out (size n). */
+int kbi_exe_dir(char *out, size_t n);
+
+/* mkdir -p; returns KBI_OK or KBI_ERR_IO with err set. */
+int kbi_mkdirs(const char *path, char *err);
+
+#endif

@@ -1,0 +1,199 @@
+/* Environment facts for the results' env record, and NVML via dlopen. */
+#define _POSIX_C_SOURCE 200809L
+#include "env.h"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "build_info.h"
+#include "revision.h"
+
+void kbi_env_time(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void kbi_env_host(json_t *env, int argc, char **argv)
+{
+    char host[256] = "", now[32];
+    kbi_buf cmd = {0};
+    gethostname(host, sizeof host - 1);
+    kbi_env_time(now, sizeof now);
+    for (int i = 0; i < argc; i++)
+        kbi_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
+    json_object_set_new(env, "time", json_string(now));
+    json_object_set_new(env, "host", json_string(host));
+    json_object_set_new(env, "kbench_version", json_string(KBENCH_VERSION));
+    json_object_set_new(env, "git_revision", json_string(KBENCH_GIT_REVISION));
+    json_object_set_new(env, "compiler", json_string(KBENCH_COMPILER));
+    json_object_set_new(env, "build_type", json_string(KBENCH_BUILD_TYPE));
+    json_object_set_new(env, "c_flags", json_string(KBENCH_C_FLAGS));
+    json_object_set_new(env, "cuda_architectures", json_string(KBENCH_CUDA_ARCHITECTURES));
+    json_object_set_new(env, "argv", json_string(cmd.data ? cmd.data : ""));
+    kbi_buf_free(&cmd);
+}
+
+/* ---- NVML through dlopen ---- */
+
+typedef int nvml_ret;
+typedef void *nvml_device;
+static struct {
+    int tried, ok;
+    void *lib;
+    nvml_device dev;
+    nvml_ret (*init)(void);
+    nvml_ret (*by_pci)(const char *, nvml_device *);
+    nvml_ret (*clock)(nvml_device, int, unsigned int *);
+    nvml_ret (*throttle)(nvml_device, unsigned long long *);
+    nvml_ret (*driver)(char *, unsigned int);
+    char driver_version[96];
+} nvml;
+
+enum { NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2 };
+
+int kbi_nvml_open(int cuda_device)
+{
+    char bus[64];
+    if (nvml.tried)
+        return nvml.ok;
+    nvml.tried = 1;
+    nvml.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!nvml.lib)
+        return 0;
+    *(void **)&nvml.init = dlsym(nvml.lib, "nvmlInit_v2");
+    *(void **)&nvml.by_pci = dlsym(nvml.lib, "nvmlDeviceGetHandleByPciBusId_v2");
+    *(void **)&nvml.clock = dlsym(nvml.lib, "nvmlDeviceGetClockInfo");
+    *(void **)&nvml.throttle = dlsym(nvml.lib, "nvmlDeviceGetCurrentClocksEventReasons");
+    if (!nvml.throttle)
+        *(void **)&nvml.throttle = dlsym(nvml.lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    *(void **)&nvml.driver = dlsym(nvml.lib, "nvmlSystemGetDriverVersion");
+    if (!nvml.init || !nvml.by_pci || !nvml.clock || nvml.init() != 0)
+        return 0;
+    if (nvml.driver)
+        nvml.driver(nvml.driver_version, sizeof nvml.driver_version);
+    /* Match the CUDA ordinal to NVML's device by PCI bus id: the two
+     * numberings can differ. */
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, cuda_device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (nvml.by_pci(bus, &nvml.dev) != 0)
+        return 0;
+    nvml.ok = 1;
+    return 1;
+}
+
+static double nvml_clock(int which)
+{
+    unsigned int mhz = 0;
+    if (!nvml.ok || nvml.clock(nvml.dev, which, &mhz) != 0)
+        return 0.0;
+    return (double)mhz;
+}
+
+double kbi_nvml_sm_clock(void) { return nvml_clock(NVML_CLOCK_SM); }
+double kbi_nvml_mem_clock(void) { return nvml_clock(NVML_CLOCK_MEM); }
+
+unsigned long long kbi_nvml_throttle(void)
+{
+    unsigned long long r = 0;
+    if (!nvml.ok || !nvml.throttle || nvml.throttle(nvml.dev, &r) != 0)
+        return 0;
+    return r;
+}
+
+const char *kbi_nvml_driver(void) { return nvml.driver_version; }
+
+/* ---- device probe (child) ---- */
+
+json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops)
+{
+    json_t *env = json_object(), *dev, *ceil = json_object();
+    struct cudaDeviceProp prop;
+    int rt = 0, drv = 0, count = 0;
+    cudaError_t e;
+    char err[KBI_ERR_SIZE] = "", cc[16];
+    const char *source = "profile";
+
+    cudaRuntimeGetVersion(&rt);
+    json_object_set_new(env, "cuda_runtime_version", json_integer(rt));
+    e = cudaDriverGetVersion(&drv);
+    json_object_set_new(env, "cuda_driver_version", json_integer(e == cudaSuccess ? drv : 0));
+    e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        char why[KBI_ERR_SIZE];
+        snprintf(why, sizeof why, "no CUDA device: %s (%s)",
+                 e != cudaSuccess ? cudaGetErrorName(e) : "cudaGetDeviceCount returned 0",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no devices");
+        json_object_set_new(env, "device", json_null());
+        json_object_set_new(env, "device_error", json_string(why));
+        goto ceilings;
+    }
+    if (device >= count) {
+        char why[KBI_ERR_SIZE];
+        snprintf(why, sizeof why, "no CUDA device %d: this machine has %d", device, count);
+        json_object_set_new(env, "device", json_null());
+        json_object_set_new(env, "device_error", json_string(why));
+        goto ceilings;
+    }
+    e = cudaSetDevice(device);
+    if (e == cudaSuccess)
+        e = cudaGetDeviceProperties(&prop, device);
+    if (e != cudaSuccess) {
+        char why[KBI_ERR_SIZE];
+        snprintf(why, sizeof why, "CUDA device %d unusable: %s (%s)", device, cudaGetErrorName(e),
+                 cudaGetErrorString(e));
+        json_object_set_new(env, "device", json_null());
+        json_object_set_new(env, "device_error", json_string(why));
+        goto ceilings;
+    }
+    dev = json_object();
+    snprintf(cc, sizeof cc, "%d.%d", prop.major, prop.minor);
+    json_object_set_new(dev, "index", json_integer(device));
+    json_object_set_new(dev, "name", json_string(prop.name));
+    json_object_set_new(dev, "sm_count", json_integer(prop.multiProcessorCount));
+    json_object_set_new(dev, "cc", json_string(cc));
+    json_object_set_new(dev, "memory_bytes", json_integer((json_int_t)prop.totalGlobalMem));
+    json_object_set_new(dev, "l2_bytes", json_integer(prop.l2CacheSize));
+    json_object_set_new(dev, "smem_per_sm_bytes",
+                        json_integer((json_int_t)prop.sharedMemPerMultiprocessor));
+    {
+        char bus[64] = "";
+        cudaDeviceGetPCIBusId(bus, sizeof bus, device);
+        json_object_set_new(dev, "pci_bus_id", json_string(bus));
+    }
+    json_object_set_new(env, "nvml", json_boolean(kbi_nvml_open(device)));
+    json_object_set_new(env, "driver_version", json_string(kbi_nvml_driver()));
+    json_object_set_new(dev, "sm_clock_mhz", json_real(kbi_nvml_sm_clock()));
+    json_object_set_new(dev, "mem_clock_mhz", json_real(kbi_nvml_mem_clock()));
+    json_object_set_new(env, "device", dev);
+
+    if (bandwidth_gbs <= 0.0) {
+        source = "measured";
+        if (kbi_measure_bandwidth(device, &bandwidth_gbs, err) != 0)
+            json_object_set_new(ceil, "bandwidth_error", json_string(err));
+    }
+    if (peak_gflops <= 0.0) {
+        source = "measured";
+        if (kbi_measure_peak_fp32(device, &peak_gflops, err) != 0)
+            json_object_set_new(ceil, "peak_error", json_string(err));
+    }
+    /* Clocks once the ceilings have loaded the device. */
+    json_object_set_new(dev, "sm_clock_loaded_mhz", json_real(kbi_nvml_sm_clock()));
+ceilings:
+    if (bandwidth_gbs <= 0.0 && peak_gflops <= 0.0)
+        source = "none";
+    json_object_set_new(ceil, "bandwidth_gbs", json_real(bandwidth_gbs > 0 ? bandwidth_gbs : 0));
+    json_object_set_new(ceil, "peak_gflops", json_real(peak_gflops > 0 ? peak_gflops : 0));
+    json_object_set_new(ceil, "source", json_string(source));
+    json_object_set_new(env, "ceilings", ceil);
+    return env;
+}

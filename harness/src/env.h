@@ -1,0 +1,35 @@
+/* The environment record of a run: host, build and device facts, clocks
+ * through NVML (loaded with dlopen, absent NVML is not an error), and the
+ * device's measured ceilings. */
+#ifndef KBENCH_ENV_H
+#define KBENCH_ENV_H
+
+#include <jansson.h>
+
+/* Parent side: host name, time, kbench version, git revision, compiler and
+ * flags, command line.  Adds fields to env. */
+void kbi_env_host(json_t *env, int argc, char **argv);
+
+/* ISO-8601 UTC time now, into buf (at least 32 bytes). */
+void kbi_env_time(char *buf, size_t n);
+
+/* Child side (initialises CUDA): runtime and driver versions, the device's
+ * properties and clocks, and its ceilings (memory bandwidth with a
+ * device-to-device copy, fp32 peak with an FMA kernel) unless the profile
+ * gives them (nonzero arguments).  With no usable device, "device" is null
+ * and "device_error" says why.  Returns the object (caller owns it). */
+json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops);
+
+/* NVML clocks for the per-case record; every function is a no-op returning
+ * 0 when NVML is absent. */
+int kbi_nvml_open(int cuda_device); /* 1 if clocks can be read */
+double kbi_nvml_sm_clock(void);     /* MHz, 0 if unknown */
+double kbi_nvml_mem_clock(void);
+unsigned long long kbi_nvml_throttle(void); /* NVML clock event reasons bitmask */
+const char *kbi_nvml_driver(void);          /* driver version string, "" if unknown */
+
+/* Measured ceilings (ceiling.cu).  Return 0 on success. */
+int kbi_measure_bandwidth(int device, double *gbs, char *err);
+int kbi_measure_peak_fp32(int device, double *gflops, char *err);
+
+#endif

@@ -1,0 +1,245 @@
+/* Plugin loading: dlopen, the one ABI check, discovery in directories. */
+#define _XOPEN_SOURCE 700
+#include "loader.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common.h"
+
+int kbi_check_abi(const kb_plugin *d, char *err)
+{
+    uint32_t major, minor;
+    if (!d) {
+        kbi_errf(err, "entry point returned no descriptor");
+        return KBI_ERR;
+    }
+    major = KB_ABI_MAJOR_OF(d->abi_version);
+    minor = KB_ABI_MINOR_OF(d->abi_version);
+    if (major != KB_ABI_MAJOR) {
+        kbi_errf(err, "ABI version %u.%u, wanted %u.x (at most %u.%u): rebuild it against "
+                      "this kbench's plugin.h",
+                 major, minor, KB_ABI_MAJOR, KB_ABI_MAJOR, KB_ABI_MINOR);
+        return KBI_ERR;
+    }
+    if (minor > KB_ABI_MINOR) {
+        kbi_errf(err, "ABI version %u.%u is newer than this kbench's %u.%u: update kbench",
+                 major, minor, KB_ABI_MAJOR, KB_ABI_MINOR);
+        return KBI_ERR;
+    }
+    /* Every 1.0 field must be present; later minors only append. */
+    if (d->struct_size < offsetof(kb_plugin, teardown) + sizeof d->teardown) {
+        kbi_errf(err, "descriptor of %u bytes is shorter than ABI %u.%u's %zu bytes", d->struct_size,
+                 major, minor, offsetof(kb_plugin, teardown) + sizeof d->teardown);
+        return KBI_ERR;
+    }
+    if (!d->name || !*d->name || !d->init || !d->run || !d->verify || !d->teardown ||
+        !d->counts) {
+        kbi_errf(err, "descriptor lacks a name or one of init, counts, run, verify, teardown");
+        return KBI_ERR;
+    }
+    if (d->n_variants <= 0 || !d->variants || d->n_params < 0 || (d->n_params && !d->params)) {
+        kbi_errf(err, "descriptor declares no variants (or a bad parameter table)");
+        return KBI_ERR;
+    }
+    for (int i = 0; i < d->n_variants; i++)
+        if (!d->variants[i].name || !*d->variants[i].name ||
+            (d->variants[i].target != KB_HOST && d->variants[i].target != KB_DEVICE)) {
+            kbi_errf(err, "variant %d has no name or an unknown target", i);
+            return KBI_ERR;
+        }
+    for (int i = 0; i < d->n_params; i++)
+        if (!d->params[i].name || !*d->params[i].name || d->params[i].type < KB_PARAM_INT ||
+            d->params[i].type > KB_PARAM_DIMS || strcmp(d->params[i].name, "variants") == 0 ||
+            strcmp(d->params[i].name, "baseline") == 0) {
+            kbi_errf(err, "parameter %d has no name, a reserved name or an unknown type", i);
+            return KBI_ERR;
+        }
+    return KBI_OK;
+}
+
+int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
+{
+    char why[KBI_ERR_SIZE];
+    void *h;
+    kb_entry_fn entry;
+    const kb_plugin *d;
+    memset(out, 0, sizeof *out);
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        kbi_errf(err, "%s: cannot load: %s", path, dlerror());
+        return KBI_ERR;
+    }
+    dlerror();
+    *(void **)&entry = dlsym(h, KB_ENTRY_SYMBOL);
+    if (!entry) {
+        const char *e = dlerror();
+        kbi_errf(err, "%s: no entry symbol %s: %s", path, KB_ENTRY_SYMBOL,
+                 e ? e : "symbol is NULL");
+        dlclose(h);
+        return KBI_ERR;
+    }
+    d = entry();
+    if (kbi_check_abi(d, why) != KBI_OK) {
+        kbi_errf(err, "%s: refused: %s", path, why);
+        dlclose(h);
+        return KBI_ERR;
+    }
+    out->path = kbi_strdup(path);
+    out->handle = h;
+    out->desc = d;
+    out->minor = KB_ABI_MINOR_OF(d->abi_version);
+    return KBI_OK;
+}
+
+static int is_plugin_file(const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(name, "libkbench_", 10) == 0 && n > 13 && strcmp(name + n - 3, ".so") == 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void add_refused(kbi_plugin_set *set, const char *line)
+{
+    set->refused = kbi_xrealloc(set->refused, (set->n_refused + 1) * sizeof *set->refused);
+    set->refused[set->n_refused++] = kbi_strdup(line);
+}
+
+static void load_dir(const char *dir, kbi_plugin_set *set, DIR *d)
+{
+    struct dirent *ent;
+    char **names = NULL;
+    size_t n = 0;
+    struct stat st;
+    if (stat(dir, &st) == 0 && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+        char line[KBI_ERR_SIZE];
+        snprintf(line, sizeof line,
+                 "%s: warning: plugin directory is world-writable; anyone can plant code here",
+                 dir);
+        add_refused(set, line);
+    }
+    while ((ent = readdir(d)) != NULL)
+        if (is_plugin_file(ent->d_name)) {
+            names = kbi_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = kbi_strdup(ent->d_name);
+        }
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096], err[KBI_ERR_SIZE];
+        kbi_plugin p;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (kbi_plugin_open(path, &p, err) != KBI_OK) {
+            add_refused(set, err);
+        } else if (kbi_plugins_find(set, p.desc->name)) {
+            char line[KBI_ERR_SIZE];
+            snprintf(line, sizeof line, "%s: plugin '%s' already loaded from %s; this copy ignored",
+                     path, p.desc->name, kbi_plugins_find(set, p.desc->name)->path);
+            add_refused(set, line);
+            dlclose(p.handle);
+            free(p.path);
+        } else {
+            set->items = kbi_xrealloc(set->items, (set->n + 1) * sizeof *set->items);
+            set->items[set->n++] = p;
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+int kbi_plugins_load(const char *const *dirs, const int *required, kbi_plugin_set *set,
+                     char *err)
+{
+    memset(set, 0, sizeof *set);
+    for (size_t i = 0; dirs[i]; i++) {
+        DIR *d = opendir(dirs[i]);
+        if (!d) {
+            if (required && required[i]) {
+                kbi_errf(err, "%s: cannot read plugin directory: %s", dirs[i], strerror(errno));
+                kbi_plugins_free(set);
+                return KBI_ERR_INPUT;
+            }
+            continue;
+        }
+        load_dir(dirs[i], set, d);
+        closedir(d);
+    }
+    return KBI_OK;
+}
+
+size_t kbi_plugin_dirs(const char *cli_dir, char **dirs, int *required, size_t max)
+{
+    size_t n = 0;
+    const char *env = getenv(KBI_PLUGIN_PATH_ENV);
+    if (cli_dir && n < max) {
+        dirs[n] = kbi_strdup(cli_dir);
+        required[n++] = 1;
+    }
+    if (env && *env) {
+        char *copy = kbi_strdup(env), *save = NULL;
+        for (char *tok = strtok_r(copy, ":", &save); tok && n < max;
+             tok = strtok_r(NULL, ":", &save)) {
+            dirs[n] = kbi_strdup(tok);
+            required[n++] = 1;
+        }
+        free(copy);
+    }
+    if (n == 0 && n < max) {
+        char exe[4096];
+        if (kbi_exe_dir(exe, sizeof exe - 16) == KBI_OK) {
+            strcat(exe, "/plugins");
+            dirs[n] = kbi_strdup(exe);
+            required[n++] = 0;
+        }
+    }
+    return n;
+}
+
+const kbi_plugin *kbi_plugins_find(const kbi_plugin_set *set, const char *name)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (strcmp(set->items[i].desc->name, name) == 0)
+            return &set->items[i];
+    return NULL;
+}
+
+int kbi_variant_index(const kb_plugin *desc, const char *name)
+{
+    for (int i = 0; i < desc->n_variants; i++)
+        if (strcmp(desc->variants[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const kb_param *kbi_param_find(const kb_plugin *desc, const char *name, int *index)
+{
+    for (int i = 0; i < desc->n_params; i++)
+        if (strcmp(desc->params[i].name, name) == 0) {
+            if (index)
+                *index = i;
+            return &desc->params[i];
+        }
+    return NULL;
+}
+
+void kbi_plugins_free(kbi_plugin_set *set)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        if (set->items[i].handle)
+            dlclose(set->items[i].handle);
+        free(set->items[i].path);
+    }
+    for (size_t i = 0; i < set->n_refused; i++)
+        free(set->refused[i]);
+    free(set->items);
+    free(set->refused);
+    memset(set, 0, sizeof *set);
+}

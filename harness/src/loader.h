@@ -1,0 +1,55 @@
+/* Plugin discovery and loading: dlopen every libkbench_*.so in the plugin
+ * directories, check the ABI in one place, keep the good ones, and report
+ * each refused one in a single line. */
+#ifndef KBENCH_LOADER_H
+#define KBENCH_LOADER_H
+
+#include <stddef.h>
+
+#include "kbench/plugin.h"
+
+/* Environment variable naming extra plugin directories (colon-separated). */
+#define KBI_PLUGIN_PATH_ENV "KBENCH_PLUGIN_PATH"
+
+typedef struct kbi_plugin {
+    char *path;             /* the .so it came from */
+    void *handle;           /* dlopen handle */
+    const kb_plugin *desc;  /* the plugin's descriptor */
+    uint32_t minor;         /* the plugin's ABI minor version */
+} kbi_plugin;
+
+typedef struct kbi_plugin_set {
+    kbi_plugin *items;
+    size_t n;
+    char **refused;  /* one line per refused plugin: path and reason */
+    size_t n_refused;
+} kbi_plugin_set;
+
+/* Checks a descriptor against this harness's ABI.  Returns KBI_OK, or
+ * KBI_ERR with err naming what was found and what was wanted. */
+int kbi_check_abi(const kb_plugin *desc, char *err);
+
+/* Loads one plugin file.  On failure closes the handle, leaves *out zeroed
+ * and writes "PATH: reason" into err. */
+int kbi_plugin_open(const char *path, kbi_plugin *out, char *err);
+
+/* Scans each directory in dirs (NULL-terminated) for libkbench_*.so, in name
+ * order, loading every plugin once by name (the first directory wins); a
+ * missing directory is an error only when `required` is set for it.  Refused
+ * plugins are listed in set->refused and do not stop the others.  Returns
+ * KBI_OK, or KBI_ERR_INPUT when a required directory cannot be read. */
+int kbi_plugins_load(const char *const *dirs, const int *required, kbi_plugin_set *set,
+                     char *err);
+
+/* The default directory list: --plugins DIR if given (required), then each
+ * entry of $KBENCH_PLUGIN_PATH (required), else the plugins/ folder next to
+ * the kbench binary.  Writes at most max entries; returns the count. */
+size_t kbi_plugin_dirs(const char *cli_dir, char **dirs, int *required, size_t max);
+
+const kbi_plugin *kbi_plugins_find(const kbi_plugin_set *set, const char *name);
+int kbi_variant_index(const kb_plugin *desc, const char *name);
+const kb_param *kbi_param_find(const kb_plugin *desc, const char *name, int *index);
+
+void kbi_plugins_free(kbi_plugin_set *set);
+
+#endif

@@ -1,0 +1,967 @@
+/* INI profiles: parsing with inih, validation against the loaded plugins'
+ * descriptors, axis expansion, and the case list.  Every error is collected
+ * as "FILE:LINE: what was wrong, expected what" before anything runs. */
+#define _POSIX_C_SOURCE 200809L
+#include "profile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* inih's line buffer (INI_MAX_LINE in Debian's build); longer lines are
+ * refused by our reader rather than silently split. */
+#define LINE_MAX_CHARS 200
+#define MAX_LIST_ITEMS 100000
+
+void kbi_run_opts_default(kbi_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->warmup = 3;
+    o->min_samples = 10;
+    o->max_samples = 1000;
+    o->min_time = 0.5;
+    o->max_time = 0.0; /* timeout / 2 */
+    o->max_noise = 0.02;
+    o->timeout = 60.0;
+    o->cache = KBI_CACHE_COLD;
+    o->device = 0;
+    o->seed = 1;
+}
+
+/* ---- values ---- */
+
+void kbi_value_free(kbi_value *v)
+{
+    free(v->text);
+    v->text = NULL;
+}
+
+/* Parses a whole-string integer with an optional size suffix: k M G T
+ * (powers of 1000) or Ki Mi Gi Ti (powers of 1024). */
+static int parse_int(const char *s, int64_t *out)
+{
+    char *end;
+    long long v;
+    int64_t mult = 1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (end == s || errno == ERANGE)
+        return -1;
+    if (*end) {
+        static const struct {
+            const char *sfx;
+            int64_t mult;
+        } sfx[] = {{"k", 1000LL},      {"K", 1000LL},         {"M", 1000000LL},
+                   {"G", 1000000000LL}, {"T", 1000000000000LL}, {"Ki", 1LL << 10},
+                   {"Mi", 1LL << 20},  {"Gi", 1LL << 30},     {"Ti", 1LL << 40}};
+        size_t i;
+        for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
+            if (strcmp(end, sfx[i].sfx) == 0)
+                break;
+        if (i == sizeof sfx / sizeof sfx[0])
+            return -1;
+        mult = sfx[i].mult;
+        if (v > INT64_MAX / mult || v < INT64_MIN / mult)
+            return -1;
+    }
+    *out = (int64_t)v * mult;
+    return 0;
+}
+
+static int parse_float(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(*out))
+        return -1;
+    return 0;
+}
+
+/* Shortest "%g" text that reads back as the same double. */
+static char *float_text(double f)
+{
+    char buf[64];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, f);
+        if (strtod(buf, NULL) == f)
+            break;
+    }
+    return kbi_strdup(buf);
+}
+
+static int is_word(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("_.+-", *s))
+            return 0;
+    return 1;
+}
+
+/* Is `s` one of the '|'-separated choices? */
+static int in_choices(const char *choices, const char *s)
+{
+    size_t n = strlen(s);
+    const char *p = choices;
+    while (*p) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, s, n) == 0)
+            return 1;
+        if (!bar)
+            break;
+        p = bar + 1;
+    }
+    return 0;
+}
+
+int kbi_value_parse(const kb_param *param, const char *text, kbi_value *out, char *err)
+{
+    char buf[64];
+    memset(out, 0, sizeof *out);
+    out->type = param->type;
+    switch (param->type) {
+    case KB_PARAM_INT:
+        if (parse_int(text, &out->i) != 0) {
+            kbi_errf(err, "'%s' is not an integer, expected digits with an optional k/M/G/T or "
+                          "Ki/Mi/Gi/Ti suffix",
+                     text);
+            return KBI_ERR_INPUT;
+        }
+        snprintf(buf, sizeof buf, "%lld", (long long)out->i);
+        out->text = kbi_strdup(buf);
+        out->f = (double)out->i;
+        return KBI_OK;
+    case KB_PARAM_FLOAT:
+        if (parse_float(text, &out->f) != 0) {
+            kbi_errf(err, "'%s' is not a number, expected a finite decimal such as 0.5 or 2e-3",
+                     text);
+            return KBI_ERR_INPUT;
+        }
+        out->text = float_text(out->f);
+        return KBI_OK;
+    case KB_PARAM_STRING:
+        if (!is_word(text)) {
+            kbi_errf(err, "'%s' is not a word, expected letters, digits, '_', '.', '+' or '-'",
+                     text);
+            return KBI_ERR_INPUT;
+        }
+        if (param->choices && !in_choices(param->choices, text)) {
+            kbi_errf(err, "'%s' is not a choice of %s, expected one of %s", text, param->name,
+                     param->choices);
+            return KBI_ERR_INPUT;
+        }
+        out->text = kbi_strdup(text);
+        return KBI_OK;
+    case KB_PARAM_DIMS: {
+        kbi_buf canon = {0};
+        const char *p = text;
+        int want = param->choices ? atoi(param->choices) : 0;
+        while (*p) {
+            char *end;
+            long long v;
+            errno = 0;
+            v = strtoll(p, &end, 10);
+            if (end == p || errno == ERANGE || v <= 0 || out->n_dims == KB_MAX_DIMS ||
+                (*end && *end != 'x')) {
+                kbi_errf(err,
+                         "'%s' is not a shape, expected up to %d positive integers joined by "
+                         "'x', such as 4096x4096x256",
+                         text, KB_MAX_DIMS);
+                kbi_buf_free(&canon);
+                return KBI_ERR_INPUT;
+            }
+            out->dims[out->n_dims++] = v;
+            kbi_buf_printf(&canon, "%s%lld", out->n_dims > 1 ? "x" : "", v);
+            p = *end ? end + 1 : end;
+            if (*end == 'x' && !*p)
+                out->n_dims = KB_MAX_DIMS + 1; /* trailing 'x' */
+        }
+        if (out->n_dims == 0 || out->n_dims > KB_MAX_DIMS || (want && out->n_dims != want)) {
+            if (want && out->n_dims > 0 && out->n_dims <= KB_MAX_DIMS)
+                kbi_errf(err, "'%s' has %d dimensions, expected %d joined by 'x'", text,
+                         out->n_dims, want);
+            else
+                kbi_errf(err,
+                         "'%s' is not a shape, expected positive integers joined by 'x', such "
+                         "as 4096x4096x256",
+                         text);
+            kbi_buf_free(&canon);
+            return KBI_ERR_INPUT;
+        }
+        out->text = canon.data;
+        return KBI_OK;
+    }
+    }
+    kbi_errf(err, "parameter %s has an unknown type %d", param->name, (int)param->type);
+    return KBI_ERR_INPUT;
+}
+
+/* ---- lists and ranges ---- */
+
+void kbi_strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void strv_push(char ***v, size_t *n, const char *s)
+{
+    *v = kbi_xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = kbi_strdup(s);
+}
+
+/* Expands "a:b:*k" or "a:b:+k" into *v. */
+static int expand_range(const char *item, kb_param_type type, char ***v, size_t *n, char *err)
+{
+    char a[128], b[128], step[128], op;
+    double fa, fb, fk;
+    int64_t ia, ib, ik;
+    if (strlen(item) >= sizeof a ||
+        sscanf(item, "%127[^:]:%127[^:]:%c%127s", a, b, &op, step) != 4 ||
+        (op != '*' && op != '+')) {
+        kbi_errf(err, "'%s' is not a range, expected START:END:*FACTOR or START:END:+STEP", item);
+        return KBI_ERR_INPUT;
+    }
+    if (type == KB_PARAM_INT) {
+        if (parse_int(a, &ia) || parse_int(b, &ib) || parse_int(step, &ik)) {
+            kbi_errf(err, "'%s' is not an integer range, expected integers in START:END:*K", item);
+            return KBI_ERR_INPUT;
+        }
+        if ((op == '*' && (ik < 2 || ia <= 0)) || (op == '+' && ik <= 0) || ib < ia) {
+            kbi_errf(err,
+                     "'%s' never reaches its end, expected START <= END with a factor >= 2 "
+                     "(and START > 0) or a step > 0",
+                     item);
+            return KBI_ERR_INPUT;
+        }
+        for (int64_t x = ia; x <= ib;) {
+            char buf[32];
+            if (*n >= MAX_LIST_ITEMS) {
+                kbi_errf(err, "'%s' expands to more than %d values", item, MAX_LIST_ITEMS);
+                return KBI_ERR_INPUT;
+            }
+            snprintf(buf, sizeof buf, "%lld", (long long)x);
+            strv_push(v, n, buf);
+            if (op == '*' ? x > INT64_MAX / ik : x > INT64_MAX - ik)
+                break;
+            x = op == '*' ? x * ik : x + ik;
+        }
+        return KBI_OK;
+    }
+    if (parse_float(a, &fa) || parse_float(b, &fb) || parse_float(step, &fk)) {
+        kbi_errf(err, "'%s' is not a numeric range, expected numbers in START:END:+STEP", item);
+        return KBI_ERR_INPUT;
+    }
+    if ((op == '*' && (fk <= 1.0 || fa <= 0.0)) || (op == '+' && fk <= 0.0) || fb < fa) {
+        kbi_errf(err,
+                 "'%s' never reaches its end, expected START <= END with a factor > 1 (and "
+                 "START > 0) or a step > 0",
+                 item);
+        return KBI_ERR_INPUT;
+    }
+    /* Count steps from the start so rounding does not accumulate; include the
+     * end when it is reached within rounding. */
+    for (long i = 0;; i++) {
+        double x = op == '*' ? fa * pow(fk, (double)i) : fa + (double)i * fk;
+        char *t;
+        if (x > fb * (1.0 + 1e-12) + (op == '+' ? 1e-12 * fk : 0.0))
+            break;
+        if (*n >= MAX_LIST_ITEMS) {
+            kbi_errf(err, "'%s' expands to more than %d values", item, MAX_LIST_ITEMS);
+            return KBI_ERR_INPUT;
+        }
+        t = float_text(x);
+        strv_push(v, n, t);
+        free(t);
+    }
+    return KBI_OK;
+}
+
+int kbi_expand_list(const char *text, kb_param_type type, char ***items, size_t *n, char *err)
+{
+    char *copy = kbi_strdup(text), *p = copy;
+    int rc = KBI_OK;
+    *items = NULL;
+    *n = 0;
+    if (kbi_trim(copy)[0] == '\0') {
+        kbi_errf(err, "empty list, expected at least one value");
+        free(copy);
+        return KBI_ERR_INPUT;
+    }
+    for (;;) {
+        char *comma = strchr(p, ',');
+        char *item;
+        if (comma)
+            *comma = '\0';
+        item = kbi_trim(p);
+        if (!*item) {
+            kbi_errf(err, "empty item in list '%s', expected values separated by single commas",
+                     text);
+            rc = KBI_ERR_INPUT;
+            break;
+        }
+        if ((type == KB_PARAM_INT || type == KB_PARAM_FLOAT) && strchr(item, ':')) {
+            rc = expand_range(item, type, items, n, err);
+            if (rc != KBI_OK)
+                break;
+        } else {
+            strv_push(items, n, item);
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    free(copy);
+    if (rc != KBI_OK) {
+        kbi_strv_free(*items, *n);
+        *items = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* ---- reading the INI file ---- */
+
+typedef struct entry {
+    char *section, *key, *value;
+    int line;
+} entry;
+
+typedef struct section_seen {
+    char *name;
+    int line;
+} section_seen;
+
+typedef struct parse_state {
+    const char *name; /* file name for messages */
+    const char *text; /* whole file */
+    const char *pos;
+    int line;          /* line most recently handed to inih */
+    int line_indented; /* it began with white space (a continuation) */
+    entry *entries;
+    size_t n_entries;
+    section_seen *sections;
+    size_t n_sections;
+    kbi_buf *errors;
+    int n_errors;
+} parse_state;
+
+static void add_error(parse_state *st, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add_error(parse_state *st, int line, const char *fmt, ...)
+{
+    char msg[KBI_ERR_SIZE];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    kbi_buf_printf(st->errors, "%s:%d: %s\n", st->name, line, msg);
+    st->n_errors++;
+}
+
+/* inih's reader: hands over one line at a time so the handler knows its
+ * number, notes sections (inih does not report empty ones), and refuses
+ * lines inih would split. */
+static char *reader(char *str, int num, void *stream)
+{
+    parse_state *st = stream;
+    const char *nl, *p;
+    size_t len;
+    if (!*st->pos)
+        return NULL;
+    nl = strchr(st->pos, '\n');
+    len = nl ? (size_t)(nl - st->pos) : strlen(st->pos);
+    st->line++;
+    st->line_indented = len > 0 && (st->pos[0] == ' ' || st->pos[0] == '\t');
+    if (len + 2 > (size_t)num || len + 2 > LINE_MAX_CHARS) {
+        add_error(st, st->line,
+                  "line is longer than %d characters, expected a shorter line (continue a "
+                  "list on the next line, indented)",
+                  LINE_MAX_CHARS - 2);
+        str[0] = '\n';
+        str[1] = '\0';
+    } else {
+        memcpy(str, st->pos, len);
+        str[len] = '\n';
+        str[len + 1] = '\0';
+        for (p = str; *p == ' ' || *p == '\t'; p++)
+            ;
+        if (*p == '[') {
+            const char *close = strchr(p, ']');
+            if (close) {
+                char name[LINE_MAX_CHARS];
+                size_t n = (size_t)(close - p - 1);
+                memcpy(name, p + 1, n);
+                name[n] = '\0';
+                st->sections = kbi_xrealloc(st->sections, (st->n_sections + 1) *
+                                                              sizeof *st->sections);
+                st->sections[st->n_sections].name = kbi_strdup(kbi_trim(name));
+                st->sections[st->n_sections++].line = st->line;
+            }
+        }
+    }
+    st->pos += nl ? len + 1 : len;
+    return str;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *value)
+{
+    parse_state *st = user;
+    entry *last = st->n_entries ? &st->entries[st->n_entries - 1] : NULL;
+    if (st->line_indented && last && strcmp(last->section, section) == 0 &&
+        strcmp(last->key, key) == 0) {
+        /* A continuation line: part of the same list. */
+        kbi_buf b = {0};
+        kbi_buf_printf(&b, "%s %s", last->value, value);
+        free(last->value);
+        last->value = b.data;
+        return 1;
+    }
+    st->entries = kbi_xrealloc(st->entries, (st->n_entries + 1) * sizeof *st->entries);
+    st->entries[st->n_entries++] =
+        (entry){kbi_strdup(section), kbi_strdup(key), kbi_strdup(value), st->line};
+    return 1;
+}
+
+/* ---- validation ---- */
+
+static const entry *find_dup(const parse_state *st, size_t upto, const entry *e)
+{
+    for (size_t i = 0; i < upto; i++)
+        if (strcmp(st->entries[i].section, e->section) == 0 &&
+            strcmp(st->entries[i].key, e->key) == 0)
+            return &st->entries[i];
+    return NULL;
+}
+
+/* Parses one [run] number into *out within [lo, hi]. */
+static void run_number(parse_state *st, const entry *e, double lo, double hi, int integer,
+                       double *out)
+{
+    double v;
+    int64_t iv;
+    if (integer ? parse_int(e->value, &iv) != 0 : parse_float(e->value, &v) != 0) {
+        add_error(st, e->line, "%s = '%s' is not %s, expected %s", e->key, e->value,
+                  integer ? "an integer" : "a number", integer ? "an integer" : "a number");
+        return;
+    }
+    if (integer)
+        v = (double)iv;
+    if (v < lo || v > hi) {
+        add_error(st, e->line, "%s = %s is out of range, expected %g to %g", e->key, e->value,
+                  lo, hi);
+        return;
+    }
+    *out = v;
+}
+
+static void parse_run_key(parse_state *st, const entry *e, kbi_run_opts *o)
+{
+    double v = 0.0;
+    const char *k = e->key;
+    if (strcmp(k, "warmup") == 0) {
+        v = o->warmup;
+        run_number(st, e, 0, 1e6, 1, &v);
+        o->warmup = (int)v;
+    } else if (strcmp(k, "min_samples") == 0) {
+        v = o->min_samples;
+        run_number(st, e, 1, 1e7, 1, &v);
+        o->min_samples = (int)v;
+    } else if (strcmp(k, "max_samples") == 0) {
+        v = o->max_samples;
+        run_number(st, e, 1, 1e7, 1, &v);
+        o->max_samples = (int)v;
+    } else if (strcmp(k, "min_time") == 0) {
+        run_number(st, e, 0, 1e6, 0, &o->min_time);
+    } else if (strcmp(k, "max_time") == 0) {
+        run_number(st, e, 1e-6, 1e6, 0, &o->max_time);
+    } else if (strcmp(k, "max_noise") == 0) {
+        run_number(st, e, 0, 1e3, 0, &o->max_noise);
+    } else if (strcmp(k, "timeout") == 0) {
+        run_number(st, e, 1e-3, 1e7, 0, &o->timeout);
+    } else if (strcmp(k, "device") == 0) {
+        v = o->device;
+        run_number(st, e, 0, 1024, 1, &v);
+        o->device = (int)v;
+    } else if (strcmp(k, "seed") == 0) {
+        int64_t s;
+        if (parse_int(e->value, &s) != 0 || s < 0)
+            add_error(st, e->line, "seed = '%s' is not a seed, expected an integer >= 0",
+                      e->value);
+        else
+            o->seed = (uint64_t)s;
+    } else if (strcmp(k, "bandwidth") == 0) {
+        run_number(st, e, 1e-6, 1e9, 0, &o->bandwidth_gbs);
+    } else if (strcmp(k, "peak_gflops") == 0) {
+        run_number(st, e, 1e-6, 1e12, 0, &o->peak_gflops);
+    } else if (strcmp(k, "cache") == 0) {
+        if (strcmp(e->value, "cold") == 0)
+            o->cache = KBI_CACHE_COLD;
+        else if (strcmp(e->value, "hot") == 0)
+            o->cache = KBI_CACHE_HOT;
+        else
+            add_error(st, e->line, "cache = '%s' is not a cache mode, expected cold or hot",
+                      e->value);
+    } else {
+        add_error(st, e->line,
+                  "unknown key '%s' in [run], expected one of warmup, min_samples, max_samples, "
+                  "min_time, max_time, max_noise, timeout, cache, device, seed, bandwidth, "
+                  "peak_gflops",
+                  k);
+    }
+}
+
+static void variant_names(const kb_plugin *d, kbi_buf *b)
+{
+    for (int i = 0; i < d->n_variants; i++)
+        kbi_buf_printf(b, "%s%s", i ? ", " : "", d->variants[i].name);
+}
+
+static void plugin_names(const kbi_plugin_set *set, kbi_buf *b)
+{
+    for (size_t i = 0; i < set->n; i++)
+        kbi_buf_printf(b, "%s%s", i ? ", " : "", set->items[i].desc->name);
+    if (set->n == 0)
+        kbi_buf_printf(b, "none loaded");
+}
+
+static void parse_variants(parse_state *st, const entry *e, kbi_section *sec)
+{
+    const kb_plugin *d = sec->plugin->desc;
+    char **items = NULL, err[KBI_ERR_SIZE];
+    size_t n = 0;
+    if (kbi_expand_list(e->value, KB_PARAM_STRING, &items, &n, err) != KBI_OK) {
+        add_error(st, e->line, "variants: %s", err);
+        return;
+    }
+    free(sec->variants);
+    sec->variants = kbi_xcalloc(d->n_variants ? (size_t)d->n_variants : 1, sizeof(int));
+    sec->n_variants = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v;
+        if (strcmp(items[i], "all") == 0 && n == 1) {
+            for (int j = 0; j < d->n_variants; j++)
+                sec->variants[sec->n_variants++] = j;
+            break;
+        }
+        v = kbi_variant_index(d, items[i]);
+        if (v < 0) {
+            kbi_buf names = {0};
+            variant_names(d, &names);
+            add_error(st, e->line, "unknown variant '%s' of %s, expected one of: %s (or all)",
+                      items[i], d->name, names.data);
+            kbi_buf_free(&names);
+            continue;
+        }
+        int dup = 0;
+        for (size_t j = 0; j < sec->n_variants; j++)
+            dup |= sec->variants[j] == v;
+        if (dup) {
+            add_error(st, e->line, "variant '%s' listed twice, expected each once", items[i]);
+            continue;
+        }
+        sec->variants[sec->n_variants++] = v;
+    }
+    kbi_strv_free(items, n);
+}
+
+static void parse_axis(parse_state *st, const entry *e, kbi_axis *axis)
+{
+    char **items = NULL, err[KBI_ERR_SIZE];
+    size_t n = 0, ok = 0;
+    if (kbi_expand_list(e->value, axis->param->type, &items, &n, err) != KBI_OK) {
+        add_error(st, e->line, "%s: %s", e->key, err);
+        return;
+    }
+    kbi_value *vals = kbi_xcalloc(n, sizeof *vals);
+    for (size_t i = 0; i < n; i++) {
+        if (kbi_value_parse(axis->param, items[i], &vals[ok], err) != KBI_OK) {
+            add_error(st, e->line, "%s: %s", e->key, err);
+            continue;
+        }
+        for (size_t j = 0; j < ok; j++)
+            if (strcmp(vals[j].text, vals[ok].text) == 0) {
+                add_error(st, e->line, "%s: value %s listed twice, expected each once", e->key,
+                          vals[ok].text);
+                break;
+            }
+        ok++;
+    }
+    kbi_strv_free(items, n);
+    if (ok < n) {
+        for (size_t i = 0; i < ok; i++)
+            kbi_value_free(&vals[i]);
+        free(vals);
+        return;
+    }
+    for (size_t i = 0; i < axis->n; i++)
+        kbi_value_free(&axis->values[i]);
+    free(axis->values);
+    axis->values = vals;
+    axis->n = n;
+    axis->line = e->line;
+}
+
+/* Gives every section its plugin's defaults: all variants, default values. */
+static int init_section(parse_state *st, kbi_section *sec, const kbi_plugin *plugin)
+{
+    const kb_plugin *d = plugin->desc;
+    char err[KBI_ERR_SIZE];
+    sec->plugin = plugin;
+    sec->baseline = -1;
+    sec->variants = kbi_xcalloc(d->n_variants ? (size_t)d->n_variants : 1, sizeof(int));
+    for (int i = 0; i < d->n_variants; i++)
+        sec->variants[sec->n_variants++] = i;
+    sec->axes = kbi_xcalloc(d->n_params ? (size_t)d->n_params : 1, sizeof *sec->axes);
+    sec->n_axes = (size_t)d->n_params;
+    for (int i = 0; i < d->n_params; i++) {
+        kbi_axis *a = &sec->axes[i];
+        a->param = &d->params[i];
+        a->values = kbi_xcalloc(1, sizeof *a->values);
+        a->n = 1;
+        if (kbi_value_parse(a->param, a->param->default_value ? a->param->default_value : "",
+                            &a->values[0], err) != KBI_OK) {
+            add_error(st, sec->line, "plugin %s (%s): default of parameter %s: %s", d->name,
+                      plugin->path, a->param->name, err);
+            return KBI_ERR_INPUT;
+        }
+    }
+    return KBI_OK;
+}
+
+static void free_section(kbi_section *sec)
+{
+    free(sec->name);
+    free(sec->variants);
+    for (size_t i = 0; i < sec->n_axes; i++) {
+        for (size_t j = 0; j < sec->axes[i].n; j++)
+            kbi_value_free(&sec->axes[i].values[j]);
+        free(sec->axes[i].values);
+    }
+    free(sec->axes);
+}
+
+void kbi_profile_free(kbi_profile *p)
+{
+    for (size_t i = 0; i < p->n_sections; i++)
+        free_section(&p->sections[i]);
+    free(p->sections);
+    free(p->path);
+    memset(p, 0, sizeof *p);
+}
+
+int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *plugins,
+                      kbi_profile *out, kbi_buf *errors)
+{
+    parse_state st = {0};
+    int rc;
+    memset(out, 0, sizeof *out);
+    out->path = kbi_strdup(name);
+    kbi_run_opts_default(&out->run);
+    st.name = name;
+    st.text = text;
+    st.pos = text;
+    st.errors = errors;
+
+    rc = ini_parse_stream(reader, &st, handler, &st);
+    if (rc > 0)
+        add_error(&st, rc, "cannot read this line, expected [section], key = value, or a "
+                           "comment starting with ; or #");
+    else if (rc < 0)
+        add_error(&st, 0, "out of memory reading the profile");
+
+    /* Sections: known and unique. */
+    for (size_t i = 0; i < st.n_sections; i++) {
+        const section_seen *s = &st.sections[i];
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(st.sections[j].name, s->name) == 0) {
+                add_error(&st, s->line, "duplicate section [%s], first at line %d; expected "
+                                        "each section once",
+                          s->name, st.sections[j].line);
+                break;
+            }
+        if (strcmp(s->name, "run") == 0)
+            continue;
+        const kbi_plugin *pl = kbi_plugins_find(plugins, s->name);
+        if (!pl) {
+            kbi_buf names = {0};
+            plugin_names(plugins, &names);
+            add_error(&st, s->line,
+                      "unknown section [%s]: no plugin of that name is loaded, expected [run] "
+                      "or a plugin (%s)",
+                      s->name, names.data);
+            kbi_buf_free(&names);
+            continue;
+        }
+        int seen = 0;
+        for (size_t j = 0; j < out->n_sections; j++)
+            seen |= strcmp(out->sections[j].name, s->name) == 0;
+        if (seen)
+            continue;
+        out->sections =
+            kbi_xrealloc(out->sections, (out->n_sections + 1) * sizeof *out->sections);
+        kbi_section *sec = &out->sections[out->n_sections++];
+        memset(sec, 0, sizeof *sec);
+        sec->name = kbi_strdup(s->name);
+        sec->line = s->line;
+        init_section(&st, sec, pl);
+    }
+
+    /* Keys. */
+    for (size_t i = 0; i < st.n_entries; i++) {
+        const entry *e = &st.entries[i];
+        const entry *dup = find_dup(&st, i, e);
+        kbi_section *sec = NULL;
+        if (dup) {
+            add_error(&st, e->line, "duplicate key '%s' in [%s], first set at line %d; expected "
+                                    "each key once (a list goes in one value)",
+                      e->key, e->section, dup->line);
+            continue;
+        }
+        if (!*e->section) {
+            add_error(&st, e->line, "key '%s' before any section, expected it under [run] or a "
+                                    "plugin section",
+                      e->key);
+            continue;
+        }
+        if (strcmp(e->section, "run") == 0) {
+            parse_run_key(&st, e, &out->run);
+            continue;
+        }
+        for (size_t j = 0; j < out->n_sections; j++)
+            if (strcmp(out->sections[j].name, e->section) == 0)
+                sec = &out->sections[j];
+        if (!sec)
+            continue; /* its section was already reported */
+        if (strcmp(e->key, "variants") == 0) {
+            parse_variants(&st, e, sec);
+        } else if (strcmp(e->key, "baseline") == 0) {
+            int v = kbi_variant_index(sec->plugin->desc, e->value);
+            if (v < 0) {
+                kbi_buf names = {0};
+                variant_names(sec->plugin->desc, &names);
+                add_error(&st, e->line, "unknown baseline variant '%s' of %s, expected one of: %s",
+                          e->value, sec->name, names.data);
+                kbi_buf_free(&names);
+            } else {
+                sec->baseline = v;
+            }
+        } else {
+            int idx;
+            if (!kbi_param_find(sec->plugin->desc, e->key, &idx)) {
+                kbi_buf names = {0};
+                for (size_t j = 0; j < sec->n_axes; j++)
+                    kbi_buf_printf(&names, "%s, ", sec->axes[j].param->name);
+                add_error(&st, e->line, "unknown key '%s' in [%s], expected one of: %svariants, "
+                                        "baseline",
+                          e->key, sec->name, names.data ? names.data : "");
+                kbi_buf_free(&names);
+                continue;
+            }
+            parse_axis(&st, e, &sec->axes[idx]);
+        }
+    }
+
+    /* Cross-key checks. */
+    if (out->run.max_samples < out->run.min_samples)
+        add_error(&st, 0, "[run] max_samples %d is below min_samples %d, expected max >= min",
+                  out->run.max_samples, out->run.min_samples);
+    if (out->run.max_time == 0.0)
+        out->run.max_time = out->run.timeout / 2.0;
+    for (size_t i = 0; i < out->n_sections; i++) {
+        kbi_section *sec = &out->sections[i];
+        int found = sec->baseline < 0;
+        for (size_t j = 0; j < sec->n_variants; j++)
+            found |= sec->variants[j] == sec->baseline;
+        if (!found) {
+            const entry *b = NULL;
+            for (size_t j = 0; j < st.n_entries; j++)
+                if (strcmp(st.entries[j].section, sec->name) == 0 &&
+                    strcmp(st.entries[j].key, "baseline") == 0)
+                    b = &st.entries[j];
+            add_error(&st, b ? b->line : sec->line,
+                      "baseline '%s' is not among the variants of [%s], expected it in the "
+                      "variants list",
+                      sec->plugin->desc->variants[sec->baseline].name, sec->name);
+        }
+    }
+
+    for (size_t i = 0; i < st.n_entries; i++) {
+        free(st.entries[i].section);
+        free(st.entries[i].key);
+        free(st.entries[i].value);
+    }
+    free(st.entries);
+    for (size_t i = 0; i < st.n_sections; i++)
+        free(st.sections[i].name);
+    free(st.sections);
+    if (st.n_errors) {
+        kbi_profile_free(out);
+        return KBI_ERR_INPUT;
+    }
+    return KBI_OK;
+}
+
+int kbi_profile_load(const char *path, const kbi_plugin_set *plugins, kbi_profile *out,
+                     kbi_buf *errors)
+{
+    FILE *f = fopen(path, "rb");
+    kbi_buf text = {0};
+    char chunk[4096];
+    size_t n;
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!f) {
+        kbi_buf_printf(errors, "%s: cannot open profile: %s\n", path, strerror(errno));
+        return KBI_ERR_IO;
+    }
+    kbi_buf_printf(&text, "%s", "");
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (memchr(chunk, '\0', n)) {
+            kbi_buf_printf(errors, "%s: not a text file (it holds NUL bytes), expected an INI "
+                                   "profile\n",
+                           path);
+            fclose(f);
+            kbi_buf_free(&text);
+            return KBI_ERR_INPUT;
+        }
+        kbi_buf_printf(&text, "%.*s", (int)n, chunk);
+    }
+    if (ferror(f)) {
+        kbi_buf_printf(errors, "%s: cannot read profile: %s\n", path, strerror(errno));
+        fclose(f);
+        kbi_buf_free(&text);
+        return KBI_ERR_IO;
+    }
+    fclose(f);
+    rc = kbi_profile_parse(path, text.data, plugins, out, errors);
+    kbi_buf_free(&text);
+    return rc;
+}
+
+/* ---- cases ---- */
+
+static char *case_id(const kbi_section *sec, int variant, const kbi_value **values)
+{
+    kbi_buf b = {0};
+    kbi_buf_printf(&b, "%s/%s", sec->name, sec->plugin->desc->variants[variant].name);
+    for (size_t i = 0; i < sec->n_axes; i++)
+        kbi_buf_printf(&b, "%c%s=%s", i ? ',' : '/', sec->axes[i].param->name, values[i]->text);
+    return b.data;
+}
+
+int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
+{
+    size_t total = 0, k = 0;
+    for (size_t s = 0; s < p->n_sections; s++) {
+        size_t points = 1;
+        for (size_t a = 0; a < p->sections[s].n_axes; a++)
+            points *= p->sections[s].axes[a].n;
+        total += points * p->sections[s].n_variants;
+    }
+    *cases = kbi_xcalloc(total, sizeof **cases);
+    *n = total;
+    for (size_t s = 0; s < p->n_sections; s++) {
+        const kbi_section *sec = &p->sections[s];
+        size_t *idx = kbi_xcalloc(sec->n_axes + 1, sizeof *idx);
+        for (;;) {
+            for (size_t v = 0; v < sec->n_variants; v++) {
+                kbi_case *c = &(*cases)[k];
+                c->index = k++;
+                c->section = sec;
+                c->variant = sec->variants[v];
+                c->values = kbi_xcalloc(sec->n_axes + 1, sizeof *c->values);
+                for (size_t a = 0; a < sec->n_axes; a++)
+                    c->values[a] = &sec->axes[a].values[idx[a]];
+                c->params.defs = sec->plugin->desc->params;
+                c->params.values = c->values;
+                c->params.n = (int)sec->n_axes;
+                c->id = case_id(sec, c->variant, c->values);
+            }
+            /* Next point: the last axis varies fastest. */
+            size_t a = sec->n_axes;
+            while (a > 0) {
+                a--;
+                if (++idx[a] < sec->axes[a].n)
+                    break;
+                idx[a] = 0;
+                if (a == 0) {
+                    a = SIZE_MAX;
+                    break;
+                }
+            }
+            if (sec->n_axes == 0 || a == SIZE_MAX)
+                break;
+        }
+        free(idx);
+    }
+    return KBI_OK;
+}
+
+void kbi_cases_free(kbi_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(cases[i].values);
+        free(cases[i].id);
+    }
+    free(cases);
+}
+
+/* ---- parameter access for plugins (kb_host getters) ---- */
+
+static const kbi_value *param_value(const kb_params *params, const char *name,
+                                    kb_param_type type)
+{
+    if (!params || !name)
+        return NULL;
+    for (int i = 0; i < params->n; i++)
+        if (strcmp(params->defs[i].name, name) == 0)
+            return params->defs[i].type == type ? params->values[i] : NULL;
+    return NULL;
+}
+
+int kbi_param_int(const kb_params *params, const char *name, int64_t *out)
+{
+    const kbi_value *v = param_value(params, name, KB_PARAM_INT);
+    if (!v)
+        return KB_BAD_PARAM;
+    *out = v->i;
+    return KB_OK;
+}
+
+int kbi_param_float(const kb_params *params, const char *name, double *out)
+{
+    const kbi_value *v = param_value(params, name, KB_PARAM_FLOAT);
+    if (!v)
+        return KB_BAD_PARAM;
+    *out = v->f;
+    return KB_OK;
+}
+
+int kbi_param_string(const kb_params *params, const char *name, const char **out)
+{
+    const kbi_value *v = param_value(params, name, KB_PARAM_STRING);
+    if (!v)
+        return KB_BAD_PARAM;
+    *out = v->text;
+    return KB_OK;
+}
+
+int kbi_param_dims(const kb_params *params, const char *name, int64_t *dims, int *n)
+{
+    const kbi_value *v = param_value(params, name, KB_PARAM_DIMS);
+    if (!v)
+        return KB_BAD_PARAM;
+    for (int i = 0; i < v->n_dims; i++)
+        dims[i] = v->dims[i];
+    *n = v->n_dims;
+    return KB_OK;
+}

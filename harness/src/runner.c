@@ -1,0 +1,613 @@
+/* The parent side of `kbench run`: select cases, probe the device, drive
+ * worker processes, enforce timeouts, write results, report progress. */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "env.h"
+#include "loader.h"
+#include "profile.h"
+#include "results.h"
+#include "worker.h"
+
+/* Seconds the env probe may take (context creation and two ceilings). */
+#define PROBE_TIMEOUT 120.0
+
+static volatile sig_atomic_t interrupted;
+
+/* Where children's stdout and stderr go: OUT/worker.log, so a chatty plugin
+ * neither garbles the progress lines nor the results.  -1: inherit stderr. */
+static int worker_log_fd = -1;
+
+static void on_signal(int sig)
+{
+    if (interrupted)
+        _exit(KBI_EXIT_INTERRUPTED); /* a second Ctrl-C: stop at once */
+    interrupted = sig;
+}
+
+int kbi_parse_shard(const char *text, int *index, int *count)
+{
+    char tail;
+    if (!text || sscanf(text, "%d/%d%c", index, count, &tail) != 2 || *count < 1 ||
+        *index < 1 || *index > *count)
+        return -1;
+    return 0;
+}
+
+/* A child process with a pipe each way. */
+typedef struct child {
+    pid_t pid;
+    int cmd_fd; /* parent writes */
+    int res_fd; /* parent reads */
+    const kbi_section *section;
+    kbi_buf line; /* bytes read but not yet a full line */
+} child;
+
+static void child_stop(child *ch, int force)
+{
+    int status;
+    if (ch->pid <= 0)
+        return;
+    if (!force && ch->cmd_fd >= 0 && write(ch->cmd_fd, "quit\n", 5) == 5) {
+        /* Give it a moment to tear down cleanly. */
+        for (int i = 0; i < 200; i++) {
+            if (waitpid(ch->pid, &status, WNOHANG) == ch->pid) {
+                ch->pid = 0;
+                break;
+            }
+            usleep(10000);
+        }
+    }
+    if (ch->pid > 0) {
+        kill(ch->pid, SIGKILL);
+        while (waitpid(ch->pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (ch->cmd_fd >= 0)
+        close(ch->cmd_fd);
+    if (ch->res_fd >= 0)
+        close(ch->res_fd);
+    kbi_buf_free(&ch->line);
+    ch->pid = 0;
+    ch->cmd_fd = ch->res_fd = -1;
+    ch->section = NULL;
+}
+
+/* Forks a child running fn(arg, cmd_read_fd, res_write_fd). */
+static int child_start(child *ch, int (*fn)(void *, int, int), void *arg, char *err)
+{
+    int cmd[2], res[2];
+    memset(ch, 0, sizeof *ch);
+    ch->cmd_fd = ch->res_fd = -1;
+    if (pipe(cmd) != 0) {
+        kbi_errf(err, "cannot create a pipe: %s", strerror(errno));
+        return KBI_ERR;
+    }
+    if (pipe(res) != 0) {
+        kbi_errf(err, "cannot create a pipe: %s", strerror(errno));
+        close(cmd[0]);
+        close(cmd[1]);
+        return KBI_ERR;
+    }
+    fflush(NULL);
+    ch->pid = fork();
+    if (ch->pid < 0) {
+        kbi_errf(err, "cannot fork a worker: %s", strerror(errno));
+        close(cmd[0]), close(cmd[1]), close(res[0]), close(res[1]);
+        return KBI_ERR;
+    }
+    if (ch->pid == 0) {
+        /* Own process group: the terminal's Ctrl-C reaches the parent only,
+         * which then stops this child.  Die with the parent. */
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        close(cmd[1]);
+        close(res[0]);
+        /* A plugin printing to stdout must not mix with kbench's output. */
+        if (worker_log_fd >= 0) {
+            dup2(worker_log_fd, STDOUT_FILENO);
+            dup2(worker_log_fd, STDERR_FILENO);
+            close(worker_log_fd);
+        } else {
+            dup2(STDERR_FILENO, STDOUT_FILENO);
+        }
+        _exit(fn(arg, cmd[0], res[1]));
+    }
+    close(cmd[0]);
+    close(res[1]);
+    ch->cmd_fd = cmd[1];
+    ch->res_fd = res[0];
+    return KBI_OK;
+}
+
+/* Waits for one line from the child until the deadline.  Returns 1 with the
+ * line in *out (caller frees), 0 on EOF, -1 on timeout, -2 if interrupted. */
+static int child_read_line(child *ch, double deadline, char **out)
+{
+    for (;;) {
+        char *nl = ch->line.data ? memchr(ch->line.data, '\n', ch->line.len) : NULL;
+        char chunk[65536];
+        struct pollfd pfd = {.fd = ch->res_fd, .events = POLLIN};
+        double left;
+        ssize_t k;
+        int pr;
+        if (nl) {
+            size_t len = (size_t)(nl - ch->line.data);
+            *out = kbi_xmalloc(len + 1);
+            memcpy(*out, ch->line.data, len);
+            (*out)[len] = '\0';
+            memmove(ch->line.data, nl + 1, ch->line.len - len - 1);
+            ch->line.len -= len + 1;
+            return 1;
+        }
+        if (interrupted)
+            return -2;
+        left = deadline - kbi_now();
+        if (left <= 0)
+            return -1;
+        pr = poll(&pfd, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            continue;
+        k = read(ch->res_fd, chunk, sizeof chunk);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        kbi_buf_printf(&ch->line, "%.*s", (int)k, chunk);
+    }
+}
+
+/* Why a child ended, once it has closed its pipe. */
+static void child_reap(child *ch, kbi_status *st, char *msg, size_t size)
+{
+    int status = 0;
+    pid_t r;
+    while ((r = waitpid(ch->pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    ch->pid = 0;
+    if (r > 0 && WIFSIGNALED(status)) {
+        *st = KBI_ST_CRASHED;
+        snprintf(msg, size, "worker killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    } else if (r > 0 && WIFEXITED(status)) {
+        *st = KBI_ST_CRASHED;
+        snprintf(msg, size,
+                 "worker exited with status %d in the middle of the case (a plugin must not call "
+                 "exit)",
+                 WEXITSTATUS(status));
+    } else {
+        *st = KBI_ST_CRASHED;
+        snprintf(msg, size, "worker vanished");
+    }
+}
+
+/* ---- the env probe ---- */
+
+typedef struct probe_arg {
+    const kbi_profile *profile;
+} probe_arg;
+
+static int probe_main(void *arg, int cmd_fd, int res_fd)
+{
+    const probe_arg *a = arg;
+    json_t *env = kbi_env_probe(a->profile->run.device, a->profile->run.bandwidth_gbs,
+                                a->profile->run.peak_gflops);
+    char *text = json_dumps(env, JSON_COMPACT);
+    FILE *f = fdopen(res_fd, "w");
+    (void)cmd_fd;
+    if (!f || !text)
+        return 3;
+    fprintf(f, "%s\n", text);
+    fclose(f);
+    return 0;
+}
+
+static json_t *probe_device(const kbi_profile *profile)
+{
+    probe_arg a = {profile};
+    child ch;
+    char err[KBI_ERR_SIZE], *line = NULL;
+    json_t *env = NULL;
+    int r;
+    if (child_start(&ch, probe_main, &a, err) != KBI_OK)
+        goto fail;
+    r = child_read_line(&ch, kbi_now() + PROBE_TIMEOUT, &line);
+    if (r == 1)
+        env = json_loads(line, 0, NULL);
+    if (!env) {
+        kbi_status st;
+        if (r == -1)
+            snprintf(err, sizeof err, "device probe timed out after %.0f s", PROBE_TIMEOUT);
+        else if (r == -2)
+            snprintf(err, sizeof err, "interrupted");
+        else {
+            if (ch.pid > 0)
+                child_reap(&ch, &st, err, sizeof err);
+            char tmp[KBI_ERR_SIZE];
+            snprintf(tmp, sizeof tmp, "device probe failed: %s", err);
+            memcpy(err, tmp, sizeof err);
+        }
+    }
+    free(line);
+    child_stop(&ch, 1);
+    if (env)
+        return env;
+fail:
+    env = json_object();
+    json_object_set_new(env, "device", json_null());
+    json_object_set_new(env, "device_error", json_string(err));
+    return env;
+}
+
+/* ---- the worker ---- */
+
+static int worker_entry(void *arg, int cmd_fd, int res_fd)
+{
+    return kbi_worker_main(arg, cmd_fd, res_fd);
+}
+
+static const char *rec_status(json_t *rec)
+{
+    const char *s = json_string_value(json_object_get(rec, "status"));
+    return s ? s : "error";
+}
+
+static void format_seconds(double t, char *buf, size_t n)
+{
+    if (t <= 0)
+        snprintf(buf, n, "-");
+    else if (t < 1e-6)
+        snprintf(buf, n, "%.3g ns", t * 1e9);
+    else if (t < 1e-3)
+        snprintf(buf, n, "%.4g us", t * 1e6);
+    else if (t < 1.0)
+        snprintf(buf, n, "%.4g ms", t * 1e3);
+    else
+        snprintf(buf, n, "%.4g s", t);
+}
+
+static void progress(size_t k, size_t n, json_t *rec)
+{
+    json_t *stats = json_object_get(rec, "stats"), *rates = json_object_get(rec, "rates");
+    char t[32] = "";
+    double gflops = json_number_value(json_object_get(rates, "gflops"));
+    double gbs = json_number_value(json_object_get(rates, "gbs"));
+    const char *msg = json_string_value(json_object_get(rec, "message"));
+    format_seconds(json_number_value(json_object_get(stats, "median")), t, sizeof t);
+    fprintf(stderr, "[%zu/%zu] %s  %s", k, n, json_string_value(json_object_get(rec, "id")),
+            rec_status(rec));
+    if (stats)
+        fprintf(stderr, "  median %s", t);
+    if (gflops > 0)
+        fprintf(stderr, "  %.4g GFLOP/s", gflops);
+    if (gbs > 0)
+        fprintf(stderr, "  %.4g GB/s", gbs);
+    if (msg && *msg)
+        fprintf(stderr, "  (%s)", msg);
+    fputc('\n', stderr);
+}
+
+static char *default_out_dir(const char *profile_path)
+{
+    const char *base = strrchr(profile_path, '/');
+    char stem[256], stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    kbi_buf b = {0};
+    base = base ? base + 1 : profile_path;
+    snprintf(stem, sizeof stem, "%s", base);
+    if (strrchr(stem, '.'))
+        *strrchr(stem, '.') = '\0';
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    kbi_buf_printf(&b, "results/%s-%s", stem, stamp);
+    return b.data;
+}
+
+int kbi_run(const kbi_run_args *args)
+{
+    kbi_plugin_set plugins = {0};
+    kbi_profile profile = {0};
+    kbi_case *all = NULL, **sel = NULL;
+    size_t n_all = 0, n_sel = 0, done = 0, counts[KBI_ST_COUNT] = {0};
+    kbi_buf errors = {0};
+    kbi_results_writer w = {0};
+    kbi_run_ctx ctx = {0};
+    json_t *env = NULL, *runj, *end;
+    child worker = {.pid = 0, .cmd_fd = -1, .res_fd = -1};
+    char *dirs[16], err[KBI_ERR_SIZE], *out_dir = NULL, path[4096], run_id[64], stamp[32];
+    int required[16], rc = KBI_EXIT_USAGE, any_device = 0, write_failed = 0;
+    size_t n_dirs;
+    struct stat st;
+    struct sigaction sa;
+
+    n_dirs = kbi_plugin_dirs(args->plugins_dir, dirs, required, 15);
+    dirs[n_dirs] = NULL;
+    if (kbi_plugins_load((const char *const *)dirs, required, &plugins, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        goto out;
+    }
+    for (size_t i = 0; i < plugins.n_refused; i++)
+        fprintf(stderr, "kbench: %s\n", plugins.refused[i]);
+
+    if (kbi_profile_load(args->profile_path, &plugins, &profile, &errors) != KBI_OK) {
+        fputs(errors.data ? errors.data : "kbench: cannot read the profile\n", stderr);
+        goto out;
+    }
+    if (args->device >= 0)
+        profile.run.device = args->device;
+    kbi_profile_cases(&profile, &all, &n_all);
+    sel = kbi_xcalloc(n_all, sizeof *sel);
+    for (size_t i = 0; i < n_all; i++) {
+        if (args->filter && fnmatch(args->filter, all[i].id, 0) != 0)
+            continue;
+        if (args->shard_count > 1 &&
+            (int)(all[i].index % (size_t)args->shard_count) != args->shard_index - 1)
+            continue;
+        sel[n_sel++] = &all[i];
+        any_device |= all[i].section->plugin->desc->variants[all[i].variant].target == KB_DEVICE;
+    }
+    if (n_sel == 0) {
+        fprintf(stderr, "kbench: %s: no case to run (%zu in the profile%s%s%s)\n",
+                args->profile_path, n_all, args->filter ? ", none matching --filter " : "",
+                args->filter ? args->filter : "", args->shard_count > 1 ? ", in this shard" : "");
+        goto out;
+    }
+
+    out_dir = args->out_dir ? kbi_strdup(args->out_dir) : default_out_dir(args->profile_path);
+    if (kbi_mkdirs(out_dir, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        goto out;
+    }
+    snprintf(path, sizeof path, "%s/results.jsonl", out_dir);
+    if (stat(path, &st) == 0) {
+        fprintf(stderr, "kbench: %s already exists; choose another --out or move it away "
+                        "(results are never overwritten)\n",
+                path);
+        goto out;
+    }
+    kbi_env_time(stamp, sizeof stamp);
+    snprintf(run_id, sizeof run_id, "%s-%ld", stamp, (long)getpid());
+    if (kbi_results_open(&w, path, run_id, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        goto out;
+    }
+
+    {
+        char log_path[4200];
+        snprintf(log_path, sizeof log_path, "%s/worker.log", out_dir);
+        worker_log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+        if (worker_log_fd < 0)
+            fprintf(stderr, "kbench: warning: %s: %s; worker output goes to stderr\n", log_path,
+                    strerror(errno));
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* The environment, with the device read by a child. */
+    if (any_device) {
+        fprintf(stderr, "kbench: probing device %d and measuring its ceilings...\n",
+                profile.run.device);
+        env = probe_device(&profile);
+    } else {
+        env = json_object();
+        json_object_set_new(env, "device", json_null());
+        json_object_set_new(env, "device_error", json_string("not probed: no device variant selected"));
+        json_t *ceil = json_object();
+        json_object_set_new(ceil, "bandwidth_gbs", json_real(profile.run.bandwidth_gbs));
+        json_object_set_new(ceil, "peak_gflops", json_real(profile.run.peak_gflops));
+        json_object_set_new(ceil, "source", json_string(profile.run.bandwidth_gbs > 0 ||
+                                                                profile.run.peak_gflops > 0
+                                                            ? "profile"
+                                                            : "none"));
+        json_object_set_new(env, "ceilings", ceil);
+    }
+    kbi_env_host(env, args->argc, args->argv);
+    json_object_set_new(env, "profile", json_string(args->profile_path));
+    runj = json_object();
+    json_object_set_new(runj, "warmup", json_integer(profile.run.warmup));
+    json_object_set_new(runj, "min_samples", json_integer(profile.run.min_samples));
+    json_object_set_new(runj, "max_samples", json_integer(profile.run.max_samples));
+    json_object_set_new(runj, "min_time", json_real(profile.run.min_time));
+    json_object_set_new(runj, "max_time", json_real(profile.run.max_time));
+    json_object_set_new(runj, "max_noise", json_real(profile.run.max_noise));
+    json_object_set_new(runj, "timeout", json_real(profile.run.timeout));
+    json_object_set_new(runj, "cache",
+                        json_string(profile.run.cache == KBI_CACHE_HOT ? "hot" : "cold"));
+    json_object_set_new(runj, "device", json_integer(profile.run.device));
+    json_object_set_new(runj, "seed", json_integer((json_int_t)profile.run.seed));
+    json_object_set_new(env, "run", runj);
+    {
+        char shard[32];
+        snprintf(shard, sizeof shard, "%d/%d", args->shard_count > 1 ? args->shard_index : 1,
+                 args->shard_count > 1 ? args->shard_count : 1);
+        json_object_set_new(env, "shard", json_string(shard));
+    }
+    json_object_set_new(env, "filter", args->filter ? json_string(args->filter) : json_null());
+    json_object_set_new(env, "cases", json_integer((json_int_t)n_sel));
+    if (kbi_results_write(&w, "env", env, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        goto out;
+    }
+
+    ctx.profile = &profile;
+    ctx.cases = sel;
+    ctx.n_cases = n_sel;
+    ctx.device_ok = json_is_object(json_object_get(env, "device"));
+    ctx.device_error = json_string_value(json_object_get(env, "device_error"));
+    ctx.bandwidth_gbs =
+        json_number_value(json_object_get(json_object_get(env, "ceilings"), "bandwidth_gbs"));
+    ctx.peak_gflops =
+        json_number_value(json_object_get(json_object_get(env, "ceilings"), "peak_gflops"));
+    if (any_device && !ctx.device_ok)
+        fprintf(stderr, "kbench: device variants will be skipped: %s\n",
+                ctx.device_error ? ctx.device_error : "no device");
+    fprintf(stderr, "kbench: %zu cases; results in %s\n", n_sel, path);
+
+    for (size_t k = 0; k < n_sel && !interrupted; k++) {
+        const kbi_case *c = sel[k];
+        const kb_variant *v = &c->section->plugin->desc->variants[c->variant];
+        json_t *rec = NULL;
+        char *line = NULL;
+        if (v->target == KB_DEVICE && !ctx.device_ok) {
+            /* Nothing to isolate: record the skip without a worker. */
+            rec = kbi_case_record_base(&ctx, c);
+            json_object_set_new(rec, "status", json_string("skipped"));
+            json_object_set_new(rec, "message", json_string(ctx.device_error ? ctx.device_error
+                                                                            : "no CUDA device"));
+            json_object_set_new(rec, "samples", json_array());
+        } else {
+            int r;
+            char cmd[64];
+            if (worker.pid > 0 && worker.section != c->section)
+                child_stop(&worker, 0);
+            if (worker.pid <= 0) {
+                if (child_start(&worker, worker_entry, &ctx, err) != KBI_OK) {
+                    fprintf(stderr, "kbench: %s\n", err);
+                    write_failed = 1;
+                    break;
+                }
+                worker.section = c->section;
+            }
+            snprintf(cmd, sizeof cmd, "case %zu\n", k);
+            if (write(worker.cmd_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
+                r = 0;
+            else
+                r = child_read_line(&worker, kbi_now() + profile.run.timeout, &line);
+            if (r == -2) {
+                child_stop(&worker, 1);
+                break;
+            }
+            if (r == 1) {
+                rec = json_loads(line, 0, NULL);
+                if (!json_is_object(rec)) {
+                    json_decref(rec);
+                    rec = NULL;
+                }
+            }
+            if (!rec) {
+                char msg[KBI_ERR_SIZE];
+                kbi_status s = KBI_ST_CRASHED;
+                if (r == -1) {
+                    s = KBI_ST_TIMEOUT;
+                    snprintf(msg, sizeof msg, "no result within the timeout of %g s; worker killed",
+                             profile.run.timeout);
+                    child_stop(&worker, 1);
+                } else if (r == 1) {
+                    snprintf(msg, sizeof msg, "worker sent an unreadable result");
+                    child_stop(&worker, 1);
+                } else {
+                    child_reap(&worker, &s, msg, sizeof msg);
+                    child_stop(&worker, 1);
+                }
+                rec = kbi_case_record_base(&ctx, c);
+                json_object_set_new(rec, "status", json_string(kbi_status_name(s)));
+                json_object_set_new(rec, "message", json_string(msg));
+                json_object_set_new(rec, "samples", json_array());
+            } else {
+                int st2 = kbi_status_parse(rec_status(rec));
+                /* After an error the CUDA context may be poisoned: the next
+                 * case gets a fresh worker. */
+                if (st2 == KBI_ST_ERROR || json_is_true(json_object_get(rec, "sticky_error")))
+                    child_stop(&worker, 1);
+            }
+            free(line);
+        }
+        {
+            int s = kbi_status_parse(rec_status(rec));
+            counts[s >= 0 ? s : KBI_ST_ERROR]++;
+        }
+        done++;
+        progress(k + 1, n_sel, rec);
+        if (kbi_results_write(&w, "case", rec, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            json_decref(rec);
+            write_failed = 1;
+            break;
+        }
+        json_decref(rec);
+    }
+    child_stop(&worker, interrupted != 0);
+
+    end = json_object();
+    json_object_set_new(end, "complete", json_boolean(!interrupted && !write_failed && done == n_sel));
+    json_object_set_new(end, "cases", json_integer((json_int_t)done));
+    {
+        size_t failed = 0;
+        json_t *by = json_object();
+        for (int s = 0; s < KBI_ST_COUNT; s++) {
+            json_object_set_new(by, kbi_status_name((kbi_status)s), json_integer((json_int_t)counts[s]));
+            if (kbi_status_is_failure((kbi_status)s))
+                failed += counts[s];
+        }
+        json_object_set_new(end, "failed", json_integer((json_int_t)failed));
+        json_object_set_new(end, "by_status", by);
+        json_object_set_new(end, "interrupted_by",
+                            interrupted ? json_string(interrupted == SIGINT ? "SIGINT" : "SIGTERM")
+                                        : json_null());
+        if (!write_failed && kbi_results_write(&w, "end", end, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            write_failed = 1;
+        }
+        json_decref(end);
+        fprintf(stderr, "kbench: %zu of %zu cases run: %zu ok, %zu verify_failed, %zu skipped, %zu "
+                        "error, %zu crashed, %zu timeout\n",
+                done, n_sel, counts[KBI_ST_OK], counts[KBI_ST_VERIFY_FAILED],
+                counts[KBI_ST_SKIPPED], counts[KBI_ST_ERROR], counts[KBI_ST_CRASHED],
+                counts[KBI_ST_TIMEOUT]);
+        fprintf(stderr, "kbench: results: %s\n", path);
+        if (interrupted) {
+            fprintf(stderr, "kbench: interrupted by %s; the results file is marked incomplete\n",
+                    interrupted == SIGINT ? "SIGINT" : "SIGTERM");
+            rc = KBI_EXIT_INTERRUPTED;
+        } else if (write_failed) {
+            rc = KBI_EXIT_USAGE;
+        } else {
+            rc = failed ? KBI_EXIT_FAILED : KBI_EXIT_OK;
+        }
+    }
+    printf("%s\n", path);
+
+out:
+    if (worker_log_fd >= 0) {
+        close(worker_log_fd);
+        worker_log_fd = -1;
+    }
+    kbi_results_close(&w);
+    json_decref(env);
+    free(sel);
+    if (all)
+        kbi_cases_free(all, n_all);
+    kbi_profile_free(&profile);
+    kbi_plugins_free(&plugins);
+    kbi_buf_free(&errors);
+    free(out_dir);
+    for (size_t i = 0; i < n_dirs; i++)
+        free(dirs[i]);
+    return rc;
+}

@@ -1,0 +1,27 @@
+/* `kbench run`: the parent process.  It never initialises CUDA: a probe
+ * child reads the device, and worker children (one per plugin section,
+ * replaced after any failure) run the cases.  Each case's record is written
+ * and flushed as it ends, so an interrupted run keeps every finished case. */
+#ifndef KBENCH_RUNNER_H
+#define KBENCH_RUNNER_H
+
+typedef struct kbi_run_args {
+    const char *profile_path;
+    const char *out_dir;     /* NULL: results/<profile>-<time> */
+    const char *filter;      /* glob over case ids, NULL for all */
+    const char *plugins_dir; /* --plugins */
+    int device;              /* -1: the profile's */
+    int shard_index;         /* 1-based; 0 when not sharded */
+    int shard_count;
+    int argc;                /* the command line, for the env record */
+    char **argv;
+} kbi_run_args;
+
+/* Runs the profile.  Returns the process exit code (0 ok, 1 a case failed,
+ * 2 bad input or unwritable results, 130 interrupted). */
+int kbi_run(const kbi_run_args *args);
+
+/* Parses "I/N" with 1 <= I <= N; returns 0 on success. */
+int kbi_parse_shard(const char *text, int *index, int *count);
+
+#endif

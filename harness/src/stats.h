@@ -1,0 +1,30 @@
+/* Sample statistics: the figures quoted for every case, and the tests that
+ * `compare` uses to call a difference real. */
+#ifndef KBENCH_STATS_H
+#define KBENCH_STATS_H
+
+#include <stddef.h>
+
+typedef struct kbi_stats {
+    size_t n;
+    double median; /* the quoted figure */
+    double min, max, mean;
+    double stddev;  /* sample standard deviation (n - 1) */
+    double ci_low;  /* 95% confidence interval of the median, from order */
+    double ci_high; /* statistics (distribution-free) */
+    double noise;   /* relative noise: half the CI width over the median */
+} kbi_stats;
+
+/* Fills *out from x[0..n) (x is not modified).  n == 0 gives all zeros.
+ * With fewer than 6 samples the CI is [min, max]. */
+void kbi_stats_compute(const double *x, size_t n, kbi_stats *out);
+
+/* Median of x[0..n) (x is not modified); 0 for n == 0. */
+double kbi_median(const double *x, size_t n);
+
+/* Two-sided Mann-Whitney U test of a against b, normal approximation with
+ * tie and continuity corrections.  Returns the p-value (1 when either side
+ * has fewer than 2 samples or every value is tied). */
+double kbi_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
+
+#endif

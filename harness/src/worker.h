@@ -1,0 +1,39 @@
+/* Running cases: what happens inside the child process that executes a
+ * plugin's cases (init, verify before timing, warm-up, samples, verify
+ * again, teardown), and the record it sends back. */
+#ifndef KBENCH_WORKER_H
+#define KBENCH_WORKER_H
+
+#include <jansson.h>
+
+#include "profile.h"
+
+/* What every case of a run shares; built by the parent before forking. */
+typedef struct kbi_run_ctx {
+    const kbi_profile *profile;
+    kbi_case *const *cases; /* the selected cases, in run order */
+    size_t n_cases;
+    double bandwidth_gbs; /* ceilings for the fractions in rates; 0 unknown */
+    double peak_gflops;
+    int device_ok;            /* the env probe found a usable device */
+    const char *device_error; /* why not, when !device_ok */
+    int profile_run;          /* ncu mode: cudaProfilerStart/Stop around one run */
+} kbi_run_ctx;
+
+/* The identifying fields of a case's record (id, plugin, variant, params,
+ * baseline...), for records the parent writes itself. */
+json_t *kbi_case_record_base(const kbi_run_ctx *ctx, const kbi_case *c);
+
+/* Runs one case in this process and returns its full record, status
+ * included.  Initialises CUDA for device variants. */
+json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c);
+
+/* The child's loop: reads "case K\n" (K indexes ctx->cases) from cmd_fd,
+ * answers with one JSON line per case on res_fd, stops at EOF or "quit".
+ * Returns the process exit code. */
+int kbi_worker_main(const kbi_run_ctx *ctx, int cmd_fd, int res_fd);
+
+/* The host services handed to plugins (param getters, metric, log). */
+extern const kb_host kbi_host_services;
+
+#endif

@@ -1,0 +1,109 @@
+// Device STREAM kernels: grid-stride loops over 128-bit (float4) elements
+// with several independent loads in flight per thread, plus a scalar tail.
+#include <cuda_runtime.h>
+
+#include "stream.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 4; // float4 loads in flight per thread per iteration
+
+__global__ void fill(float *x, size_t n, uint64_t seed, int which)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        x[i] = stream_input(seed, which, i);
+}
+
+template <stream_op Op>
+__device__ __forceinline__ float4 apply(float4 a, float4 b)
+{
+    const float q = STREAM_Q;
+    switch (Op) {
+    case OP_COPY:
+        return a;
+    case OP_SCALE:
+        return make_float4(q * a.x, q * a.y, q * a.z, q * a.w);
+    case OP_ADD:
+        return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+    default: // triad
+        return make_float4(a.x + q * b.x, a.y + q * b.y, a.z + q * b.z, a.w + q * b.w);
+    }
+}
+
+template <stream_op Op>
+__device__ __forceinline__ float apply1(float a, float b)
+{
+    return apply<Op>(make_float4(a, 0, 0, 0), make_float4(b, 0, 0, 0)).x;
+}
+
+// c = op(a, b) over n floats; a, b, c are cudaMalloc'd (256-byte aligned).
+template <stream_op Op>
+__global__ void __launch_bounds__(kThreads) stream_kernel(float *__restrict__ c,
+                                                          const float *__restrict__ a,
+                                                          const float *__restrict__ b, size_t n)
+{
+    const bool two = Op == OP_ADD || Op == OP_TRIAD;
+    const size_t n4 = n / 4;
+    const float4 *a4 = reinterpret_cast<const float4 *>(a);
+    const float4 *b4 = reinterpret_cast<const float4 *>(b);
+    float4 *c4 = reinterpret_cast<float4 *>(c);
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+
+    // Main loop: kUnroll independent 16-byte loads per array before any store.
+    for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
+        float4 va[kUnroll], vb[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            va[u] = __ldcs(a4 + i + u * stride);
+            vb[u] = two ? __ldcs(b4 + i + u * stride) : va[u];
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++)
+            __stcs(c4 + i + u * stride, apply<Op>(va[u], vb[u]));
+    }
+    for (; i < n4; i += stride)
+        c4[i] = apply<Op>(a4[i], two ? b4[i] : a4[i]);
+
+    // The last n % 4 floats.
+    const size_t t = n4 * 4 + blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (t < n)
+        c[t] = apply1<Op>(a[t], two ? b[t] : a[t]);
+}
+
+} // namespace
+
+extern "C" int stream_device_fill(float *x, size_t n, uint64_t seed, int which, void *stream)
+{
+    fill<<<1024, kThreads, 0, (cudaStream_t)stream>>>(x, n, seed, which);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int stream_device_run(stream_op op, float *c, const float *a, const float *b,
+                                 size_t n, int sm_count, void *stream)
+{
+    // Enough resident blocks to fill every SM (8 x 256 threads = 2048, the
+    // Hopper maximum), never more than the work needs.
+    size_t want = (n / 4 + kThreads - 1) / kThreads;
+    size_t blocks = (size_t)sm_count * 8;
+    if (blocks > want)
+        blocks = want ? want : 1;
+    cudaStream_t s = (cudaStream_t)stream;
+    switch (op) {
+    case OP_COPY:
+        stream_kernel<OP_COPY><<<(unsigned)blocks, kThreads, 0, s>>>(c, a, b, n);
+        break;
+    case OP_SCALE:
+        stream_kernel<OP_SCALE><<<(unsigned)blocks, kThreads, 0, s>>>(c, a, b, n);
+        break;
+    case OP_ADD:
+        stream_kernel<OP_ADD><<<(unsigned)blocks, kThreads, 0, s>>>(c, a, b, n);
+        break;
+    case OP_TRIAD:
+        stream_kernel<OP_TRIAD><<<(unsigned)blocks, kThreads, 0, s>>>(c, a, b, n);
+        break;
+    }
+    return (int)cudaGetLastError();
+}

@@ -1,0 +1,288 @@
+/* The stream plugin: the STREAM kernels (copy, scale, add, triad) as plain C
+ * loops on the host and as 128-bit grid-stride kernels on the device, plus
+ * cudaMemcpyAsync as the device-to-device roof.  Every run writes
+ * c = op(a, b) from inputs it never changes, so any number of runs leaves a
+ * verifiable c.  It is the template for new plugins: descriptor, init
+ * (seeded inputs, poisoned output), counts, run, verify, teardown. */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbench/cuda_check.h"
+#include "kbench/plugin.h"
+#include "stream.h"
+
+enum {
+    V_HOST_COPY,
+    V_HOST_SCALE,
+    V_HOST_ADD,
+    V_HOST_TRIAD,
+    V_COPY,
+    V_SCALE,
+    V_ADD,
+    V_TRIAD,
+    V_MEMCPY,
+    V_COUNT
+};
+
+static const kb_variant variants[V_COUNT] = {
+    [V_HOST_COPY] = {"host_copy", "c[i] = a[i], C loop", KB_HOST, 0},
+    [V_HOST_SCALE] = {"host_scale", "c[i] = q*a[i], C loop", KB_HOST, 0},
+    [V_HOST_ADD] = {"host_add", "c[i] = a[i] + b[i], C loop", KB_HOST, 0},
+    [V_HOST_TRIAD] = {"host_triad", "c[i] = a[i] + q*b[i], C loop", KB_HOST, 0},
+    [V_COPY] = {"copy", "c[i] = a[i], grid-stride float4 kernel", KB_DEVICE, 0},
+    [V_SCALE] = {"scale", "c[i] = q*a[i], grid-stride float4 kernel", KB_DEVICE, 0},
+    [V_ADD] = {"add", "c[i] = a[i] + b[i], grid-stride float4 kernel", KB_DEVICE, 0},
+    [V_TRIAD] = {"triad", "c[i] = a[i] + q*b[i], grid-stride float4 kernel", KB_DEVICE, 0},
+    [V_MEMCPY] = {"memcpy", "cudaMemcpyAsync device to device (the roof)", KB_DEVICE,
+                  KB_VARIANT_BASELINE},
+};
+
+static const kb_param params[] = {
+    {"bytes", KB_PARAM_INT, "256Mi", "size of each array in bytes (a multiple of 4)", NULL},
+};
+
+typedef struct state {
+    int variant;
+    stream_op op;
+    size_t n;
+    uint64_t seed;
+    float *a, *b, *c;    /* host arrays (host variants) */
+    float *da, *db, *dc; /* device arrays (device variants) */
+    float *check;        /* host copy of dc for verify */
+    int sm_count;
+} state;
+
+static stream_op op_of(int v)
+{
+    switch (v) {
+    case V_HOST_SCALE:
+    case V_SCALE:
+        return OP_SCALE;
+    case V_HOST_ADD:
+    case V_ADD:
+        return OP_ADD;
+    case V_HOST_TRIAD:
+    case V_TRIAD:
+        return OP_TRIAD;
+    default:
+        return OP_COPY;
+    }
+}
+
+static int uses_b(stream_op op)
+{
+    return op == OP_ADD || op == OP_TRIAD;
+}
+
+static int teardown(void *p, char *msg)
+{
+    state *s = p;
+    (void)msg;
+    if (!s)
+        return KB_OK;
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    free(s->check);
+    if (s->da)
+        cudaFree(s->da);
+    if (s->db)
+        cudaFree(s->db);
+    if (s->dc)
+        cudaFree(s->dc);
+    free(s);
+    return KB_OK;
+}
+
+static int init(const kb_case *c, void **out, char *msg)
+{
+    state *s;
+    int64_t bytes;
+    int rc = KB_OK;
+    *out = NULL;
+    if (c->host->param_int(c->params, "bytes", &bytes) != KB_OK) {
+        kb_msgf(msg, "parameter bytes missing");
+        return KB_BAD_PARAM;
+    }
+    if (bytes < 4 || bytes % 4 != 0) {
+        kb_msgf(msg, "bytes = %lld: expected a positive multiple of 4", (long long)bytes);
+        return KB_BAD_PARAM;
+    }
+    s = calloc(1, sizeof *s);
+    if (!s) {
+        kb_msgf(msg, "out of host memory");
+        return KB_NOMEM;
+    }
+    s->variant = c->variant;
+    s->op = op_of(c->variant);
+    s->n = (size_t)bytes / 4;
+    s->seed = c->seed;
+    if (variants[c->variant].target == KB_HOST) {
+        s->a = malloc(s->n * sizeof(float));
+        s->b = uses_b(s->op) ? malloc(s->n * sizeof(float)) : NULL;
+        s->c = malloc(s->n * sizeof(float));
+        if (!s->a || !s->c || (uses_b(s->op) && !s->b)) {
+            kb_msgf(msg, "cannot allocate 3 x %lld bytes of host memory", (long long)bytes);
+            rc = KB_NOMEM;
+            goto fail;
+        }
+        for (size_t i = 0; i < s->n; i++) {
+            s->a[i] = stream_input(s->seed, 0, i);
+            if (s->b)
+                s->b[i] = stream_input(s->seed, 1, i);
+        }
+        memset(s->c, 0xff, s->n * sizeof(float)); /* NaN: unwritten elements fail */
+    } else {
+        int dev;
+        KB_CUDA_GOTO(cudaGetDevice(&dev), msg, fail);
+        KB_CUDA_GOTO(cudaDeviceGetAttribute(&s->sm_count, cudaDevAttrMultiProcessorCount, dev),
+                     msg, fail);
+        KB_CUDA_GOTO(cudaMalloc((void **)&s->da, s->n * sizeof(float)), msg, fail);
+        if (uses_b(s->op))
+            KB_CUDA_GOTO(cudaMalloc((void **)&s->db, s->n * sizeof(float)), msg, fail);
+        KB_CUDA_GOTO(cudaMalloc((void **)&s->dc, s->n * sizeof(float)), msg, fail);
+        KB_CUDA_GOTO((cudaError_t)stream_device_fill(s->da, s->n, s->seed, 0, NULL), msg, fail);
+        if (s->db)
+            KB_CUDA_GOTO((cudaError_t)stream_device_fill(s->db, s->n, s->seed, 1, NULL), msg,
+                         fail);
+        KB_CUDA_GOTO(cudaMemset(s->dc, 0xff, s->n * sizeof(float)), msg, fail);
+        KB_CUDA_GOTO(cudaDeviceSynchronize(), msg, fail);
+        s->check = malloc(s->n * sizeof(float));
+        if (!s->check) {
+            kb_msgf(msg, "cannot allocate %lld bytes of host memory for verify",
+                    (long long)bytes);
+            rc = KB_NOMEM;
+            goto fail;
+        }
+    }
+    *out = s;
+    return KB_OK;
+fail:
+    teardown(s, NULL);
+    return rc;
+}
+
+static int counts(void *p, kb_counts *k, char *msg)
+{
+    state *s = p;
+    (void)msg;
+    /* Each input read once, the output written once. */
+    k->bytes = (double)s->n * sizeof(float) * (uses_b(s->op) ? 3.0 : 2.0);
+    k->flops = (double)s->n * (s->op == OP_TRIAD ? 2.0 : s->op == OP_COPY ? 0.0 : 1.0);
+    k->items = (double)s->n;
+    k->item_unit = "elements";
+    return KB_OK;
+}
+
+static void host_run(state *s)
+{
+    const float q = STREAM_Q;
+    float *restrict c = s->c;
+    const float *restrict a = s->a, *restrict b = s->b;
+    size_t n = s->n;
+    switch (s->op) {
+    case OP_COPY:
+        for (size_t i = 0; i < n; i++)
+            c[i] = a[i];
+        break;
+    case OP_SCALE:
+        for (size_t i = 0; i < n; i++)
+            c[i] = q * a[i];
+        break;
+    case OP_ADD:
+        for (size_t i = 0; i < n; i++)
+            c[i] = a[i] + b[i];
+        break;
+    case OP_TRIAD:
+        for (size_t i = 0; i < n; i++)
+            c[i] = a[i] + q * b[i];
+        break;
+    }
+}
+
+static int run(void *p, void *stream, char *msg)
+{
+    state *s = p;
+    if (variants[s->variant].target == KB_HOST) {
+        host_run(s);
+        return KB_OK;
+    }
+    if (s->variant == V_MEMCPY) {
+        KB_CUDA_TRY(cudaMemcpyAsync(s->dc, s->da, s->n * sizeof(float), cudaMemcpyDeviceToDevice,
+                                    (cudaStream_t)stream),
+                    msg);
+        return KB_OK;
+    }
+    KB_CUDA_TRY((cudaError_t)stream_device_run(s->op, s->dc, s->da, s->db, s->n, s->sm_count,
+                                               stream),
+                msg);
+    return KB_OK;
+}
+
+/* Relative error of c against the op in double precision.  Copy must be
+ * exact; scale, add and triad round at most twice in fp32 on positive
+ * inputs (no cancellation), so 2^-22 is twice the worst case. */
+static int verify(void *p, kb_verdict *v, char *msg)
+{
+    state *s = p;
+    const float *c = s->c;
+    double worst = 0.0;
+    size_t bad = 0;
+    if (variants[s->variant].target == KB_DEVICE) {
+        KB_CUDA_TRY(cudaMemcpy(s->check, s->dc, s->n * sizeof(float), cudaMemcpyDeviceToHost),
+                    msg);
+        c = s->check;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        double a = stream_input(s->seed, 0, i), b = stream_input(s->seed, 1, i), want, err;
+        switch (s->op) {
+        case OP_COPY:
+            want = a;
+            break;
+        case OP_SCALE:
+            want = (double)STREAM_Q * a;
+            break;
+        case OP_ADD:
+            want = a + b;
+            break;
+        default:
+            want = a + (double)STREAM_Q * b;
+        }
+        err = fabs((double)c[i] - want) / fabs(want);
+        if (!(err <= worst)) { /* NaN propagates as the worst */
+            worst = isnan(err) ? INFINITY : err;
+            bad = i;
+        }
+    }
+    v->metric = "max_rel";
+    v->error = worst;
+    v->tolerance = s->op == OP_COPY ? 0.0 : ldexp(1.0, -22);
+    v->passed = worst <= v->tolerance;
+    if (!v->passed)
+        kb_msgf(msg, "element %zu is %g, expected %g", bad, (double)c[bad],
+                (double)stream_input(s->seed, 0, bad));
+    return KB_OK;
+}
+
+static const kb_plugin plugin = {
+    .abi_version = KB_ABI_CURRENT,
+    .struct_size = sizeof(kb_plugin),
+    .name = "stream",
+    .description = "STREAM copy/scale/add/triad on host and device; memcpy is the roof",
+    .variants = variants,
+    .n_variants = V_COUNT,
+    .params = params,
+    .n_params = sizeof params / sizeof params[0],
+    .init = init,
+    .counts = counts,
+    .run = run,
+    .verify = verify,
+    .teardown = teardown,
+};
+
+KB_EXPORT const kb_plugin *kb_plugin_entry(void)
+{
+    return &plugin;
+}
