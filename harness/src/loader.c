@@ -140,10 +140,11 @@ static void load_dir(const char *dir, kbi_plugin_set *set, DIR *d)
         if (kbi_plugin_open(path, &p, err) != KBI_OK) {
             add_refused(set, err);
         } else if (kbi_plugins_find(set, p.desc->name)) {
-            char line[KBI_ERR_SIZE];
-            snprintf(line, sizeof line, "%s: plugin '%s' already loaded from %s; this copy ignored",
-                     path, p.desc->name, kbi_plugins_find(set, p.desc->name)->path);
-            add_refused(set, line);
+            kbi_buf line = {0};
+            kbi_buf_printf(&line, "%s: plugin '%s' already loaded from %s; this copy ignored",
+                           path, p.desc->name, kbi_plugins_find(set, p.desc->name)->path);
+            add_refused(set, line.data);
+            kbi_buf_free(&line);
             dlclose(p.handle);
             free(p.path);
         } else {

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "common.h"
 #include "kbench/plugin.h"
 
 /* Environment variable naming extra plugin directories (colon-separated). */

@@ -690,7 +690,23 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
             }
         if (strcmp(s->name, "run") == 0)
             continue;
-        const kbi_plugin *pl = kbi_plugins_find(plugins, s->name);
+        /* [plugin] or [plugin.label]: several sections may measure one
+         * plugin at different points (host variants at small sizes, device
+         * variants at large ones). */
+        char plugin_name[LINE_MAX_CHARS];
+        snprintf(plugin_name, sizeof plugin_name, "%s", s->name);
+        char *dot = strchr(plugin_name, '.');
+        if (dot) {
+            *dot = '\0';
+            if (!is_word(dot + 1) || strchr(dot + 1, '.')) {
+                add_error(&st, s->line,
+                          "section [%s] has a bad label, expected [plugin] or [plugin.label] "
+                          "with a one-word label",
+                          s->name);
+                continue;
+            }
+        }
+        const kbi_plugin *pl = kbi_plugins_find(plugins, plugin_name);
         if (!pl) {
             kbi_buf names = {0};
             plugin_names(plugins, &names);
@@ -852,7 +868,7 @@ int kbi_profile_load(const char *path, const kbi_plugin_set *plugins, kbi_profil
 static char *case_id(const kbi_section *sec, int variant, const kbi_value **values)
 {
     kbi_buf b = {0};
-    kbi_buf_printf(&b, "%s/%s", sec->name, sec->plugin->desc->variants[variant].name);
+    kbi_buf_printf(&b, "%s/%s", sec->plugin->desc->name, sec->plugin->desc->variants[variant].name);
     for (size_t i = 0; i < sec->n_axes; i++)
         kbi_buf_printf(&b, "%c%s=%s", i ? ',' : '/', sec->axes[i].param->name, values[i]->text);
     return b.data;

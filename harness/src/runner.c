@@ -242,11 +242,10 @@ static json_t *probe_device(const kbi_profile *profile)
         else if (r == -2)
             snprintf(err, sizeof err, "interrupted");
         else {
+            char why[KBI_ERR_SIZE] = "it sent no readable answer";
             if (ch.pid > 0)
-                child_reap(&ch, &st, err, sizeof err);
-            char tmp[KBI_ERR_SIZE];
-            snprintf(tmp, sizeof tmp, "device probe failed: %s", err);
-            memcpy(err, tmp, sizeof err);
+                child_reap(&ch, &st, why, sizeof why);
+            kbi_errf(err, "device probe failed: %s", why);
         }
     }
     free(line);

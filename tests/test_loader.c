@@ -1,0 +1,133 @@
+#define _DEFAULT_SOURCE
+/* The loader against real shared objects: the good ones load, each broken
+ * one is refused with one line naming its path and the reason, and a
+ * refusal does not stop the others. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "loader.h"
+
+static const char *refusal(const kbi_plugin_set *set, const char *file)
+{
+    for (size_t i = 0; i < set->n_refused; i++)
+        if (strstr(set->refused[i], file))
+            return set->refused[i];
+    return NULL;
+}
+
+Test(loader, fixture_directory)
+{
+    const char *dirs[] = {KBENCH_TEST_FIXTURES, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    const char *r;
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.n, 2);
+    cr_expect_not_null(kbi_plugins_find(&set, "good"));
+    cr_expect_not_null(kbi_plugins_find(&set, "misbehave"));
+    cr_expect_eq(set.n_refused, 4);
+
+    r = refusal(&set, "libkbench_fixture_wrong_major.so");
+    cr_assert_not_null(r);
+    cr_expect(strstr(r, "ABI version 2.0, wanted 1.x"), "%s", r);
+    r = refusal(&set, "libkbench_fixture_newer_minor.so");
+    cr_assert_not_null(r);
+    cr_expect(strstr(r, "ABI version 1.1 is newer than this kbench's 1.0"), "%s", r);
+    r = refusal(&set, "libkbench_fixture_short_struct.so");
+    cr_assert_not_null(r);
+    cr_expect(strstr(r, "descriptor of 16 bytes is shorter than ABI 1.0's"), "%s", r);
+    r = refusal(&set, "libkbench_fixture_no_entry.so");
+    cr_assert_not_null(r);
+    cr_expect(strstr(r, "no entry symbol kb_plugin_entry"), "%s", r);
+    for (size_t i = 0; i < set.n_refused; i++)
+        cr_expect(strncmp(set.refused[i], KBENCH_TEST_FIXTURES "/", strlen(KBENCH_TEST_FIXTURES) + 1) == 0,
+                  "a refusal must start with the path: %s", set.refused[i]);
+    kbi_plugins_free(&set);
+}
+
+Test(loader, descriptor_checks)
+{
+    const char *dirs[] = {KBENCH_TEST_FIXTURES, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    kb_plugin copy;
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    copy = *kbi_plugins_find(&set, "good")->desc;
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "%s", err);
+    copy.verify = NULL;
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    copy = *kbi_plugins_find(&set, "good")->desc;
+    copy.n_variants = 0;
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect_str_eq(err, "descriptor declares no variants (or a bad parameter table)");
+    cr_expect_eq(kbi_check_abi(NULL, err), KBI_ERR);
+    kbi_plugins_free(&set);
+}
+
+Test(loader, missing_directories)
+{
+    const char *dirs[] = {"/nonexistent/plugins", NULL};
+    int req[] = {1}, opt[] = {0};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    cr_expect_eq(kbi_plugins_load(dirs, req, &set, err), KBI_ERR_INPUT);
+    cr_expect_str_eq(err, "/nonexistent/plugins: cannot read plugin directory: No such file or "
+                          "directory");
+    /* The default folder is optional: its absence is no error. */
+    cr_expect_eq(kbi_plugins_load(dirs, opt, &set, err), KBI_OK);
+    cr_expect_eq(set.n, 0);
+    kbi_plugins_free(&set);
+}
+
+Test(loader, first_directory_wins_and_duplicates_are_noted)
+{
+    const char *dirs[] = {KBENCH_TEST_FIXTURES, KBENCH_TEST_FIXTURES, NULL};
+    int req[] = {1, 1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.n, 2);
+    cr_expect_not_null(refusal(&set, "already loaded"));
+    kbi_plugins_free(&set);
+}
+
+Test(loader, plugin_dirs_order)
+{
+    char *dirs[8];
+    int req[8];
+    size_t n;
+    setenv(KBI_PLUGIN_PATH_ENV, "/a:/b", 1);
+    n = kbi_plugin_dirs("/cli", dirs, req, 8);
+    cr_assert_eq(n, 3);
+    cr_expect_str_eq(dirs[0], "/cli");
+    cr_expect_str_eq(dirs[1], "/a");
+    cr_expect_str_eq(dirs[2], "/b");
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    unsetenv(KBI_PLUGIN_PATH_ENV);
+    n = kbi_plugin_dirs(NULL, dirs, req, 8);
+    cr_assert_eq(n, 1);
+    cr_expect(strstr(dirs[0], "/plugins") != NULL);
+    cr_expect_eq(req[0], 0);
+    free(dirs[0]);
+}
+
+Test(loader, world_writable_directory_warns)
+{
+    char dir[] = "/tmp/kbench-ww-XXXXXX";
+    const char *dirs[] = {dir, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    cr_assert_not_null(mkdtemp(dir));
+    chmod(dir, 0777);
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK);
+    cr_expect_not_null(refusal(&set, "world-writable"));
+    kbi_plugins_free(&set);
+    rmdir(dir);
+}
