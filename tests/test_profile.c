@@ -154,7 +154,7 @@ Test(profile, unknown_section)
 {
     expect_error("[run]\n\n[nosuch]\nn = 1\n",
                  "t.ini:3: unknown section [nosuch]: no plugin of that name is loaded, expected "
-                 "[run] or a plugin (good, misbehave)\n");
+                 "[run] or a plugin (good, misbehave, oob)\n");
 }
 
 Test(profile, unknown_key_in_run)

@@ -155,6 +155,9 @@ static int cmd_run(int argc, char **argv)
                                          {"shard", required_argument, NULL, 's'},
                                          {"plugins", required_argument, NULL, 'p'},
                                          {"help", no_argument, NULL, 'h'},
+                                         /* Internal: used by `kbench profile`. */
+                                         {"in-process", no_argument, NULL, 'I'},
+                                         {"profile-one-run", no_argument, NULL, 'P'},
                                          {NULL, 0, NULL, 0}};
     kbi_run_args a = {.device = -1, .argc = argc, .argv = argv};
     int c;
@@ -189,6 +192,12 @@ static int cmd_run(int argc, char **argv)
             break;
         case 'p':
             a.plugins_dir = optarg;
+            break;
+        case 'I':
+            a.in_process = 1;
+            break;
+        case 'P':
+            a.profile_run = 1;
             break;
         case 'h':
             fputs(usage_run, stdout);

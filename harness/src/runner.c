@@ -412,7 +412,11 @@ int kbi_run(const kbi_run_args *args)
     if (any_device) {
         fprintf(stderr, "kbench: probing device %d and measuring its ceilings...\n",
                 profile.run.device);
-        env = probe_device(&profile);
+        if (args->in_process)
+            env = kbi_env_probe(profile.run.device, profile.run.bandwidth_gbs,
+                                profile.run.peak_gflops);
+        else
+            env = probe_device(&profile);
     } else {
         env = json_object();
         json_object_set_new(env, "device", json_null());
@@ -455,6 +459,7 @@ int kbi_run(const kbi_run_args *args)
     }
 
     ctx.profile = &profile;
+    ctx.profile_run = args->profile_run;
     ctx.cases = sel;
     ctx.n_cases = n_sel;
     ctx.device_ok = json_is_object(json_object_get(env, "device"));
@@ -473,7 +478,9 @@ int kbi_run(const kbi_run_args *args)
         const kb_variant *v = &c->section->plugin->desc->variants[c->variant];
         json_t *rec = NULL;
         char *line = NULL;
-        if (v->target == KB_DEVICE && !ctx.device_ok) {
+        if (args->in_process && !(v->target == KB_DEVICE && !ctx.device_ok)) {
+            rec = kbi_case_execute(&ctx, c);
+        } else if (v->target == KB_DEVICE && !ctx.device_ok) {
             /* Nothing to isolate: record the skip without a worker. */
             rec = kbi_case_record_base(&ctx, c);
             json_object_set_new(rec, "status", json_string("skipped"));

@@ -13,6 +13,9 @@ typedef struct kbi_run_args {
     int device;              /* -1: the profile's */
     int shard_index;         /* 1-based; 0 when not sharded */
     int shard_count;
+    int in_process;          /* run cases in this process (for ncu and compute-sanitizer,
+                                which wrap one process); no isolation */
+    int profile_run;         /* cudaProfilerStart/Stop around one run of each case */
     int argc;                /* the command line, for the env record */
     char **argv;
 } kbi_run_args;

@@ -169,6 +169,21 @@ static json_t *rates_json(const kbi_run_ctx *ctx, const kb_counts *k, double t)
     return o;
 }
 
+/* Pushes the case's NVTX ranges; returns how many. */
+static int nvtx_push_case(const kbi_case *c)
+{
+    const kb_plugin *p = c->section->plugin->desc;
+    const char *params = strchr(strchr(c->id, '/') + 1, '/');
+    nvtxRangePushA("kbench");
+    nvtxRangePushA(p->name);
+    nvtxRangePushA(p->variants[c->variant].name);
+    if (params && params[1]) {
+        nvtxRangePushA(params + 1);
+        return 4;
+    }
+    return 3;
+}
+
 /* One case, inside the worker. */
 typedef struct case_run {
     const kbi_run_ctx *ctx;
@@ -284,7 +299,10 @@ json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c)
 
     current.c = c;
     current.metrics = json_object();
-    nvtxRangePushA(c->id);
+    /* Nested NVTX ranges kbench / plugin / variant / params: timelines show
+     * the structure, and `ncu --nvtx-include "kbench/P/V/X/"` selects one
+     * case. */
+    int nvtx_depth = nvtx_push_case(c);
 
     if (v->target == KB_DEVICE) {
         if (!ctx->device_ok) {
@@ -385,7 +403,8 @@ teardown:
         }
     }
 done:
-    nvtxRangePop();
+    while (nvtx_depth-- > 0)
+        nvtxRangePop();
     if (!json_object_get(rec, "status"))
         set_status(rec, KBI_ST_ERROR, "internal: no status");
     {

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds kbench for the lent H200 into build-h200/ (sm_90a only, to save
+# compile time), and copies the shared libraries the test binaries need
+# that the GPU machine lacks (Criterion and its dependencies) into
+# build-h200/lib.  Carry build-h200 with the device call.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+cmake -S . -B build-h200 -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90a >/dev/null
+cmake --build build-h200 -j"$(nproc 2>/dev/null || echo 2)"
+mkdir -p build-h200/lib
+# Everything a test binary links that is not glibc, the C++ runtime or CUDA.
+for bin in build-h200/tests/test_*; do
+  ldd "$bin" | awk '/=> \// {print $3}'
+done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s|libcudart)\.so' |
+  while read -r lib; do cp -Lu "$lib" build-h200/lib/; done
+du -sh build-h200 | cut -f1

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kbench builds with, if any is missing (needs
+# root or sudo).  The CUDA toolkit itself is expected at /usr/local/cuda.
+set -euo pipefail
+packages="cmake make gcc g++ libinih-dev libjansson-dev libcriterion-dev gnuplot-nox"
+missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+if [ -n "$missing" ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "kbench: installing $(echo $missing)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  $sudo apt-get install -y -qq $missing
+fi
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "kbench: nvcc not found: install the CUDA toolkit (12.x or 13.x) first" >&2
+  exit 2
+fi
