@@ -48,6 +48,22 @@ step_default() {
   "$B/kbench" run profiles/default.ini --out "$OUT/results/default"
 }
 
+step_ncu() {
+  ncu --query-metrics --chip gh100 >"$OUT/results/ncu-query-metrics.txt" 2>&1 || true
+  "$B/kbench" profile profiles/stream.ini --case 'stream/triad/bytes=268435456' \
+    --keep-report --out "$OUT/results/ncu-triad"
+  cat "$OUT/results/ncu-triad/ncu.log" | head -40
+  rm -f "$OUT/results/ncu-triad/profile.ncu-rep"
+}
+
+step_sanitize() {
+  printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 60\n[oob]\n' >/tmp/oob.ini
+  "$B/kbench" run /tmp/oob.ini --plugins "$B/tests/plugins" --sanitize --out "$OUT/results/sanitize-oob"
+  printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 60\n[stream]\nvariants = copy, scale, add, triad, memcpy\nbytes = 1000004\n' >/tmp/san-stream.ini
+  "$B/kbench" run /tmp/san-stream.ini --sanitize --out "$OUT/results/sanitize-stream"
+  "$B/kbench" run /tmp/san-stream.ini --sanitize=racecheck --out "$OUT/results/racecheck-stream"
+}
+
 for s in "$@"; do
   start=$(date +%s)
   "step_$s" >"$OUT/logs/$s.log" 2>&1

@@ -139,3 +139,52 @@ int kbi_mkdirs(const char *path, char *err)
     }
     return KBI_OK;
 }
+
+static int executable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int kbi_find_tool(const char *name, const char *env_var, char *out, size_t n, char *err)
+{
+    const char *env = env_var ? getenv(env_var) : NULL, *path = getenv("PATH");
+    const char *cuda_home = getenv("CUDA_HOME");
+    if (env && *env) {
+        if (executable(env) && (size_t)snprintf(out, n, "%s", env) < n)
+            return KBI_OK;
+        kbi_errf(err, "%s=%s is not an executable file", env_var, env);
+        return KBI_ERR;
+    }
+    if (path) {
+        char *copy = kbi_strdup(path), *save = NULL;
+        for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+            if ((size_t)snprintf(out, n, "%s/%s", dir, name) < n && executable(out)) {
+                free(copy);
+                return KBI_OK;
+            }
+        }
+        free(copy);
+    }
+    if (cuda_home && (size_t)snprintf(out, n, "%s/bin/%s", cuda_home, name) < n && executable(out))
+        return KBI_OK;
+    if ((size_t)snprintf(out, n, "/usr/local/cuda/bin/%s", name) < n && executable(out))
+        return KBI_OK;
+    kbi_errf(err,
+             "%s not found: looked in $%s, PATH, $CUDA_HOME/bin and /usr/local/cuda/bin "
+             "(install the CUDA toolkit's %s, or set %s to its path)",
+             name, env_var ? env_var : "-", name, env_var ? env_var : "PATH");
+    return KBI_ERR;
+}
+
+char *kbi_glob_escape(const char *s)
+{
+    kbi_buf b = {0};
+    kbi_buf_printf(&b, "%s", "");
+    for (; *s; s++) {
+        if (strchr("*?[]\\", *s))
+            kbi_buf_printf(&b, "\\");
+        kbi_buf_printf(&b, "%c", *s);
+    }
+    return b.data;
+}

@@ -55,6 +55,14 @@ double kbi_now(void);
  * returns KBI_OK and writes into out (size n). */
 int kbi_exe_dir(char *out, size_t n);
 
+/* Finds an executable: $env_var if set, else `name` on PATH, else in
+ * $CUDA_HOME/bin and /usr/local/cuda/bin.  Returns KBI_OK with its path in
+ * out (size n), or KBI_ERR with err listing where it looked. */
+int kbi_find_tool(const char *name, const char *env_var, char *out, size_t n, char *err);
+
+/* Escapes glob metacharacters so fnmatch matches `s` literally. */
+char *kbi_glob_escape(const char *s);
+
 /* mkdir -p; returns KBI_OK or KBI_ERR_IO with err set. */
 int kbi_mkdirs(const char *path, char *err);
 

@@ -57,6 +57,9 @@ static const char *const usage_run =
     "  --device N       CUDA device ordinal (overrides [run] device)\n"
     "  --shard I/N      run the I-th of N deterministic slices of the cases (1 <= I <= N)\n"
     "  --plugins DIR    load plugins from DIR\n"
+    "  --sanitize[=TOOL]  run each device case under compute-sanitizer (memcheck by\n"
+    "                   default; racecheck, initcheck, synccheck); its findings make\n"
+    "                   the case an error; logs in OUT/sanitize/\n"
     "  --help           this text\n"
     "\n"
     "exit codes: 0 every case ok or skipped; 1 a case failed, did not verify,\n"
@@ -154,6 +157,7 @@ static int cmd_run(int argc, char **argv)
                                          {"device", required_argument, NULL, 'd'},
                                          {"shard", required_argument, NULL, 's'},
                                          {"plugins", required_argument, NULL, 'p'},
+                                         {"sanitize", optional_argument, NULL, 'S'},
                                          {"help", no_argument, NULL, 'h'},
                                          /* Internal: used by `kbench profile`. */
                                          {"in-process", no_argument, NULL, 'I'},
@@ -192,6 +196,9 @@ static int cmd_run(int argc, char **argv)
             break;
         case 'p':
             a.plugins_dir = optarg;
+            break;
+        case 'S':
+            a.sanitize = optarg ? optarg : "memcheck";
             break;
         case 'I':
             a.in_process = 1;

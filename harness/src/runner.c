@@ -259,6 +259,184 @@ fail:
     return env;
 }
 
+/* ---- compute-sanitizer ---- */
+
+/* Exit code compute-sanitizer is asked to use when it finds errors. */
+#define SANITIZER_EXIT 86
+
+/* Reads the case record a child `kbench run` wrote to results_path, without
+ * the envelope fields our writer adds back.  NULL if there is none. */
+static json_t *read_child_case(const char *results_path)
+{
+    FILE *f = fopen(results_path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    json_t *found = NULL;
+    if (!f)
+        return NULL;
+    while (getline(&line, &cap, f) > 0) {
+        json_t *o = json_loads(line, 0, NULL);
+        const char *r = json_string_value(json_object_get(o, "record"));
+        if (r && strcmp(r, "case") == 0 && !found) {
+            found = o;
+            json_object_del(found, "schema");
+            json_object_del(found, "version");
+            json_object_del(found, "record");
+            json_object_del(found, "run_id");
+            continue;
+        }
+        json_decref(o);
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+/* Counts the errors in a compute-sanitizer log ("ERROR SUMMARY: N errors")
+ * and copies its first error line into first (size n). */
+static long sanitizer_errors(const char *log_path, char *first, size_t n)
+{
+    FILE *f = fopen(log_path, "r");
+    char line[1024];
+    long errors = -1;
+    first[0] = '\0';
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f)) {
+        char *p = strstr(line, "ERROR SUMMARY:");
+        line[strcspn(line, "\n")] = '\0';
+        if (p)
+            errors = strtol(p + 14, NULL, 10);
+        else if (!first[0] && strncmp(line, "========= ", 10) == 0 &&
+                 (strstr(line, "Invalid") || strstr(line, "Error") || strstr(line, "hazard") ||
+                  strstr(line, "Uninitialized") || strstr(line, "Barrier")))
+        {
+            size_t len = strlen(line + 10);
+            len = len < n - 1 ? len : n - 1;
+            memcpy(first, line + 10, len);
+            first[len] = '\0';
+        }
+    }
+    fclose(f);
+    return errors;
+}
+
+/* Runs one case under compute-sanitizer: a child execs
+ *   compute-sanitizer --tool T --error-exitcode 86 --log-file LOG
+ *       kbench run PROFILE --in-process --filter ID --out DIR
+ * and the case's record is read back from DIR; the sanitizer's findings
+ * turn it into an error.  The sanitizer slows kernels by orders of
+ * magnitude, so the case gets ten times the profile's timeout. */
+static json_t *run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, const kbi_case *c,
+                             const char *out_dir, const char *sanitizer)
+{
+    char dir[4096], log_path[4200], results[4200], exe[4096], first[512], msg[KBI_ERR_SIZE];
+    char *filter = kbi_glob_escape(c->id), device[16];
+    double deadline = kbi_now() + 10.0 * ctx->profile->run.timeout;
+    json_t *rec;
+    pid_t pid;
+    int status = 0, timed_out = 0;
+    long errors;
+    snprintf(dir, sizeof dir, "%s/sanitize/case-%zu", out_dir, c->index);
+    snprintf(log_path, sizeof log_path, "%s/%s.log", dir, args->sanitize);
+    snprintf(results, sizeof results, "%s/results.jsonl", dir);
+    snprintf(device, sizeof device, "%d", ctx->profile->run.device);
+    kbi_mkdirs(dir, msg);
+    unlink(results);
+    if (readlink("/proc/self/exe", exe, sizeof exe - 1) <= 0)
+        snprintf(exe, sizeof exe, "kbench");
+    else
+        exe[readlink("/proc/self/exe", exe, sizeof exe - 1)] = '\0';
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        char tool_arg[64], log_arg[4300], exit_arg[32];
+        const char *argv[32];
+        int n = 0;
+        snprintf(tool_arg, sizeof tool_arg, "--tool=%s", args->sanitize);
+        snprintf(log_arg, sizeof log_arg, "--log-file=%s", log_path);
+        snprintf(exit_arg, sizeof exit_arg, "--error-exitcode=%d", SANITIZER_EXIT);
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (worker_log_fd >= 0) {
+            dup2(worker_log_fd, STDOUT_FILENO);
+            dup2(worker_log_fd, STDERR_FILENO);
+        }
+        argv[n++] = sanitizer;
+        argv[n++] = tool_arg;
+        argv[n++] = exit_arg;
+        argv[n++] = log_arg;
+        argv[n++] = exe;
+        argv[n++] = "run";
+        argv[n++] = args->profile_path;
+        argv[n++] = "--in-process";
+        argv[n++] = "--filter";
+        argv[n++] = filter;
+        argv[n++] = "--out";
+        argv[n++] = dir;
+        argv[n++] = "--device";
+        argv[n++] = device;
+        if (args->plugins_dir) {
+            argv[n++] = "--plugins";
+            argv[n++] = args->plugins_dir;
+        }
+        argv[n] = NULL;
+        execv(sanitizer, (char *const *)argv);
+        _exit(127);
+    }
+    free(filter);
+    while (pid > 0) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            break;
+        if (interrupted || kbi_now() > deadline) {
+            timed_out = !interrupted;
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        usleep(20000);
+    }
+    rec = read_child_case(results);
+    if (!rec) {
+        rec = kbi_case_record_base(ctx, c);
+        json_object_set_new(rec, "samples", json_array());
+        json_object_set_new(rec, "status", json_string(timed_out ? "timeout" : "crashed"));
+        kbi_errf(msg, "%s under compute-sanitizer (%s); see %s",
+                 timed_out ? "no result within ten times the timeout"
+                 : pid < 0 ? "cannot fork"
+                 : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
+                                       : "the case's process produced no record",
+                 args->sanitize, log_path);
+        json_object_set_new(rec, "message", json_string(msg));
+    }
+    errors = sanitizer_errors(log_path, first, sizeof first);
+    {
+        json_t *san = json_object();
+        json_object_set_new(san, "tool", json_string(args->sanitize));
+        json_object_set_new(san, "errors", json_integer(errors));
+        json_object_set_new(san, "log", json_string(log_path));
+        json_object_set_new(rec, "sanitizer", san);
+    }
+    if (errors > 0 || (WIFEXITED(status) && WEXITSTATUS(status) == SANITIZER_EXIT)) {
+        kbi_errf(msg, "compute-sanitizer %s: %ld error%s: %s (log: %s)",
+                 args->sanitize, errors, errors == 1 ? "" : "s", first[0] ? first : "see the log",
+                 log_path);
+        json_object_set_new(rec, "status", json_string("error"));
+        json_object_set_new(rec, "message", json_string(msg));
+    } else if (errors < 0 && !timed_out) {
+        const char *st = json_string_value(json_object_get(rec, "status"));
+        if (st && strcmp(st, "skipped") != 0) {
+            kbi_errf(msg, "compute-sanitizer %s left no error summary in %s",
+                     args->sanitize, log_path);
+            json_object_set_new(rec, "status", json_string("error"));
+            json_object_set_new(rec, "message", json_string(msg));
+        }
+    }
+    return rec;
+}
+
 /* ---- the worker ---- */
 
 static int worker_entry(void *arg, int cmd_fd, int res_fd)
@@ -336,6 +514,7 @@ int kbi_run(const kbi_run_args *args)
     json_t *env = NULL, *runj, *end;
     child worker = {.pid = 0, .cmd_fd = -1, .res_fd = -1};
     char *dirs[16], err[KBI_ERR_SIZE], *out_dir = NULL, path[4096], run_id[64], stamp[32];
+    char sanitizer[4096] = "";
     int required[16], rc = KBI_EXIT_USAGE, any_device = 0, write_failed = 0;
     size_t n_dirs;
     struct stat st;
@@ -374,6 +553,23 @@ int kbi_run(const kbi_run_args *args)
         goto out;
     }
 
+    if (args->sanitize) {
+        static const char *const tools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
+        int known = 0;
+        for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+            known |= strcmp(args->sanitize, tools[i]) == 0;
+        if (!known) {
+            fprintf(stderr, "kbench: --sanitize=%s: unknown tool, expected memcheck, racecheck, "
+                            "initcheck or synccheck\n",
+                    args->sanitize);
+            goto out;
+        }
+        if (kbi_find_tool("compute-sanitizer", "KBENCH_COMPUTE_SANITIZER", sanitizer,
+                          sizeof sanitizer, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            goto out;
+        }
+    }
     out_dir = args->out_dir ? kbi_strdup(args->out_dir) : default_out_dir(args->profile_path);
     if (kbi_mkdirs(out_dir, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
@@ -452,6 +648,7 @@ int kbi_run(const kbi_run_args *args)
         json_object_set_new(env, "shard", json_string(shard));
     }
     json_object_set_new(env, "filter", args->filter ? json_string(args->filter) : json_null());
+    json_object_set_new(env, "sanitize", args->sanitize ? json_string(args->sanitize) : json_null());
     json_object_set_new(env, "cases", json_integer((json_int_t)n_sel));
     if (kbi_results_write(&w, "env", env, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
@@ -478,7 +675,11 @@ int kbi_run(const kbi_run_args *args)
         const kb_variant *v = &c->section->plugin->desc->variants[c->variant];
         json_t *rec = NULL;
         char *line = NULL;
-        if (args->in_process && !(v->target == KB_DEVICE && !ctx.device_ok)) {
+        if (args->sanitize && v->target == KB_DEVICE && ctx.device_ok) {
+            if (worker.pid > 0)
+                child_stop(&worker, 0); /* the sanitized child needs the device alone */
+            rec = run_sanitized(args, &ctx, c, out_dir, sanitizer);
+        } else if (args->in_process && !(v->target == KB_DEVICE && !ctx.device_ok)) {
             rec = kbi_case_execute(&ctx, c);
         } else if (v->target == KB_DEVICE && !ctx.device_ok) {
             /* Nothing to isolate: record the skip without a worker. */

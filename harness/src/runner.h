@@ -16,6 +16,8 @@ typedef struct kbi_run_args {
     int in_process;          /* run cases in this process (for ncu and compute-sanitizer,
                                 which wrap one process); no isolation */
     int profile_run;         /* cudaProfilerStart/Stop around one run of each case */
+    const char *sanitize;    /* run device cases under compute-sanitizer with this tool
+                                (memcheck, racecheck, initcheck, synccheck), or NULL */
     int argc;                /* the command line, for the env record */
     char **argv;
 } kbi_run_args;
