@@ -50,7 +50,7 @@ step_default() {
 
 step_ncu() {
   ncu --query-metrics --chip gh100 >"$OUT/results/ncu-query-metrics.txt" 2>&1 || true
-  "$B/kbench" profile profiles/stream.ini --case 'stream/triad/bytes=268435456' \
+  "$B/kbench" profile profiles/stream.ini --case "stream/triad/bytes=268435456,blocks_per_sm=0" \
     --keep-report --out "$OUT/results/ncu-triad"
   cat "$OUT/results/ncu-triad/ncu.log" | head -40
   rm -f "$OUT/results/ncu-triad/profile.ncu-rep"
@@ -66,7 +66,7 @@ step_sanitize() {
 
 for s in "$@"; do
   start=$(date +%s)
-  "step_$s" >"$OUT/logs/$s.log" 2>&1
+  ("step_$s") >"$OUT/logs/$s.log" 2>&1
   rc=$?
   echo "=== $s rc=$rc $(($(date +%s) - start))s"
   tail -n 4 "$OUT/logs/$s.log"

@@ -235,8 +235,8 @@ Test(runner, device_cases_are_skipped_with_a_reason_when_there_is_no_gpu)
     kbi_result_set set;
     int rc = run_profile(FAST_RUN "[stream]\nvariants = copy, host_copy\nbytes = 1Mi\n", "dev",
                          KBENCH_TEST_PLUGINS, NULL, NULL, &set);
-    const kbi_case_result *dev = find(&set, "stream/copy/bytes=1048576");
-    const kbi_case_result *host = find(&set, "stream/host_copy/bytes=1048576");
+    const kbi_case_result *dev = find(&set, "stream/copy/bytes=1048576,blocks_per_sm=0");
+    const kbi_case_result *host = find(&set, "stream/host_copy/bytes=1048576,blocks_per_sm=0");
     cr_expect_eq(host->status, KBI_ST_OK);
     if (set.envs[0].device_name[0]) {
         cr_expect_eq(dev->status, KBI_ST_OK, "with a GPU the device case runs: %s", dev->message);

@@ -56,7 +56,7 @@ Test(stream_gpu, device_variants_verify_and_reach_the_roof, .timeout = 600)
     snprintf(out, sizeof out, "%s/out", dir);
     f = fopen(profile, "w");
     fputs("[run]\nwarmup = 2\nmin_samples = 10\nmin_time = 0.1\ntimeout = 120\n"
-          "[stream]\nvariants = copy, scale, add, triad, memcpy\nbytes = 1Gi, 1000001\n",
+          "[stream]\nvariants = copy, scale, add, triad, memcpy\nbytes = 1Gi, 1000004\n",
           f);
     fclose(f);
     a.profile_path = profile;
@@ -69,7 +69,7 @@ Test(stream_gpu, device_variants_verify_and_reach_the_roof, .timeout = 600)
         const kbi_case_result *c = &set.cases[i];
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         cr_expect(c->has_verify && c->verify_passed, "%s", c->id);
-        if (strstr(c->id, "bytes=1073741824")) {
+        if (strstr(c->id, "bytes=1073741824,")) {
             printf("%-40s %8.1f GB/s\n", c->id, c->gbs);
             if (strcmp(c->variant, "memcpy") == 0)
                 memcpy_gbs = c->gbs;

@@ -303,10 +303,12 @@ static long sanitizer_errors(const char *log_path, char *first, size_t n)
     if (!f)
         return -1;
     while (fgets(line, sizeof line, f)) {
-        char *p = strstr(line, "ERROR SUMMARY:");
+        char *p = strstr(line, "ERROR SUMMARY:"), *q = strstr(line, "RACECHECK SUMMARY:");
         line[strcspn(line, "\n")] = '\0';
         if (p)
             errors = strtol(p + 14, NULL, 10);
+        else if (q && strchr(q, '(')) /* "N hazards displayed (E errors, W warnings)" */
+            errors = strtol(strchr(q, '(') + 1, NULL, 10);
         else if (!first[0] && strncmp(line, "========= ", 10) == 0 &&
                  (strstr(line, "Invalid") || strstr(line, "Error") || strstr(line, "hazard") ||
                   strstr(line, "Uninitialized") || strstr(line, "Barrier")))

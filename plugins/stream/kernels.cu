@@ -39,6 +39,10 @@ __device__ __forceinline__ float apply1(float a, float b)
 }
 
 // c = op(a, b) over n floats; a, b, c are cudaMalloc'd (256-byte aligned).
+// Grid-stride: block b, thread t handles float4 i = b*blockDim + t, then
+// i + stride, ...; kUnroll independent 16-byte loads per array are issued
+// before any store.  With a grid covering the array once (one pass), every
+// thread does at most kUnroll elements and the loop runs once.
 template <stream_op Op>
 __global__ void __launch_bounds__(kThreads) stream_kernel(float *__restrict__ c,
                                                           const float *__restrict__ a,
@@ -49,23 +53,27 @@ __global__ void __launch_bounds__(kThreads) stream_kernel(float *__restrict__ c,
     const float4 *a4 = reinterpret_cast<const float4 *>(a);
     const float4 *b4 = reinterpret_cast<const float4 *>(b);
     float4 *c4 = reinterpret_cast<float4 *>(c);
-    const size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    const size_t stride = (size_t)gridDim.x * blockDim.x * kUnroll;
 
-    // Main loop: kUnroll independent 16-byte loads per array before any store.
-    for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
+    for (size_t base = (size_t)blockIdx.x * blockDim.x * kUnroll + threadIdx.x; base < n4;
+         base += stride) {
         float4 va[kUnroll], vb[kUnroll];
+        if (base + (kUnroll - 1) * kThreads < n4) {
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
-            va[u] = __ldcs(a4 + i + u * stride);
-            vb[u] = two ? __ldcs(b4 + i + u * stride) : va[u];
+            for (int u = 0; u < kUnroll; u++) {
+                va[u] = __ldcs(a4 + base + u * kThreads);
+                vb[u] = two ? __ldcs(b4 + base + u * kThreads) : va[u];
+            }
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++)
+                __stcs(c4 + base + u * kThreads, apply<Op>(va[u], vb[u]));
+        } else {
+            for (int u = 0; u < kUnroll && base + u * kThreads < n4; u++) {
+                const size_t i = base + u * kThreads;
+                c4[i] = apply<Op>(a4[i], two ? b4[i] : a4[i]);
+            }
         }
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++)
-            __stcs(c4 + i + u * stride, apply<Op>(va[u], vb[u]));
     }
-    for (; i < n4; i += stride)
-        c4[i] = apply<Op>(a4[i], two ? b4[i] : a4[i]);
 
     // The last n % 4 floats.
     const size_t t = n4 * 4 + blockIdx.x * (size_t)blockDim.x + threadIdx.x;
@@ -82,14 +90,18 @@ extern "C" int stream_device_fill(float *x, size_t n, uint64_t seed, int which, 
 }
 
 extern "C" int stream_device_run(stream_op op, float *c, const float *a, const float *b,
-                                 size_t n, int sm_count, void *stream)
+                                 size_t n, int sm_count, int blocks_per_sm, void *stream)
 {
-    // Enough resident blocks to fill every SM (8 x 256 threads = 2048, the
-    // Hopper maximum), never more than the work needs.
-    size_t want = (n / 4 + kThreads - 1) / kThreads;
-    size_t blocks = (size_t)sm_count * 8;
-    if (blocks > want)
-        blocks = want ? want : 1;
+    // One pass over the array (blocks_per_sm = 0), or a persistent grid of
+    // blocks_per_sm blocks on every SM looping over it.
+    size_t per_block = (size_t)kThreads * kUnroll;
+    size_t blocks = (n / 4 + per_block - 1) / per_block;
+    if (blocks_per_sm > 0 && blocks > (size_t)sm_count * blocks_per_sm)
+        blocks = (size_t)sm_count * blocks_per_sm;
+    if (blocks == 0)
+        blocks = 1;
+    if (blocks > 0x7fffffffu)
+        return (int)cudaErrorInvalidValue;
     cudaStream_t s = (cudaStream_t)stream;
     switch (op) {
     case OP_COPY:

@@ -41,6 +41,9 @@ static const kb_variant variants[V_COUNT] = {
 
 static const kb_param params[] = {
     {"bytes", KB_PARAM_INT, "256Mi", "size of each array in bytes (a multiple of 4)", NULL},
+    {"blocks_per_sm", KB_PARAM_INT, "0",
+     "device kernels: 0 = one pass over the array, N = a persistent grid of N blocks per SM",
+     NULL},
 };
 
 typedef struct state {
@@ -52,6 +55,7 @@ typedef struct state {
     float *da, *db, *dc; /* device arrays (device variants) */
     float *check;        /* host copy of dc for verify */
     int sm_count;
+    int blocks_per_sm;
 } state;
 
 static stream_op op_of(int v)
@@ -106,6 +110,12 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "parameter bytes missing");
         return KB_BAD_PARAM;
     }
+    int64_t bps = 0;
+    c->host->param_int(c->params, "blocks_per_sm", &bps);
+    if (bps < 0 || bps > 64) {
+        kb_msgf(msg, "blocks_per_sm = %lld: expected 0 (one pass) to 64", (long long)bps);
+        return KB_BAD_PARAM;
+    }
     if (bytes < 4 || bytes % 4 != 0) {
         kb_msgf(msg, "bytes = %lld: expected a positive multiple of 4", (long long)bytes);
         return KB_BAD_PARAM;
@@ -119,6 +129,7 @@ static int init(const kb_case *c, void **out, char *msg)
     s->op = op_of(c->variant);
     s->n = (size_t)bytes / 4;
     s->seed = c->seed;
+    s->blocks_per_sm = (int)bps;
     if (variants[c->variant].target == KB_HOST) {
         s->a = malloc(s->n * sizeof(float));
         s->b = uses_b(s->op) ? malloc(s->n * sizeof(float)) : NULL;
@@ -216,7 +227,7 @@ static int run(void *p, void *stream, char *msg)
         return KB_OK;
     }
     KB_CUDA_TRY((cudaError_t)stream_device_run(s->op, s->dc, s->da, s->db, s->n, s->sm_count,
-                                               stream),
+                                               s->blocks_per_sm, stream),
                 msg);
     return KB_OK;
 }

@@ -36,7 +36,7 @@ static inline STREAM_HD float stream_input(uint64_t seed, int which, size_t i)
 /* Device side (kernels.cu).  Each returns a cudaError_t as int. */
 int stream_device_fill(float *x, size_t n, uint64_t seed, int which, void *stream);
 int stream_device_run(stream_op op, float *c, const float *a, const float *b, size_t n,
-                      int sm_count, void *stream);
+                      int sm_count, int blocks_per_sm, void *stream);
 
 #ifdef __cplusplus
 }
