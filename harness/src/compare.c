@@ -1,0 +1,593 @@
+/* `kbench compare`: per-case verdicts between a baseline and new results,
+ * for people and for CI gates.  The rules are at the top of compare.h; this
+ * file applies them, warns when the two sides were not measured alike, and
+ * prints the table. */
+#define _POSIX_C_SOURCE 200809L
+#include "compare.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *const verdict_names[KBI_VERDICT_COUNT] = {
+    "same",   "faster",       "slower",           "unsure",
+    "failed", "not measured", "only in baseline", "only in results",
+};
+
+const char *kbi_verdict_name(kbi_verdict v)
+{
+    return (unsigned)v < KBI_VERDICT_COUNT ? verdict_names[v] : "unknown";
+}
+
+static void resolve_options(const kbi_compare_options *opt, double *t, double *alpha)
+{
+    *t = opt && opt->threshold > 0 ? opt->threshold : KBI_COMPARE_THRESHOLD;
+    *alpha = opt && opt->alpha > 0 ? opt->alpha : KBI_COMPARE_ALPHA;
+}
+
+void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size_t n_base,
+                         const kbi_stats *res, const double *res_samples, size_t n_res,
+                         const kbi_compare_options *opt, kbi_compare_outcome *out)
+{
+    double t, alpha, d, nb, nr;
+    int big, beyond_noise, significant;
+    resolve_options(opt, &t, &alpha);
+    memset(out, 0, sizeof *out);
+    out->ratio = out->noise_base = out->noise_results = out->p = NAN;
+    if (!(base->median > 0) || !(res->median > 0)) {
+        out->verdict = KBI_VERDICT_UNSURE;
+        snprintf(out->why, sizeof out->why, "no median time on the %s side",
+                 base->median > 0 ? "results" : "baseline");
+        return;
+    }
+    nb = base->noise > 0 ? base->noise : 0;
+    nr = res->noise > 0 ? res->noise : 0;
+    out->ratio = res->median / base->median;
+    out->noise_base = nb;
+    out->noise_results = nr;
+    out->p = kbi_mann_whitney_p(base_samples, n_base, res_samples, n_res);
+    d = out->ratio - 1.0;
+    if (n_base > 0 && n_base == n_res &&
+        memcmp(base_samples, res_samples, n_base * sizeof *base_samples) == 0) {
+        /* The very same measurement on both sides (a file compared with
+         * itself, e.g. to check a CI gate): no change, however noisy. */
+        out->verdict = KBI_VERDICT_SAME;
+        snprintf(out->why, sizeof out->why, "identical samples");
+        return;
+    }
+    big = fabs(d) > t;
+    beyond_noise = fabs(d) > nb + nr;
+    significant = out->p < alpha;
+    if (big && beyond_noise && significant) {
+        out->verdict = d > 0 ? KBI_VERDICT_SLOWER : KBI_VERDICT_FASTER;
+    } else if (!big && nb <= t && nr <= t) {
+        out->verdict = KBI_VERDICT_SAME;
+    } else {
+        out->verdict = KBI_VERDICT_UNSURE;
+        if (!big)
+            snprintf(out->why, sizeof out->why,
+                     "noise (±%.2g%% / ±%.2g%%) exceeds the %.2g%% threshold: more samples "
+                     "needed",
+                     100 * nb, 100 * nr, 100 * t);
+        else if (!beyond_noise)
+            snprintf(out->why, sizeof out->why,
+                     "change %+.2g%% is within the runs' noise (±%.2g%% + ±%.2g%%)", 100 * d,
+                     100 * nb, 100 * nr);
+        else if (n_base < 2 || n_res < 2)
+            snprintf(out->why, sizeof out->why, "too few samples for the test (%zu and %zu)",
+                     n_base, n_res);
+        else
+            snprintf(out->why, sizeof out->why, "the test does not confirm it (p = %.2g >= %g)",
+                     out->p, alpha);
+    }
+}
+
+void kbi_compare_case(const kbi_case_result *base, const kbi_case_result *res,
+                      const kbi_compare_options *opt, kbi_compare_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ratio = out->noise_base = out->noise_results = out->p = NAN;
+    if (!res) {
+        out->verdict = KBI_VERDICT_ONLY_BASELINE;
+        return;
+    }
+    if (!base) {
+        out->verdict = KBI_VERDICT_ONLY_RESULTS;
+        return;
+    }
+    if (base->status == KBI_ST_OK && res->status == KBI_ST_OK) {
+        kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats, res->samples,
+                            res->n_samples, opt, out);
+        return;
+    }
+    if (base->status == KBI_ST_OK && kbi_status_is_failure(res->status)) {
+        /* It ran and passed before; now it does not: worse than slow. */
+        out->verdict = KBI_VERDICT_FAILED;
+        snprintf(out->why, sizeof out->why, "%s in the results: %.150s",
+                 kbi_status_name(res->status), res->message[0] ? res->message : "no message");
+        return;
+    }
+    out->verdict = KBI_VERDICT_NOT_MEASURED;
+    if (base->status == KBI_ST_OK)
+        snprintf(out->why, sizeof out->why, "%s in the results: %.150s",
+                 kbi_status_name(res->status), res->message[0] ? res->message : "no message");
+    else
+        snprintf(out->why, sizeof out->why, "%s in the baseline, %s in the results",
+                 kbi_status_name(base->status), kbi_status_name(res->status));
+}
+
+/* ---- matching ---- */
+
+static void add_warning(kbi_comparison *c, const char *text)
+{
+    c->warnings = kbi_xrealloc(c->warnings, (c->n_warnings + 1) * sizeof *c->warnings);
+    c->warnings[c->n_warnings++] = kbi_strdup(text);
+}
+
+/* Maps case id -> index of its last record in set; warns on repeats. */
+static json_t *index_cases(const kbi_result_set *set, const char *side, kbi_comparison *c)
+{
+    json_t *map = json_object();
+    for (size_t i = 0; i < set->n_cases; i++) {
+        json_t *prev = json_object_get(map, set->cases[i].id);
+        if (prev) {
+            char w[KBI_ERR_SIZE];
+            snprintf(w, sizeof w,
+                     "the %s holds case %s twice (%s and %s); comparing the later record", side,
+                     set->cases[i].id, set->cases[json_integer_value(prev)].source,
+                     set->cases[i].source);
+            add_warning(c, w);
+        }
+        json_object_set_new(map, set->cases[i].id, json_integer((json_int_t)i));
+    }
+    return map;
+}
+
+/* The distinct values of one environment field over a side's runs, joined
+ * by ", " (caller frees). */
+static char *env_values(const kbi_result_set *set, const char *a, const char *b)
+{
+    kbi_buf out = {0};
+    for (size_t i = 0; i < set->n_envs; i++) {
+        json_t *v = json_object_get(set->envs[i].json, a);
+        char text[256];
+        if (b)
+            v = json_object_get(v, b);
+        if (json_is_string(v))
+            snprintf(text, sizeof text, "%s", json_string_value(v));
+        else if (json_is_number(v) && json_number_value(v) > 0) /* 0: not known */
+            snprintf(text, sizeof text, "%.10g", json_number_value(v));
+        else
+            continue;
+        /* Skip a value already listed. */
+        if (out.data) {
+            const char *p = out.data;
+            size_t len = strlen(text);
+            int seen = 0;
+            while (!seen && (p = strstr(p, text)) != NULL) {
+                seen = (p == out.data || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0');
+                p += len;
+            }
+            if (seen)
+                continue;
+        }
+        kbi_buf_printf(&out, "%s%s", out.len ? ", " : "", text);
+    }
+    return out.data ? out.data : kbi_strdup("");
+}
+
+static void warn_if_differs(kbi_comparison *c, const kbi_result_set *base,
+                            const kbi_result_set *res, const char *what, const char *a,
+                            const char *b, const char *unit)
+{
+    char *x = env_values(base, a, b), *y = env_values(res, a, b);
+    if (x[0] && y[0] && strcmp(x, y) != 0) {
+        char w[KBI_ERR_SIZE];
+        snprintf(w, sizeof w, "different %s: baseline %s%s, results %s%s", what, x, unit, y, unit);
+        add_warning(c, w);
+    }
+    free(x);
+    free(y);
+}
+
+/* Index of the record of id that is compared: the last one in the map, or
+ * self when the map could not hold the id (jansson keys must be UTF-8). */
+static size_t compared_index(json_t *map, const char *id, size_t self)
+{
+    json_t *v = json_object_get(map, id);
+    return v ? (size_t)json_integer_value(v) : self;
+}
+
+int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
+                     const kbi_compare_options *opt, kbi_comparison *out, char *err)
+{
+    json_t *bmap, *rmap;
+    size_t drops = 0;
+    int cache_differs = 0;
+    memset(out, 0, sizeof *out);
+    resolve_options(opt, &out->opt.threshold, &out->opt.alpha);
+    warn_if_differs(out, base, res, "GPUs", "device", "name", "");
+    warn_if_differs(out, base, res, "SM clocks", "device", "sm_clock_mhz", " MHz");
+    warn_if_differs(out, base, res, "memory clocks", "device", "mem_clock_mhz", " MHz");
+    warn_if_differs(out, base, res, "NVIDIA drivers", "driver_version", NULL, "");
+    warn_if_differs(out, base, res, "CUDA drivers", "cuda_driver_version", NULL, "");
+    warn_if_differs(out, base, res, "CUDA runtimes", "cuda_runtime_version", NULL, "");
+    warn_if_differs(out, base, res, "revisions", "git_revision", NULL, "");
+    warn_if_differs(out, base, res, "build types", "build_type", NULL, "");
+    warn_if_differs(out, base, res, "cache modes", "run", "cache", "");
+    bmap = index_cases(base, "baseline", out);
+    rmap = index_cases(res, "results", out);
+    out->rows = kbi_xcalloc(base->n_cases + res->n_cases + 1, sizeof *out->rows);
+    for (size_t i = 0; i < base->n_cases; i++) {
+        const kbi_case_result *b = &base->cases[i], *r = NULL;
+        json_t *ri = json_object_get(rmap, b->id);
+        kbi_compare_row *row;
+        /* A repeated id is compared once, with its last record. */
+        if (compared_index(bmap, b->id, i) != i)
+            continue;
+        if (ri)
+            r = &res->cases[json_integer_value(ri)];
+        row = &out->rows[out->n_rows++];
+        row->base = b;
+        row->res = r;
+        kbi_compare_case(b, r, &out->opt, &row->out);
+        out->count[row->out.verdict]++;
+        if (r) {
+            const char *cb = json_string_value(json_object_get(b->json, "cache"));
+            const char *cr = json_string_value(json_object_get(r->json, "cache"));
+            drops += (b->clock_drop || r->clock_drop);
+            cache_differs |= cb && cr && strcmp(cb, cr) != 0;
+        }
+    }
+    for (size_t i = 0; i < res->n_cases; i++) {
+        const kbi_case_result *r = &res->cases[i];
+        kbi_compare_row *row;
+        if (compared_index(rmap, r->id, i) != i || json_object_get(bmap, r->id))
+            continue;
+        row = &out->rows[out->n_rows++];
+        row->res = r;
+        kbi_compare_case(NULL, r, &out->opt, &row->out);
+        out->count[row->out.verdict]++;
+    }
+    if (drops) {
+        char w[256];
+        snprintf(w, sizeof w,
+                 "the SM clock dropped during %zu compared case%s (on either side); their "
+                 "times may reflect throttling, not the code",
+                 drops, drops == 1 ? "" : "s");
+        add_warning(out, w);
+    }
+    if (cache_differs)
+        add_warning(out, "some cases were measured with another cache mode (cold/hot) on each "
+                         "side; their times are not comparable");
+    json_decref(bmap);
+    json_decref(rmap);
+    (void)err;
+    return KBI_OK;
+}
+
+void kbi_comparison_free(kbi_comparison *c)
+{
+    for (size_t i = 0; i < c->n_warnings; i++)
+        free(c->warnings[i]);
+    free(c->warnings);
+    free(c->rows);
+    memset(c, 0, sizeof *c);
+}
+
+int kbi_comparison_exit_code(const kbi_comparison *c)
+{
+    return c->count[KBI_VERDICT_SLOWER] || c->count[KBI_VERDICT_FAILED] ? KBI_EXIT_FAILED
+                                                                        : KBI_EXIT_OK;
+}
+
+/* ---- output ---- */
+
+static void md_text(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void side_cell(FILE *f, const kbi_case_result *c)
+{
+    char buf[64];
+    if (!c) {
+        fputs("—", f);
+        return;
+    }
+    if (c->status != KBI_ST_OK || !(c->stats.median > 0)) {
+        fprintf(f, "%s", kbi_status_name(c->status));
+        return;
+    }
+    kbi_format_duration(c->stats.median, buf, sizeof buf);
+    fprintf(f, "%s (n=%zu)", buf, c->n_samples);
+}
+
+int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, const char *res_name,
+                               FILE *f)
+{
+    size_t compared = 0;
+    static const kbi_verdict order[] = {
+        KBI_VERDICT_SLOWER,        KBI_VERDICT_FAILED,       KBI_VERDICT_FASTER,
+        KBI_VERDICT_SAME,          KBI_VERDICT_UNSURE,       KBI_VERDICT_NOT_MEASURED,
+        KBI_VERDICT_ONLY_BASELINE, KBI_VERDICT_ONLY_RESULTS,
+    };
+    fputs("# kbench compare\n\n", f);
+    fputs("Baseline: `", f);
+    md_text(f, base_name);
+    fputs("`  \nResults: `", f);
+    md_text(f, res_name);
+    fputs("`\n\n", f);
+    fprintf(f,
+            "A case is **slower** or **faster** only when its median time changed by more "
+            "than the threshold (%.3g%%), by more than the two runs' noise together, and a "
+            "Mann-Whitney U test on the samples agrees (p < %g). It is **same** when the change "
+            "is within the threshold and each run's noise is too; otherwise **unsure**. "
+            "Ratio = results median / baseline median (above 1: slower). Noise = half the 95%% "
+            "confidence interval of the median, relative to it.\n\n",
+            100 * c->opt.threshold, c->opt.alpha);
+    for (size_t i = 0; i < c->n_warnings; i++) {
+        fputs("> **Warning:** ", f);
+        md_text(f, c->warnings[i]);
+        fputs("\n\n", f);
+    }
+    for (size_t i = 0; i < c->n_rows; i++)
+        compared += c->rows[i].base && c->rows[i].res;
+    fprintf(f, "**%s**: %zu cases matched", kbi_comparison_exit_code(c) ? "REGRESSION" : "OK",
+            compared);
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+        if (c->count[order[k]])
+            fprintf(f, ", %zu %s", c->count[order[k]], kbi_verdict_name(order[k]));
+    fputs(".\n\n", f);
+    for (int k = 0; k < 2; k++) {
+        /* Name the regressions up front: a CI log shows the head first. */
+        kbi_verdict v = k ? KBI_VERDICT_FAILED : KBI_VERDICT_SLOWER;
+        int first = 1;
+        if (!c->count[v])
+            continue;
+        fprintf(f, "%s:", k ? "Failed" : "Slower");
+        for (size_t i = 0; i < c->n_rows; i++) {
+            if (c->rows[i].out.verdict != v)
+                continue;
+            fprintf(f, "%s `", first ? "" : ",");
+            md_text(f, c->rows[i].base->id);
+            fputs("`", f);
+            first = 0;
+        }
+        fputs("\n\n", f);
+    }
+    if (compared) {
+        fputs("| case | baseline | results | ratio | change | noise (baseline / results) | p "
+              "| verdict | why |\n|---|---:|---:|---:|---:|---:|---:|---|---|\n",
+              f);
+        for (size_t i = 0; i < c->n_rows; i++) {
+            const kbi_compare_row *r = &c->rows[i];
+            const kbi_compare_outcome *o = &r->out;
+            int strong = o->verdict == KBI_VERDICT_SLOWER || o->verdict == KBI_VERDICT_FAILED;
+            if (!r->base || !r->res)
+                continue;
+            fputs("| `", f);
+            md_text(f, r->base->id);
+            fputs("` | ", f);
+            side_cell(f, r->base);
+            fputs(" | ", f);
+            side_cell(f, r->res);
+            if (isfinite(o->ratio))
+                fprintf(f, " | %.3f | %+.2f%% | ±%.2f%% / ±%.2f%%", o->ratio, 100 * (o->ratio - 1),
+                        100 * o->noise_base, 100 * o->noise_results);
+            else
+                fputs(" | — | — | —", f);
+            if (isfinite(o->p))
+                fprintf(f, o->p < 1e-3 ? " | %.1e" : " | %.3f", o->p);
+            else
+                fputs(" | —", f);
+            fprintf(f, strong ? " | **%s** | " : " | %s | ", kbi_verdict_name(o->verdict));
+            md_text(f, o->why);
+            fputs(" |\n", f);
+        }
+        fputc('\n', f);
+    }
+    for (int side = 0; side < 2; side++) {
+        kbi_verdict v = side ? KBI_VERDICT_ONLY_RESULTS : KBI_VERDICT_ONLY_BASELINE;
+        if (!c->count[v])
+            continue;
+        fprintf(f, "%s (%zu):\n\n", side ? "Only in the results" : "Only in the baseline",
+                c->count[v]);
+        for (size_t i = 0; i < c->n_rows; i++) {
+            const kbi_case_result *x = side ? c->rows[i].res : c->rows[i].base;
+            if (c->rows[i].out.verdict != v)
+                continue;
+            fputs("- `", f);
+            md_text(f, x->id);
+            fprintf(f, "` (%s)\n", kbi_status_name(x->status));
+        }
+        fputc('\n', f);
+    }
+    return ferror(f) ? KBI_ERR_IO : KBI_OK;
+}
+
+/* ---- command line ---- */
+
+static void compare_usage(FILE *f)
+{
+    fputs("usage: kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]\n"
+          "\n"
+          "Matches the cases of BASELINE and RESULTS by id (plugin/variant/parameters) and\n"
+          "calls each one slower, faster, same or unsure.  Each side is a results file or a\n"
+          "folder holding results*.jsonl files (shards are merged).\n"
+          "\n"
+          "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
+          "                     percentage (2%); default 2%\n"
+          "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
+          "  -o, --out FILE     also write the Markdown table to FILE\n"
+          "  -h, --help         this text\n"
+          "\n"
+          "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
+          "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
+          "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
+          "\n"
+          "Exit status: 0 nothing slower or failed, 1 a case slower or failed, 2 bad usage\n"
+          "or input (including no case common to both sides).  Warns when the sides differ\n"
+          "in GPU, clocks, driver or revision.\n",
+          f);
+}
+
+/* Parses "0.02" or "2%" into a fraction in (0, 1).  Returns 0 on success. */
+static int parse_fraction(const char *s, double *out)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || errno)
+        return -1;
+    if (*end == '%') {
+        v /= 100.0;
+        end++;
+    }
+    if (*end != '\0' || !(v > 0) || !(v < 1))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int load_side(const char *what, const char *path, kbi_result_set *set)
+{
+    char err[KBI_ERR_SIZE] = "";
+    int rc = kbi_results_load_inputs(set, &path, 1, err);
+    if (rc != KBI_OK) {
+        fprintf(stderr, "kbench compare: %s\n", err);
+        return rc;
+    }
+    if (set->n_cases == 0) {
+        fprintf(stderr,
+                "kbench compare: %s: no case records in the %s, expected the results "
+                "of a run\n",
+                path, what);
+        return KBI_ERR_INPUT;
+    }
+    for (size_t i = 0; i < set->n_warnings; i++)
+        fprintf(stderr, "kbench compare: warning: %s: %s\n", what, set->warnings[i]);
+    return KBI_OK;
+}
+
+int kbi_cmd_compare(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"threshold", required_argument, NULL, 't'},
+        {"alpha", required_argument, NULL, 'a'},
+        {"out", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA};
+    kbi_result_set base = {0}, res = {0};
+    kbi_comparison cmp = {0};
+    const char *out = NULL;
+    char err[KBI_ERR_SIZE] = "";
+    int c, code = KBI_EXIT_USAGE, have_cmp = 0;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "t:a:o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            if (parse_fraction(optarg, &opt.threshold) != 0) {
+                fprintf(stderr,
+                        "kbench compare: --threshold %s: expected a fraction such as "
+                        "0.02 or a percentage such as 2%%, above 0 and below 1\n",
+                        optarg);
+                return KBI_EXIT_USAGE;
+            }
+            break;
+        case 'a':
+            if (parse_fraction(optarg, &opt.alpha) != 0) {
+                fprintf(stderr,
+                        "kbench compare: --alpha %s: expected a probability such as "
+                        "0.05, above 0 and below 1\n",
+                        optarg);
+                return KBI_EXIT_USAGE;
+            }
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'h':
+            compare_usage(stdout);
+            return KBI_EXIT_OK;
+        default:
+            if (optopt && strchr("tao", optopt))
+                fprintf(stderr, "kbench compare: option -%c needs a value\n", optopt);
+            else
+                fprintf(stderr, "kbench compare: unknown option '%s'\n", argv[optind - 1]);
+            fputs("usage: kbench compare BASELINE RESULTS [--threshold X] (see kbench compare "
+                  "--help)\n",
+                  stderr);
+            return KBI_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 2) {
+        fprintf(stderr,
+                "kbench compare: %s, expected BASELINE and RESULTS (each a results "
+                "file or folder)\nusage: kbench compare BASELINE RESULTS "
+                "[--threshold X] (see kbench compare --help)\n",
+                argc - optind < 2 ? "too few arguments" : "too many arguments");
+        return KBI_EXIT_USAGE;
+    }
+    if (load_side("baseline", argv[optind], &base) != KBI_OK ||
+        load_side("results", argv[optind + 1], &res) != KBI_OK)
+        goto done;
+    if (kbi_compare_sets(&base, &res, &opt, &cmp, err) != KBI_OK) {
+        fprintf(stderr, "kbench compare: %s\n", err);
+        goto done;
+    }
+    have_cmp = 1;
+    {
+        size_t matched = 0;
+        for (size_t i = 0; i < cmp.n_rows; i++)
+            matched += cmp.rows[i].base && cmp.rows[i].res;
+        if (matched == 0) {
+            /* A gate that compares nothing must not pass quietly. */
+            fprintf(stderr, "kbench compare: no case id is on both sides, expected results of "
+                            "the same profile (see the ids in each results file)\n");
+            goto done;
+        }
+    }
+    for (size_t i = 0; i < cmp.n_warnings; i++)
+        fprintf(stderr, "kbench compare: warning: %s\n", cmp.warnings[i]);
+    kbi_compare_write_markdown(&cmp, argv[optind], argv[optind + 1], stdout);
+    fflush(stdout);
+    if (out) {
+        FILE *f = fopen(out, "w");
+        int rc;
+        if (!f) {
+            fprintf(stderr, "kbench compare: %s: cannot create: %s\n", out, strerror(errno));
+            goto done;
+        }
+        rc = kbi_compare_write_markdown(&cmp, argv[optind], argv[optind + 1], f);
+        if (fclose(f) != 0 || rc != KBI_OK) {
+            fprintf(stderr, "kbench compare: %s: cannot write: %s\n", out, strerror(errno));
+            goto done;
+        }
+    }
+    code = kbi_comparison_exit_code(&cmp);
+    if (code == KBI_EXIT_FAILED)
+        fprintf(stderr, "kbench compare: regression: %zu slower, %zu failed\n",
+                cmp.count[KBI_VERDICT_SLOWER], cmp.count[KBI_VERDICT_FAILED]);
+done:
+    if (have_cmp)
+        kbi_comparison_free(&cmp);
+    kbi_results_free(&base);
+    kbi_results_free(&res);
+    return code;
+}

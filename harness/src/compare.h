@@ -1,0 +1,117 @@
+/* `kbench compare BASELINE RESULTS`: matches the cases of two sets of
+ * results by case id (plugin/variant/parameters) and calls each one faster,
+ * slower, same or unsure, with statistics a reader can check.
+ *
+ * The verdict of a case measured on both sides (status ok), with
+ *   d   = median(results) / median(baseline) - 1   (> 0: results slower)
+ *   nb, nr = the relative noise of each median (half its 95% CI / median)
+ *   p   = the two-sided Mann-Whitney U p-value of the two sample sets
+ *   t   = --threshold (default 0.02), alpha = --alpha (default 0.05):
+ *
+ *   slower / faster  |d| > t  and  |d| > nb + nr  and  p < alpha
+ *                    (the change is larger than the threshold, larger than
+ *                    the two runs' noise together, and the test agrees)
+ *   same             |d| <= t  and  nb <= t  and  nr <= t
+ *                    (the change is within the threshold, and each run was
+ *                    precise enough to have seen a change of that size);
+ *                    also when both sides hold the very same samples (one
+ *                    file compared with itself), however noisy
+ *   unsure           anything else: a change over the threshold that the
+ *                    noise or the test does not support, or runs too noisy
+ *                    to resolve the threshold (the "why" column says which)
+ *
+ * Cases not measured on both sides:
+ *   failed           ok in the baseline, verify_failed/error/crashed/timeout
+ *                    in the results: counted as a regression
+ *   not measured     skipped in the results, or not ok in the baseline
+ *   only in baseline / only in results: listed, no verdict
+ *
+ * kbench compare exits 1 when any case is slower or failed, else 0; 2 on bad
+ * usage or input, including two sides without a single case id in common
+ * (a CI gate that compares nothing must not pass). */
+#ifndef KBENCH_COMPARE_H
+#define KBENCH_COMPARE_H
+
+#include <stdio.h>
+
+#include "common.h"
+#include "results.h"
+
+typedef enum kbi_verdict {
+    KBI_VERDICT_SAME = 0,
+    KBI_VERDICT_FASTER,
+    KBI_VERDICT_SLOWER,
+    KBI_VERDICT_UNSURE,
+    KBI_VERDICT_FAILED,
+    KBI_VERDICT_NOT_MEASURED,
+    KBI_VERDICT_ONLY_BASELINE,
+    KBI_VERDICT_ONLY_RESULTS,
+    KBI_VERDICT_COUNT
+} kbi_verdict;
+
+const char *kbi_verdict_name(kbi_verdict v);
+
+#define KBI_COMPARE_THRESHOLD 0.02
+#define KBI_COMPARE_ALPHA 0.05
+
+typedef struct kbi_compare_options {
+    double threshold; /* relative change that matters; 0: the default */
+    double alpha;     /* significance level of the test; 0: the default */
+} kbi_compare_options;
+
+typedef struct kbi_compare_outcome {
+    kbi_verdict verdict;
+    double ratio;      /* results median / baseline median; NAN if not measured */
+    double noise_base; /* relative noise of each median; NAN if not measured */
+    double noise_results;
+    double p;      /* Mann-Whitney p-value; NAN if not computed */
+    char why[192]; /* one line for the table; "" when nothing to add */
+} kbi_compare_outcome;
+
+/* The statistical core: the verdict of two measured cases from their
+ * statistics and samples (see the top of this file).  A side with no
+ * median is unsure. */
+void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size_t n_base,
+                         const kbi_stats *res, const double *res_samples, size_t n_res,
+                         const kbi_compare_options *opt, kbi_compare_outcome *out);
+
+/* The verdict of one case; base or res may be NULL (only on one side). */
+void kbi_compare_case(const kbi_case_result *base, const kbi_case_result *res,
+                      const kbi_compare_options *opt, kbi_compare_outcome *out);
+
+typedef struct kbi_compare_row {
+    const kbi_case_result *base, *res; /* either may be NULL */
+    kbi_compare_outcome out;
+} kbi_compare_row;
+
+typedef struct kbi_comparison {
+    kbi_compare_row *rows; /* baseline order, then cases only in the results */
+    size_t n_rows;
+    size_t count[KBI_VERDICT_COUNT];
+    char **warnings; /* different GPUs, clocks, revisions, settings; duplicates */
+    size_t n_warnings;
+    kbi_compare_options opt;
+} kbi_comparison;
+
+/* Matches base against res by case id and fills out (which the caller frees
+ * with kbi_comparison_free).  When a side holds one id twice (two runs of a
+ * case), the later record is used and a warning says so.  Returns KBI_OK. */
+int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
+                     const kbi_compare_options *opt, kbi_comparison *out, char *err);
+void kbi_comparison_free(kbi_comparison *c);
+
+/* Writes the comparison as Markdown: the settings, warnings, one table row
+ * per matched case, the cases on one side only, and the totals.  base_name
+ * and res_name say where each side came from. */
+int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, const char *res_name,
+                               FILE *f);
+
+/* 1 when a case is slower or failed, else 0. */
+int kbi_comparison_exit_code(const kbi_comparison *c);
+
+/* `kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]`.
+ * argv[0] is "compare".  Returns the exit code: 0 no regression, 1 a case
+ * slower or newly failing, 2 bad usage or input; --help prints usage, 0. */
+int kbi_cmd_compare(int argc, char **argv);
+
+#endif

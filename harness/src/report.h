@@ -1,0 +1,73 @@
+/* `kbench report`: turns one or more results files into a folder a person
+ * would rather look at than the raw JSON Lines:
+ *
+ *   report.md    environment, then per plugin one table per parameter point
+ *                (variant, status, median with its confidence interval, rates,
+ *                fraction of the device ceiling, speedup against the
+ *                profile's baseline variant, verify error, notes), per-case
+ *                metrics, every case that did not run with its message, and
+ *                the charts embedded
+ *   results.csv  one row per case with the same figures, for spreadsheets
+ *   charts/      gnuplot .dat + .gp + .png + .svg (see chart.h)
+ *
+ * Several results files are merged: shards of one sweep, or runs on several
+ * GPUs (rows then name their run). */
+#ifndef KBENCH_REPORT_H
+#define KBENCH_REPORT_H
+
+#include <stdio.h>
+
+#include "common.h"
+#include "results.h"
+
+typedef struct kbi_report_options {
+    const char *title;      /* heading; NULL: the output folder's name */
+    const char *gnuplot;    /* NULL: $KBENCH_GNUPLOT or PATH; "": no images */
+    double gnuplot_timeout; /* seconds per chart; 0: 60 */
+    int no_charts;          /* nonzero: write neither scripts nor images */
+} kbi_report_options;
+
+/* Loads every input into set: a results file, or a directory searched
+ * for files named results*.jsonl, in name order: its own, or when it has
+ * none, those of its subfolders (three levels deep, same rule).  A file
+ * named twice is read once; a case read twice (same run and id) is kept once,
+ * with a warning.  Returns KBI_OK, or KBI_ERR_IO / KBI_ERR_INPUT with err
+ * "FILE:LINE: what, expected what" (the set keeps what was read before). */
+int kbi_results_load_inputs(kbi_result_set *set, const char *const *inputs, size_t n_inputs,
+                            char *err);
+
+/* The default output folder for a report of `input` (a file or folder):
+ * reports/<name>, where name is the folder's name for a directory, the
+ * parent folder's name for a file called results*.jsonl (its grandparent's
+ * when the parent is a shard-* folder), else the file's stem. */
+void kbi_report_default_dir(const char *input, char *out, size_t n);
+
+/* Writes results.csv: a header, then one row per case in file order.
+ * Returns KBI_OK or KBI_ERR_IO. */
+int kbi_report_write_csv(const kbi_result_set *set, FILE *f);
+
+/* Writes report.md, results.csv and the charts into outdir (created).
+ * Charts that gnuplot fails to draw, or a missing gnuplot, are noted in the
+ * report, not errors.  Returns KBI_OK, or KBI_ERR_IO / KBI_ERR_INPUT with err
+ * set. */
+int kbi_report_write(const kbi_result_set *set, const char *outdir, const kbi_report_options *opt,
+                     char *err);
+
+/* Speedup of case i against its baseline variant: the baseline's median
+ * over this case's median, the baseline being the ok case of variant
+ * cases[i].baseline at the same plugin and params_text, preferably from the
+ * same run, else from another shard of the same sweep, else from a run on a
+ * GPU of the same name.
+ * Returns 1 with *speedup set, 0 when there is no such baseline or case i
+ * has no median. */
+int kbi_report_speedup(const kbi_result_set *set, size_t i, double *speedup);
+
+/* Formats seconds in ns, µs, ms or s with four significant digits. */
+void kbi_format_duration(double seconds, char *out, size_t n);
+
+/* `kbench report RESULTS... [--out DIR] [--title T] [--no-charts]`.
+ * argv[0] is "report".  Returns the exit code: 0 written, 2 bad usage or
+ * input (file:line messages on stderr); --help prints usage and returns 0. */
+int kbi_cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,344 @@
+/* Tests of chart.c: charts really drawn as PNG (signature checked) and SVG
+ * when gnuplot is installed (skipped with a reason when it is not), scripts
+ * and data kept beside them, and the failure paths: gnuplot missing, failing
+ * with a message, or hanging past the timeout. */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "chart.h"
+#include "report.h"
+#include "results.h"
+
+#define DATA KBENCH_TEST_DATA
+
+static char tmp[256];
+
+static void make_tmp(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/kbench-test-chart-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tmp(void)
+{
+    if (tmp[0])
+        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    tmp[0] = '\0';
+}
+
+static void need_gnuplot(void)
+{
+    char path[1024];
+    if (kbi_gnuplot_find(path, sizeof path) != KBI_OK)
+        cr_skip_test("gnuplot is not on PATH (install gnuplot-nox to test drawing)");
+}
+
+/* Whether path is a PNG: the 8-byte signature and an IHDR chunk. */
+static int is_png(const char *path)
+{
+    static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[16];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    if (!f)
+        return 0;
+    n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    return n == sizeof head && memcmp(head, sig, 8) == 0 && memcmp(head + 12, "IHDR", 4) == 0;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void check_drawn(const char *dir, const char *stem)
+{
+    char path[1024], *svg, *gp;
+    snprintf(path, sizeof path, "%s/%s.png", dir, stem);
+    cr_assert(is_png(path), "%s is not a PNG", path);
+    snprintf(path, sizeof path, "%s/%s.svg", dir, stem);
+    svg = slurp(path);
+    cr_assert(strstr(svg, "<svg") != NULL, "%s is not an SVG", path);
+    free(svg);
+    snprintf(path, sizeof path, "%s/%s.gp", dir, stem);
+    gp = slurp(path);
+    /* The script draws from the kept data file, by a relative name. */
+    cr_assert(strstr(gp, "'") && strstr(gp, ".dat' index 0") != NULL, "%s", gp);
+    free(gp);
+    snprintf(path, sizeof path, "%s/%s.dat", dir, stem);
+    cr_assert_eq(access(path, R_OK), 0);
+}
+
+static const char *variants[] = {"naive", "smem_tiled", "it's quoted", "cublas"};
+
+Test(chart, bars_lines_and_roofline_are_drawn, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "";
+    const char *groups[] = {"shape=1024x1024x1024", "shape=4096x4096x4096"};
+    double v[] = {480, 5200, 19000, 33000, 520, NAN, 31000, 50500};
+    double lo[] = {470, 5100, 18800, 32500, 510, NAN, 30500, 50000};
+    double hi[] = {490, 5300, 19100, 33300, 530, NAN, 31100, 50800};
+    double x[] = {1024, 4096}, y0[] = {480, 520}, y1[] = {33000, 50500};
+    double ai[] = {170, 683};
+    kbi_line_series lines[] = {
+        {.name = "naive", .color = 0, .n = 2, .x = x, .y = y0},
+        {.name = "cublas", .color = 3, .dashed = 1, .n = 2, .x = x, .y = y1},
+    };
+    kbi_line_series points[] = {
+        {.name = "naive", .color = 0, .n = 2, .x = ai, .y = y0},
+        {.name = "cublas", .color = 3, .n = 2, .x = ai, .y = y1},
+    };
+    kbi_bar_chart bars = {.stem = "bars",
+                          .title = "sgemm: GFLOP/s",
+                          .ylabel = "GFLOP/s",
+                          .n_groups = 2,
+                          .groups = groups,
+                          .n_series = 4,
+                          .series = variants,
+                          .value = v,
+                          .low = lo,
+                          .high = hi,
+                          .value_labels = 1};
+    kbi_line_chart lc = {.stem = "lines",
+                         .title = "sgemm: GFLOP/s against n",
+                         .xlabel = "n",
+                         .ylabel = "GFLOP/s",
+                         .n_series = 2,
+                         .series = lines};
+    kbi_roofline rl = {.stem = "roof",
+                       .title = "sgemm: roofline",
+                       .bandwidth_gbs = 4180,
+                       .peak_gflops = 67000,
+                       .ceiling_source = "measured",
+                       .n_series = 2,
+                       .series = points};
+    need_gnuplot();
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, NULL, 60, err), KBI_OK, "%s", err);
+    cr_assert_not_null(ctx.gnuplot, "%s", ctx.why_not);
+    cr_assert_eq(kbi_chart_bars(&ctx, &bars, err), KBI_OK, "%s / %s", err,
+                 ctx.n_warnings ? ctx.warnings[0] : "");
+    cr_assert_eq(kbi_chart_lines(&ctx, &lc, err), KBI_OK, "%s / %s", err,
+                 ctx.n_warnings ? ctx.warnings[0] : "");
+    cr_assert_eq(kbi_chart_roofline(&ctx, &rl, err), KBI_OK, "%s / %s", err,
+                 ctx.n_warnings ? ctx.warnings[0] : "");
+    cr_assert_eq(ctx.n_warnings, 0, "%s", ctx.n_warnings ? ctx.warnings[0] : "");
+    cr_assert_eq(ctx.n_drawn, 3);
+    check_drawn(tmp, "bars");
+    check_drawn(tmp, "lines");
+    check_drawn(tmp, "roof");
+    {
+        /* Values spanning two decades: a log axis. */
+        char path[1024], *gp;
+        snprintf(path, sizeof path, "%s/bars.gp", tmp);
+        gp = slurp(path);
+        cr_assert(strstr(gp, "set logscale y") != NULL);
+        free(gp);
+    }
+    kbi_chart_free(&ctx);
+}
+
+Test(chart, empty_chart_is_an_input_error, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "";
+    double v[] = {NAN};
+    const char *one[] = {"a"};
+    kbi_bar_chart bars = {.stem = "empty",
+                          .title = "t",
+                          .n_groups = 1,
+                          .groups = one,
+                          .n_series = 1,
+                          .series = one,
+                          .value = v};
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, "", 60, err), KBI_OK);
+    cr_assert_eq(kbi_chart_bars(&ctx, &bars, err), KBI_ERR_INPUT);
+    cr_assert(strstr(err, "empty") != NULL, "%s", err);
+    kbi_chart_free(&ctx);
+}
+
+Test(chart, missing_gnuplot_keeps_the_scripts, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "", path[1024];
+    double v[] = {1, 2};
+    const char *g[] = {"p"}, *s[] = {"a", "b"};
+    kbi_bar_chart bars = {.stem = "b",
+                          .title = "t",
+                          .ylabel = "y",
+                          .n_groups = 1,
+                          .groups = g,
+                          .n_series = 2,
+                          .series = s,
+                          .value = v};
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, "/nonexistent/gnuplot", 60, err), KBI_OK);
+    cr_assert_null(ctx.gnuplot);
+    cr_assert(strstr(ctx.why_not, "/nonexistent/gnuplot is not an executable") != NULL, "%s",
+              ctx.why_not);
+    cr_assert_eq(kbi_chart_bars(&ctx, &bars, err), KBI_CHART_NOT_DRAWN);
+    snprintf(path, sizeof path, "%s/b.gp", tmp);
+    cr_assert_eq(access(path, R_OK), 0);
+    snprintf(path, sizeof path, "%s/b.png", tmp);
+    cr_assert_neq(access(path, F_OK), 0);
+    kbi_chart_free(&ctx);
+}
+
+Test(chart, not_on_path, .init = make_tmp, .fini = remove_tmp)
+{
+    char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    char found[1024];
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "";
+    unsetenv("KBENCH_GNUPLOT");
+    setenv("PATH", tmp, 1);
+    cr_assert_neq(kbi_gnuplot_find(found, sizeof found), KBI_OK);
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, NULL, 60, err), KBI_OK);
+    cr_assert_null(ctx.gnuplot);
+    cr_assert(strstr(ctx.why_not, "not found on PATH") != NULL, "%s", ctx.why_not);
+    kbi_chart_free(&ctx);
+    if (old) {
+        setenv("PATH", old, 1);
+        free(old);
+    }
+}
+
+static void fake_gnuplot(const char *path, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fclose(f);
+    chmod(path, 0755);
+}
+
+Test(chart, failing_gnuplot_is_a_warning_with_its_message, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "", fake[1024];
+    double v[] = {1, 2};
+    const char *g[] = {"p"}, *s[] = {"a", "b"};
+    kbi_bar_chart bars = {.stem = "b",
+                          .title = "t",
+                          .ylabel = "y",
+                          .n_groups = 1,
+                          .groups = g,
+                          .n_series = 2,
+                          .series = s,
+                          .value = v};
+    snprintf(fake, sizeof fake, "%s/fake-gnuplot", tmp);
+    fake_gnuplot(fake, "echo \"line 7: unknown terminal type 'pngcairo'\" >&2\nexit 1");
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, fake, 60, err), KBI_OK);
+    cr_assert_eq(kbi_chart_bars(&ctx, &bars, err), KBI_CHART_NOT_DRAWN);
+    cr_assert_eq(ctx.n_warnings, 1);
+    cr_assert(strstr(ctx.warnings[0], "chart b: gnuplot b.gp failed (exit status 1): line 7: "
+                                      "unknown terminal type") != NULL,
+              "%s", ctx.warnings[0]);
+    kbi_chart_free(&ctx);
+}
+
+Test(chart, hanging_gnuplot_is_stopped, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "", fake[1024];
+    double v[] = {1, 2}, t0;
+    const char *g[] = {"p"}, *s[] = {"a", "b"};
+    kbi_bar_chart bars = {.stem = "b",
+                          .title = "t",
+                          .ylabel = "y",
+                          .n_groups = 1,
+                          .groups = g,
+                          .n_series = 2,
+                          .series = s,
+                          .value = v};
+    snprintf(fake, sizeof fake, "%s/slow-gnuplot", tmp);
+    fake_gnuplot(fake, "exec sleep 30");
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, fake, 0.3, err), KBI_OK);
+    t0 = kbi_now();
+    cr_assert_eq(kbi_chart_bars(&ctx, &bars, err), KBI_CHART_NOT_DRAWN);
+    cr_assert_lt(kbi_now() - t0, 5.0);
+    cr_assert_eq(ctx.n_warnings, 1);
+    cr_assert(strstr(ctx.warnings[0], "took more than 0.3 s and was stopped") != NULL, "%s",
+              ctx.warnings[0]);
+    kbi_chart_free(&ctx);
+}
+
+/* The whole report with gnuplot: every chart kind drawn and embedded. */
+Test(chart, report_draws_and_embeds_every_chart, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_result_set set = {0};
+    const char *paths[] = {DATA "/sgemm_h200.jsonl", DATA "/stream_h200.jsonl"};
+    static const char *const stems[] = {
+        "sgemm-rate-shape_4096x4096x256",
+        "sgemm-rate-vs-shape",
+        "sgemm-speedup",
+        "sgemm-roofline",
+        "stream-rate-vs-bytes",
+        "stream-rate-bytes_16777216",
+    };
+    char err[KBI_ERR_SIZE] = "", out[512], charts[600], path[1024], *md;
+    need_gnuplot();
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, 2, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, NULL, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(charts, sizeof charts, "%s/charts", out);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    md = slurp(path);
+    cr_assert(strstr(md, "Charts were not drawn") == NULL);
+    cr_assert(strstr(md, "## Warnings") == NULL, "gnuplot warned: %s", strstr(md, "## Warn"));
+    for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) {
+        char embed[300];
+        check_drawn(charts, stems[i]);
+        snprintf(embed, sizeof embed, "](charts/%s.png)", stems[i]);
+        cr_assert(strstr(md, embed) != NULL, "%s is not embedded", stems[i]);
+    }
+    free(md);
+}
+
+Test(chart, report_without_gnuplot_says_why, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_result_set set = {0};
+    const char *paths[] = {DATA "/stream_h200.jsonl"};
+    kbi_report_options opt = {.gnuplot = "/nonexistent/gnuplot"};
+    char err[KBI_ERR_SIZE] = "", out[512], path[1024], *md;
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, 1, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    md = slurp(path);
+    cr_assert(strstr(md, "**Charts were not drawn**: /nonexistent/gnuplot is not an "
+                         "executable file") != NULL);
+    cr_assert(strstr(md, "![") == NULL);
+    snprintf(path, sizeof path, "%s/charts/stream-rate-vs-bytes.gp", out);
+    cr_assert_eq(access(path, R_OK), 0, "the scripts are kept to draw later");
+    free(md);
+}

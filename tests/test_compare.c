@@ -1,0 +1,530 @@
+/* Tests of compare.c: the verdict rules on synthetic samples with known
+ * answers, the matching of fixture results files, and the command's exit
+ * codes (0 no regression, 1 slower, 2 bad usage or input). */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "report.h"
+#include "results.h"
+
+#define DATA KBENCH_TEST_DATA
+
+/* ---- synthetic samples ---- */
+
+/* A small deterministic generator, so a test's samples never change. */
+static double uniform(unsigned long long *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* n samples around median m with relative spread sigma (log-normal). */
+static double *draw(unsigned long long seed, size_t n, double m, double sigma)
+{
+    double *x = malloc(n * sizeof *x);
+    unsigned long long s = seed;
+    for (size_t i = 0; i < n; i++) {
+        double u1 = uniform(&s), u2 = uniform(&s);
+        double z = sqrt(-2.0 * log(u1)) * cos(2.0 * 3.14159265358979323846 * u2);
+        x[i] = m * exp(sigma * z);
+    }
+    return x;
+}
+
+static kbi_compare_outcome compare_draws(double *a, size_t na, double *b, size_t nb)
+{
+    kbi_stats sa, sb;
+    kbi_compare_outcome out;
+    kbi_compare_options opt = {0.02, 0.05};
+    kbi_stats_compute(a, na, &sa);
+    kbi_stats_compute(b, nb, &sb);
+    kbi_compare_samples(&sa, a, na, &sb, b, nb, &opt, &out);
+    return out;
+}
+
+Test(compare_stats, ten_percent_slower_is_slower)
+{
+    double *a = draw(1, 50, 1e-3, 0.005), *b = draw(2, 50, 1.1e-3, 0.005);
+    kbi_compare_outcome o = compare_draws(a, 50, b, 50);
+    cr_assert_eq(o.verdict, KBI_VERDICT_SLOWER, "verdict %s (%s)", kbi_verdict_name(o.verdict),
+                 o.why);
+    cr_assert(fabs(o.ratio - 1.1) < 0.01, "ratio %g, expected about 1.1", o.ratio);
+    cr_assert_lt(o.p, 1e-6);
+    free(a);
+    free(b);
+}
+
+Test(compare_stats, ten_percent_faster_is_faster)
+{
+    double *a = draw(3, 40, 2e-5, 0.005), *b = draw(4, 40, 1.8e-5, 0.005);
+    kbi_compare_outcome o = compare_draws(a, 40, b, 40);
+    cr_assert_eq(o.verdict, KBI_VERDICT_FASTER, "verdict %s (%s)", kbi_verdict_name(o.verdict),
+                 o.why);
+    cr_assert(o.ratio < 0.95);
+    free(a);
+    free(b);
+}
+
+Test(compare_stats, two_draws_of_one_distribution_are_same)
+{
+    double *a = draw(5, 100, 5e-4, 0.004), *b = draw(6, 100, 5e-4, 0.004);
+    kbi_compare_outcome o = compare_draws(a, 100, b, 100);
+    cr_assert_eq(o.verdict, KBI_VERDICT_SAME, "verdict %s (%s)", kbi_verdict_name(o.verdict),
+                 o.why);
+    cr_assert(fabs(o.ratio - 1) < 0.005);
+    free(a);
+    free(b);
+}
+
+Test(compare_stats, identical_samples_are_same)
+{
+    /* Even very noisy: the same measurement on both sides has not changed
+     * (`kbench compare X X` must say same). */
+    double *a = draw(7, 30, 1e-3, 0.25);
+    kbi_compare_outcome o = compare_draws(a, 30, a, 30);
+    cr_assert_eq(o.verdict, KBI_VERDICT_SAME);
+    cr_assert_eq(o.ratio, 1.0);
+    cr_assert_gt(o.noise_base, 0.02);
+    free(a);
+}
+
+Test(compare_stats, real_change_under_the_threshold_is_same)
+{
+    /* 1% slower and clearly significant, but the threshold is 2%. */
+    double *a = draw(8, 200, 1e-3, 0.002), *b = draw(9, 200, 1.01e-3, 0.002);
+    kbi_compare_outcome o = compare_draws(a, 200, b, 200);
+    cr_assert_lt(o.p, 0.05, "the test should see the 1%% change (p=%g)", o.p);
+    cr_assert_eq(o.verdict, KBI_VERDICT_SAME, "verdict %s (%s)", kbi_verdict_name(o.verdict),
+                 o.why);
+    free(a);
+    free(b);
+}
+
+Test(compare_stats, noisy_change_is_unsure)
+{
+    /* 8% slower on paper, but each sample varies by ~20%: not defensible. */
+    double *a = draw(10, 12, 1e-3, 0.2), *b = draw(11, 12, 1.08e-3, 0.2);
+    kbi_compare_outcome o = compare_draws(a, 12, b, 12);
+    cr_assert_eq(o.verdict, KBI_VERDICT_UNSURE, "verdict %s ratio %g p %g",
+                 kbi_verdict_name(o.verdict), o.ratio, o.p);
+    cr_assert_neq(o.why[0], '\0', "an unsure verdict must say why");
+    free(a);
+    free(b);
+}
+
+Test(compare_stats, noise_over_threshold_without_change_is_unsure)
+{
+    /* Medians 1% apart, under the threshold, but each run's median is only
+     * known to about ±5%: it cannot show that a 2% change did not happen. */
+    double *a = draw(12, 20, 1e-3, 0.15), *b = malloc(20 * sizeof *b);
+    kbi_compare_outcome o;
+    for (int i = 0; i < 20; i++)
+        b[i] = a[i] * 1.01;
+    o = compare_draws(a, 20, b, 20);
+    cr_assert(fabs(o.ratio - 1.01) < 1e-9);
+    cr_assert_gt(o.noise_base, 0.02);
+    cr_assert_eq(o.verdict, KBI_VERDICT_UNSURE, "verdict %s", kbi_verdict_name(o.verdict));
+    cr_assert(strstr(o.why, "noise") != NULL, "why: %s", o.why);
+    free(a);
+    free(b);
+}
+
+Test(compare_stats, beyond_noise_but_test_cannot_agree_is_unsure)
+{
+    /* Two tight samples per side: 10% apart and far beyond the noise, but
+     * two samples cannot give a Mann-Whitney p under 0.05. */
+    double a[] = {1.000e-3, 1.001e-3}, b[] = {1.100e-3, 1.101e-3};
+    kbi_compare_outcome o = compare_draws(a, 2, b, 2);
+    cr_assert_eq(o.verdict, KBI_VERDICT_UNSURE, "verdict %s", kbi_verdict_name(o.verdict));
+    cr_assert_geq(o.p, 0.05);
+    cr_assert(strstr(o.why, "test") != NULL, "why: %s", o.why);
+}
+
+Test(compare_stats, threshold_changes_the_verdict)
+{
+    double *a = draw(14, 50, 1e-3, 0.003), *b = draw(15, 50, 1.05e-3, 0.003);
+    kbi_stats sa, sb;
+    kbi_compare_outcome o;
+    kbi_compare_options loose = {0.10, 0.05};
+    kbi_stats_compute(a, 50, &sa);
+    kbi_stats_compute(b, 50, &sb);
+    kbi_compare_samples(&sa, a, 50, &sb, b, 50, &loose, &o);
+    cr_assert_eq(o.verdict, KBI_VERDICT_SAME, "5%% under a 10%% threshold: %s",
+                 kbi_verdict_name(o.verdict));
+    o = compare_draws(a, 50, b, 50);
+    cr_assert_eq(o.verdict, KBI_VERDICT_SLOWER);
+    free(a);
+    free(b);
+}
+
+/* ---- statuses and matching ---- */
+
+static kbi_case_result fake_case(kbi_status st, double *samples, size_t n)
+{
+    kbi_case_result c;
+    memset(&c, 0, sizeof c);
+    c.id = "p/v/x=1";
+    c.status = st;
+    c.message = "boom";
+    c.samples = samples;
+    c.n_samples = n;
+    kbi_stats_compute(samples, n, &c.stats);
+    return c;
+}
+
+Test(compare_case, statuses)
+{
+    double s[] = {1e-3, 1.01e-3, 0.99e-3, 1e-3, 1.001e-3, 0.999e-3};
+    kbi_case_result ok = fake_case(KBI_ST_OK, s, 6), crashed = fake_case(KBI_ST_CRASHED, s, 0),
+                    skipped = fake_case(KBI_ST_SKIPPED, s, 0),
+                    verify = fake_case(KBI_ST_VERIFY_FAILED, s, 6);
+    kbi_compare_outcome o;
+    kbi_compare_case(&ok, &crashed, NULL, &o);
+    cr_assert_eq(o.verdict, KBI_VERDICT_FAILED);
+    cr_assert(strstr(o.why, "crashed") && strstr(o.why, "boom"), "why: %s", o.why);
+    kbi_compare_case(&ok, &verify, NULL, &o);
+    cr_assert_eq(o.verdict, KBI_VERDICT_FAILED, "a wrong answer is a regression");
+    kbi_compare_case(&ok, &skipped, NULL, &o);
+    cr_assert_eq(o.verdict, KBI_VERDICT_NOT_MEASURED);
+    kbi_compare_case(&crashed, &ok, NULL, &o);
+    cr_assert_eq(o.verdict, KBI_VERDICT_NOT_MEASURED);
+    kbi_compare_case(&ok, NULL, NULL, &o);
+    cr_assert_eq(o.verdict, KBI_VERDICT_ONLY_BASELINE);
+    kbi_compare_case(NULL, &ok, NULL, &o);
+    cr_assert_eq(o.verdict, KBI_VERDICT_ONLY_RESULTS);
+    kbi_compare_case(&ok, &ok, NULL, &o);
+    cr_assert_eq(o.verdict, KBI_VERDICT_SAME);
+}
+
+static void load(kbi_result_set *set, const char *name)
+{
+    char path[4096], err[KBI_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/%s", DATA, name);
+    cr_assert_eq(kbi_results_load(set, path, err), KBI_OK, "%s", err);
+}
+
+Test(compare_sets, file_against_itself_is_all_same)
+{
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    load(&a, "stream_h200.jsonl");
+    load(&b, "stream_h200.jsonl");
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.n_rows, 15);
+    cr_assert_eq(c.count[KBI_VERDICT_SAME], 15);
+    cr_assert_eq(c.n_warnings, 0, "no warning expected, got: %s",
+                 c.n_warnings ? c.warnings[0] : "");
+    cr_assert_eq(kbi_comparison_exit_code(&c), 0);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+Test(compare_sets, samples_one_and_a_half_times_longer_are_all_slower)
+{
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    load(&a, "stream_h200.jsonl");
+    load(&b, "stream_h200_slow.jsonl");
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_SLOWER], 15);
+    for (size_t i = 0; i < c.n_rows; i++)
+        cr_assert(fabs(c.rows[i].out.ratio - 1.5) < 1e-6, "%s: ratio %g", c.rows[i].base->id,
+                  c.rows[i].out.ratio);
+    cr_assert_eq(kbi_comparison_exit_code(&c), 1);
+    kbi_comparison_free(&c);
+    /* The other way round, everything is faster and nothing regressed. */
+    cr_assert_eq(kbi_compare_sets(&b, &a, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_FASTER], 15);
+    cr_assert_eq(kbi_comparison_exit_code(&c), 0);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+Test(compare_sets, independent_rerun_is_same)
+{
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    load(&a, "stream_h200.jsonl");
+    load(&b, "stream_h200_rerun.jsonl");
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_SAME], 15, "same: %zu, unsure %zu, slower %zu",
+                 c.count[KBI_VERDICT_SAME], c.count[KBI_VERDICT_UNSURE],
+                 c.count[KBI_VERDICT_SLOWER]);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+Test(compare_sets, failures_and_skips_in_sgemm)
+{
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    load(&a, "sgemm_h200.jsonl");
+    load(&b, "sgemm_h200.jsonl");
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_SAME], 29);
+    cr_assert_eq(c.count[KBI_VERDICT_NOT_MEASURED], 4,
+                 "timeout, crashed, skipped and verify_failed on both sides");
+    cr_assert_eq(kbi_comparison_exit_code(&c), 0);
+    /* The clock drop of cublas 4096^3 is called out. */
+    cr_assert_eq(c.n_warnings, 1);
+    cr_assert(strstr(c.warnings[0], "clock") != NULL, "%s", c.warnings[0]);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+Test(compare_sets, cases_on_one_side_are_listed)
+{
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    load(&a, "stream_shard1.jsonl");
+    load(&b, "stream_h200.jsonl");
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_ONLY_RESULTS], 7);
+    cr_assert_eq(c.count[KBI_VERDICT_ONLY_BASELINE], 0);
+    cr_assert_eq(c.n_rows, 15);
+    kbi_comparison_free(&c);
+    cr_assert_eq(kbi_compare_sets(&b, &a, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_ONLY_BASELINE], 7);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+/* ---- files, folders and the command ---- */
+
+static char tmp[256];
+
+static void make_tmp(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/kbench-test-compare-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tmp(void)
+{
+    if (tmp[0])
+        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    tmp[0] = '\0';
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* Copies DATA/name to path, replacing every `from` with `to`. */
+static void copy_replacing(const char *name, const char *path, const char *from, const char *to)
+{
+    char src[4096];
+    char *text, *p, *q;
+    FILE *f;
+    snprintf(src, sizeof src, "%s/%s", DATA, name);
+    text = slurp(src);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (p = text; from && (q = strstr(p, from)) != NULL; p = q + strlen(from)) {
+        fwrite(p, 1, (size_t)(q - p), f);
+        fputs(to, f);
+    }
+    fputs(p, f);
+    fclose(f);
+    free(text);
+}
+
+static int run_compare(const char *a, const char *b, const char *extra1, const char *extra2)
+{
+    char *argv[8];
+    int argc = 0;
+    argv[argc++] = "compare";
+    argv[argc++] = (char *)a;
+    argv[argc++] = (char *)b;
+    if (extra1)
+        argv[argc++] = (char *)extra1;
+    if (extra2)
+        argv[argc++] = (char *)extra2;
+    argv[argc] = NULL;
+    return kbi_cmd_compare(argc, argv);
+}
+
+Test(compare_cmd, exit_codes_and_output_file, .init = make_tmp, .fini = remove_tmp)
+{
+    char out[512], *text;
+    snprintf(out, sizeof out, "%s/cmp.md", tmp);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", DATA "/stream_h200.jsonl", "--out", out),
+                 0);
+    text = slurp(out);
+    cr_assert(strstr(text, "15 same") != NULL);
+    cr_assert(strstr(text, "slower |") == NULL);
+    free(text);
+    cr_assert_eq(
+        run_compare(DATA "/stream_h200.jsonl", DATA "/stream_h200_slow.jsonl", "--out", out), 1);
+    text = slurp(out);
+    cr_assert(strstr(text, "REGRESSION") != NULL);
+    cr_assert(strstr(text, "15 slower") != NULL);
+    /* Every case is named slower in the table. */
+    {
+        int n = 0;
+        for (const char *p = text; (p = strstr(p, "| **slower** |")) != NULL; p++)
+            n++;
+        cr_assert_eq(n, 15);
+    }
+    free(text);
+    /* 50% is under a 60% threshold. */
+    cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", DATA "/stream_h200_slow.jsonl",
+                             "--threshold", "60%"),
+                 0);
+}
+
+Test(compare_cmd, bad_usage_and_input_exit_2, .init = make_tmp, .fini = remove_tmp)
+{
+    char *one[] = {"compare", DATA "/stream_h200.jsonl", NULL};
+    char *help[] = {"compare", "--help", NULL};
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    cr_assert_eq(kbi_cmd_compare(2, one), 2);
+    cr_assert_eq(kbi_cmd_compare(2, help), 0);
+    cr_assert_eq(run_compare(DATA "/missing.jsonl", DATA "/stream_h200.jsonl", NULL, NULL), 2);
+    cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", DATA "/bad_version.jsonl", NULL, NULL), 2);
+    cr_assert_eq(
+        run_compare(DATA "/stream_h200.jsonl", DATA "/stream_h200.jsonl", "--threshold", "5"), 2,
+        "5 is neither a fraction nor a percentage");
+    cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", DATA "/stream_h200.jsonl", "--bogus", NULL),
+                 2);
+    /* Nothing in common: a gate that compares nothing must not pass. */
+    cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", DATA "/sgemm_h200.jsonl", NULL, NULL),
+                 2);
+    /* A folder without results*.jsonl. */
+    cr_assert_eq(run_compare(tmp, DATA "/stream_h200.jsonl", NULL, NULL), 2);
+}
+
+Test(compare_cmd, folders_of_shards_are_merged, .init = make_tmp, .fini = remove_tmp)
+{
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/shard-0", tmp);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/results.jsonl", dir);
+    copy_replacing("stream_shard1.jsonl", path, NULL, NULL);
+    snprintf(dir, sizeof dir, "%s/shard-1", tmp);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/results.jsonl", dir);
+    copy_replacing("stream_shard2.jsonl", path, NULL, NULL);
+    cr_redirect_stdout();
+    cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", tmp, NULL, NULL), 0);
+    {
+        kbi_result_set a = {0}, b = {0};
+        kbi_comparison c;
+        const char *in = tmp;
+        char err[KBI_ERR_SIZE] = "";
+        load(&a, "stream_h200.jsonl");
+        cr_assert_eq(kbi_results_load_inputs(&b, &in, 1, err), KBI_OK, "%s", err);
+        cr_assert_eq(b.n_cases, 15);
+        kbi_compare_sets(&a, &b, NULL, &c, NULL);
+        cr_assert_eq(c.count[KBI_VERDICT_ONLY_BASELINE] + c.count[KBI_VERDICT_ONLY_RESULTS], 0);
+        kbi_comparison_free(&c);
+        kbi_results_free(&a);
+        kbi_results_free(&b);
+    }
+}
+
+Test(compare_cmd, warns_about_another_gpu_and_clock, .init = make_tmp, .fini = remove_tmp)
+{
+    char path[512];
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    char err[KBI_ERR_SIZE] = "";
+    int gpu = 0, clock = 0;
+    snprintf(path, sizeof path, "%s/a100.jsonl", tmp);
+    copy_replacing("stream_h200_rerun.jsonl", path, "\"NVIDIA H200\",\"sm_count\":132",
+                   "\"NVIDIA A100-SXM4-80GB\",\"sm_count\":108");
+    load(&a, "stream_h200.jsonl");
+    cr_assert_eq(kbi_results_load(&b, path, err), KBI_OK, "%s", err);
+    kbi_compare_sets(&a, &b, NULL, &c, NULL);
+    for (size_t i = 0; i < c.n_warnings; i++) {
+        gpu |= strstr(c.warnings[i], "different GPUs") != NULL &&
+               strstr(c.warnings[i], "A100") != NULL;
+        clock |= strstr(c.warnings[i], "clock") != NULL;
+    }
+    cr_assert(gpu, "expected a warning naming both GPUs");
+    cr_assert(!clock, "the clocks are the same");
+    kbi_comparison_free(&c);
+    kbi_results_free(&b);
+    copy_replacing("stream_h200_rerun.jsonl", path, "\"sm_clock_mhz\":1980",
+                   "\"sm_clock_mhz\":1410");
+    cr_assert_eq(kbi_results_load(&b, path, err), KBI_OK, "%s", err);
+    kbi_compare_sets(&a, &b, NULL, &c, NULL);
+    for (size_t i = 0; i < c.n_warnings; i++)
+        clock |= strstr(c.warnings[i], "different SM clocks") != NULL &&
+                 strstr(c.warnings[i], "1410") != NULL;
+    cr_assert(clock, "expected a warning about the SM clocks");
+    kbi_comparison_free(&c);
+    kbi_results_free(&b);
+    copy_replacing("stream_h200_rerun.jsonl", path, "\"git_revision\":\"9f3c2a1e7b44\"",
+                   "\"git_revision\":\"0badc0ffee11\"");
+    cr_assert_eq(kbi_results_load(&b, path, err), KBI_OK, "%s", err);
+    kbi_compare_sets(&a, &b, NULL, &c, NULL);
+    cr_assert_eq(c.n_warnings, 1);
+    cr_assert(strstr(c.warnings[0], "different revisions: baseline 9f3c2a1e7b44, results "
+                                    "0badc0ffee11") != NULL,
+              "%s", c.warnings[0]);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+/* The real program, when the build has made it: the acceptance checks of
+ * the issue, through main.c. */
+static int run_binary(const char *args)
+{
+    char cmd[4096];
+    int st;
+    snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", KBENCH_TEST_BINARY, args);
+    st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(compare_binary, compare_x_x_is_0_and_slower_copy_is_1)
+{
+    if (access(KBENCH_TEST_BINARY, X_OK) != 0)
+        cr_skip_test("%s is not built", KBENCH_TEST_BINARY);
+    cr_assert_eq(run_binary("compare " DATA "/sgemm_h200.jsonl " DATA "/sgemm_h200.jsonl"), 0);
+    cr_assert_eq(run_binary("compare " DATA "/stream_h200.jsonl " DATA "/stream_h200_slow.jsonl"),
+                 1);
+    cr_assert_eq(run_binary("compare " DATA "/stream_h200.jsonl"), 2);
+    cr_assert_eq(run_binary("compare --help"), 0);
+}

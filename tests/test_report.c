@@ -1,0 +1,530 @@
+/* Tests of report.c on fixed results files (tests/data): the CSV and
+ * Markdown contents, merging shards, the default output folder, and the
+ * errors a user sees for bad input (missing file, truncated line, another
+ * schema version) with file and line. */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "results.h"
+
+#define DATA KBENCH_TEST_DATA
+
+static char tmp[256];
+
+static void make_tmp(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/kbench-test-report-XXXXXX");
+    cr_assert_not_null(mkdtemp(tmp));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tmp(void)
+{
+    if (tmp[0])
+        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    tmp[0] = '\0';
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char *text = slurp(from);
+    FILE *f = fopen(to, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+}
+
+static void load(kbi_result_set *set, const char *name)
+{
+    char path[4096], err[KBI_ERR_SIZE];
+    snprintf(path, sizeof path, "%s/%s", DATA, name);
+    cr_assert_eq(kbi_results_load(set, path, err), KBI_OK, "%s", err);
+}
+
+/* Splits one CSV line (RFC 4180) into at most max fields, unquoted, in
+ * place.  Returns the number of fields. */
+static int csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        char *out = p;
+        if (n == max)
+            return -1;
+        fields[n++] = p;
+        if (*p == '"') {
+            char *w = p;
+            p++;
+            for (;;) {
+                if (*p == '"' && p[1] == '"') {
+                    *w++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *w++ = *p++;
+                }
+            }
+            *w = '\0';
+            fields[n - 1] = out;
+            if (*p != ',')
+                return n;
+            p++;
+        } else {
+            char *comma = strchr(p, ',');
+            if (!comma)
+                return n;
+            *comma = '\0';
+            p = comma + 1;
+        }
+    }
+}
+
+static int column(char **header, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(header[i], name) == 0)
+            return i;
+    cr_assert_fail("no column %s", name);
+    return -1;
+}
+
+Test(report_csv, one_row_per_case_with_the_figures)
+{
+    kbi_result_set set = {0};
+    char *buf = NULL, *line, *save = NULL, *header[128], *row[128];
+    size_t len = 0;
+    int nh, rows = 0, seen_triad = 0;
+    FILE *f = open_memstream(&buf, &len);
+    load(&set, "stream_h200.jsonl");
+    cr_assert_eq(kbi_report_write_csv(&set, f), KBI_OK);
+    fclose(f);
+    line = strtok_r(buf, "\n", &save);
+    nh = csv_split(line, header, 128);
+    cr_assert_gt(nh, 30);
+    cr_assert_str_eq(header[0], "id");
+    column(header, nh, "param_bytes");
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        int n = csv_split(line, row, 128);
+        cr_assert_eq(n, nh, "row %d has %d fields, the header %d", rows + 1, n, nh);
+        rows++;
+        cr_assert_str_eq(row[column(header, nh, "status")], "ok");
+        if (strcmp(row[0], "stream/triad/bytes=1073741824") == 0) {
+            double median = atof(row[column(header, nh, "median_s")]);
+            double speedup = atof(row[column(header, nh, "speedup")]);
+            double gbs = atof(row[column(header, nh, "gbs")]);
+            seen_triad = 1;
+            cr_assert_str_eq(row[column(header, nh, "param_bytes")], "1073741824");
+            cr_assert_str_eq(row[column(header, nh, "baseline")], "memcpy");
+            cr_assert(fabs(median - 803.7e-6) < 0.1e-6, "median %g", median);
+            /* memcpy's median over triad's, at 1 GiB: 526.3 us / 803.7 us. */
+            cr_assert(fabs(speedup - 0.6549) < 0.001, "speedup %g", speedup);
+            cr_assert(fabs(gbs - 4008) < 1, "GB/s %g", gbs);
+            cr_assert_str_eq(row[column(header, nh, "verify_passed")], "true");
+            cr_assert_str_eq(row[column(header, nh, "clock_drop")], "false");
+            cr_assert_str_eq(row[column(header, nh, "device")], "NVIDIA H200");
+        }
+        if (strcmp(row[column(header, nh, "variant")], "memcpy") == 0)
+            cr_assert_str_eq(row[column(header, nh, "speedup")], "1");
+    }
+    cr_assert_eq(rows, 15);
+    cr_assert(seen_triad);
+    free(buf);
+    kbi_results_free(&set);
+}
+
+Test(report_csv, failed_cases_keep_their_message_and_quoting)
+{
+    kbi_result_set set = {0};
+    char *buf = NULL, *line, *save = NULL, *header[128], *row[128];
+    size_t len = 0;
+    int nh, rows = 0, crashed = 0;
+    FILE *f = open_memstream(&buf, &len);
+    load(&set, "sgemm_h200.jsonl");
+    cr_assert_eq(kbi_report_write_csv(&set, f), KBI_OK);
+    fclose(f);
+    /* Ids hold commas: they must be quoted. */
+    cr_assert(strstr(buf, "\"sgemm/naive/shape=1024x1024x1024,alpha=1,beta=0.5\",sgemm,naive,") !=
+              NULL);
+    line = strtok_r(buf, "\n", &save);
+    nh = csv_split(line, header, 128);
+    column(header, nh, "metric_registers");
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        cr_assert_eq(csv_split(line, row, 128), nh);
+        rows++;
+        if (strcmp(row[column(header, nh, "status")], "crashed") == 0) {
+            crashed++;
+            cr_assert(strstr(row[column(header, nh, "message")], "cudaErrorIllegalAddress"));
+            cr_assert_str_eq(row[column(header, nh, "median_s")], "");
+            cr_assert_str_eq(row[column(header, nh, "speedup")], "");
+        }
+        if (strstr(row[0], "sgemm/cublas/shape=4096x4096x4096") == row[0]) {
+            cr_assert_str_eq(row[column(header, nh, "clock_drop")], "true");
+            cr_assert_str_eq(row[column(header, nh, "sm_end_mhz")], "1755");
+        }
+    }
+    cr_assert_eq(rows, 33, "no case dropped, whatever its status");
+    cr_assert_eq(crashed, 1);
+    free(buf);
+    kbi_results_free(&set);
+}
+
+static char *write_report(const char *const *names, size_t n, kbi_report_options *opt)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE] = "", out[512], md[600];
+    const char *paths[8];
+    char storage[8][512];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(storage[i], sizeof storage[i], "%s/%s", DATA, names[i]);
+        paths[i] = storage[i];
+    }
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, n, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(md, sizeof md, "%s/report.md", out);
+    return slurp(md);
+}
+
+Test(report_md, stream_tables, .init = make_tmp, .fini = remove_tmp)
+{
+    const char *names[] = {"stream_h200.jsonl"};
+    kbi_report_options opt = {.gnuplot = ""};
+    char *md = write_report(names, 1, &opt);
+    char csv[600];
+    struct stat st;
+    /* Environment. */
+    cr_assert(strstr(md, "## Environment") != NULL);
+    cr_assert(strstr(md, "NVIDIA H200 (device 0, CC 9.0, 132 SMs)") != NULL);
+    cr_assert(strstr(md, "SM 1980 MHz, memory 3201 MHz") != NULL);
+    cr_assert(strstr(md, "driver 13.0, runtime 13.0") != NULL);
+    cr_assert(strstr(md, "revision `9f3c2a1e7b44`") != NULL);
+    cr_assert(strstr(md, "memory 4180 GB/s, compute 67000 GFLOP/s (measured)") != NULL);
+    /* One table per point, the baseline marked, figures in adaptive units. */
+    cr_assert(strstr(md, "### bytes=16777216") != NULL);
+    cr_assert(strstr(md, "### bytes=1073741824") != NULL);
+    cr_assert(strstr(md, "| speedup vs memcpy |") != NULL);
+    cr_assert(strstr(md, "| triad | ok | 803.7 µs | 803.1 – 804.3 µs (±0.07%) |") != NULL);
+    cr_assert(strstr(md, "| 4008 | 95.9% |") != NULL);
+    cr_assert(strstr(md, "| memcpy (baseline) | ok | 526.3 µs |") != NULL);
+    cr_assert(strstr(md, "| 1.00× |") != NULL);
+    cr_assert(strstr(md, "| 0.65× |") != NULL);
+    /* Without gnuplot: said so, and no image embedded. */
+    cr_assert(strstr(md, "Charts were not drawn") != NULL);
+    cr_assert(strstr(md, "![") == NULL);
+    snprintf(csv, sizeof csv, "%s/rep/results.csv", tmp);
+    cr_assert_eq(stat(csv, &st), 0);
+    cr_assert_gt(st.st_size, 1000);
+    free(md);
+}
+
+Test(report_md, sgemm_failures_are_listed_not_dropped, .init = make_tmp, .fini = remove_tmp)
+{
+    const char *names[] = {"sgemm_h200.jsonl"};
+    kbi_report_options opt = {.no_charts = 1};
+    char *md = write_report(names, 1, &opt);
+    cr_assert(strstr(md, "| cp_async | **crashed** |") != NULL);
+    cr_assert(strstr(md, "| naive | **timeout** |") != NULL);
+    cr_assert(strstr(md, "| tf32x3 | **skipped** |") != NULL);
+    cr_assert(strstr(md, "| swizzle | **verify_failed** | 278.9 µs |") != NULL);
+    cr_assert(strstr(md, "**✗ 0.0312 > tol 1e-05**") != NULL);
+    cr_assert(strstr(md, "Cases of `sgemm` that did not pass (4)") != NULL);
+    cr_assert(strstr(md, "K=256 is shorter than the 3xTF32 pipeline (needs K >= 512)") != NULL);
+    cr_assert(strstr(md, "an illegal memory access was encountered") != NULL);
+    cr_assert(strstr(md, "case exceeded the 60 s timeout") != NULL);
+    /* The clock drop, up front and in the row's notes. */
+    cr_assert(strstr(md, "⚠ SM clock dropped 1980→1755 MHz") != NULL);
+    cr_assert(strstr(md, "The SM clock dropped during 1 case") != NULL);
+    /* Rates for flops and bytes, the verify metric, the plugin's metrics. */
+    cr_assert(strstr(md, "| GFLOP/s | of peak | GB/s | of bandwidth |") != NULL);
+    cr_assert(strstr(md, "verify error (rel_frobenius)") != NULL);
+    cr_assert(strstr(md, "| variant | registers (regs/thread) | smem (B/block) |") != NULL);
+    cr_assert(strstr(md, "| tf32x3 | 232 | 98304 |") != NULL);
+    cr_assert(strstr(md, "| cublas (baseline) | ok | 2.722 ms |") != NULL);
+    cr_assert(strstr(md, "turned off") != NULL);
+    free(md);
+}
+
+Test(report_merge, shards_are_merged_and_speedups_cross_them, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_result_set set = {0};
+    const char *paths[] = {DATA "/stream_shard1.jsonl", DATA "/stream_shard2.jsonl"};
+    char err[KBI_ERR_SIZE] = "";
+    size_t n_speedups = 0;
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, 2, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 15);
+    cr_assert_eq(set.n_envs, 2);
+    for (size_t i = 0; i < set.n_cases; i++) {
+        double sp;
+        n_speedups += kbi_report_speedup(&set, i, &sp);
+    }
+    cr_assert_eq(n_speedups, 15, "memcpy sits in the other shard for some points");
+    kbi_results_free(&set);
+    {
+        const char *names[] = {"stream_shard1.jsonl", "stream_shard2.jsonl"};
+        kbi_report_options opt = {.no_charts = 1};
+        char *md = write_report(names, 2, &opt);
+        const char *p = strstr(md, "### bytes=268435456");
+        cr_assert_not_null(p);
+        /* Every variant at the point, in one table, without a run column
+         * (each case comes from one shard only). */
+        cr_assert(strstr(p, "| copy | ok |") && strstr(p, "| triad | ok |") &&
+                  strstr(p, "| memcpy (baseline) | ok |"));
+        cr_assert(strstr(md, "| R1: ") != NULL && strstr(md, "R2: ") != NULL);
+        cr_assert(strstr(md, "| shard | 1/2 | 2/2 |") != NULL);
+        free(md);
+    }
+}
+
+Test(report_merge, same_case_twice_is_read_once, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_result_set set = {0};
+    char copy[512], err[KBI_ERR_SIZE];
+    const char *paths[3];
+    snprintf(copy, sizeof copy, "%s/results-copy.jsonl", tmp);
+    copy_file(DATA "/stream_h200.jsonl", copy);
+    paths[0] = DATA "/stream_h200.jsonl";
+    paths[1] = DATA "/../data/stream_h200.jsonl"; /* the same file by another name */
+    paths[2] = copy;                              /* a copy: same run, same ids */
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, 3, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 15);
+    cr_assert_eq(set.n_warnings, 15, "one warning per duplicate case of the copy");
+    cr_assert(strstr(set.warnings[0], "already read from") != NULL, "%s", set.warnings[0]);
+    kbi_results_free(&set);
+}
+
+Test(report_merge, several_gpus_get_a_run_column, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_result_set set = {0};
+    char path[1024], err[KBI_ERR_SIZE], out[512], *text, *md;
+    const char *paths[2];
+    FILE *f;
+    kbi_report_options opt = {.no_charts = 1};
+    /* The rerun, as if measured on an A100. */
+    text = slurp(DATA "/stream_h200_rerun.jsonl");
+    snprintf(path, sizeof path, "%s/a100.jsonl", tmp);
+    f = fopen(path, "w");
+    for (char *p = text, *q; *p; p = q + 11) {
+        q = strstr(p, "NVIDIA H200");
+        if (!q) {
+            fputs(p, f);
+            break;
+        }
+        fwrite(p, 1, (size_t)(q - p), f);
+        fputs("NVIDIA A100", f);
+    }
+    fclose(f);
+    free(text);
+    paths[0] = DATA "/stream_h200.jsonl";
+    paths[1] = path;
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, 2, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    md = slurp(path);
+    cr_assert(strstr(md, "| variant | run | status |") != NULL);
+    cr_assert(strstr(md, "| triad | NVIDIA A100 | ok |") != NULL);
+    cr_assert(strstr(md, "| triad | NVIDIA H200 | ok |") != NULL);
+    free(md);
+}
+
+Test(report_dirs, default_output_folder, .init = make_tmp, .fini = remove_tmp)
+{
+    char out[1024], dir[512], file[600];
+    kbi_report_default_dir("results/stream_run.jsonl", out, sizeof out);
+    cr_assert_str_eq(out, "reports/stream_run");
+    kbi_report_default_dir(DATA "/stream_h200.jsonl", out, sizeof out);
+    cr_assert_str_eq(out, "reports/stream_h200");
+    snprintf(dir, sizeof dir, "%s/sweep/shard-3", tmp);
+    cr_assert_eq(kbi_mkdirs(dir, NULL), KBI_OK);
+    snprintf(file, sizeof file, "%s/results.jsonl", dir);
+    copy_file(DATA "/stream_shard1.jsonl", file);
+    kbi_report_default_dir(file, out, sizeof out);
+    cr_assert_str_eq(out, "reports/sweep", "a shard is named after its sweep");
+    snprintf(dir, sizeof dir, "%s/sweep/", tmp);
+    kbi_report_default_dir(dir, out, sizeof out);
+    cr_assert_str_eq(out, "reports/sweep");
+    snprintf(dir, sizeof dir, "%s/h200-stream", tmp);
+    cr_assert_eq(kbi_mkdirs(dir, NULL), KBI_OK);
+    snprintf(file, sizeof file, "%s/results.jsonl", dir);
+    copy_file(DATA "/stream_h200.jsonl", file);
+    kbi_report_default_dir(file, out, sizeof out);
+    cr_assert_str_eq(out, "reports/h200-stream");
+}
+
+Test(report_format, durations)
+{
+    char b[64];
+    kbi_format_duration(1.5e-9, b, sizeof b);
+    cr_assert_str_eq(b, "1.500 ns");
+    kbi_format_duration(12.5e-6, b, sizeof b);
+    cr_assert_str_eq(b, "12.50 µs");
+    kbi_format_duration(0.25, b, sizeof b);
+    cr_assert_str_eq(b, "250.0 ms");
+    kbi_format_duration(3, b, sizeof b);
+    cr_assert_str_eq(b, "3.000 s");
+    kbi_format_duration(1234.0, b, sizeof b);
+    cr_assert_str_eq(b, "1234 s");
+}
+
+/* ---- bad input: clear errors with file and line ---- */
+
+static int load_err(const char *name, char *err)
+{
+    kbi_result_set set = {0};
+    char path[4096];
+    int rc;
+    snprintf(path, sizeof path, "%s/%s", DATA, name);
+    rc = kbi_results_load(&set, path, err);
+    cr_assert_eq(set.n_cases, 0, "a file with an error adds nothing");
+    cr_assert_eq(set.n_envs, 0, "a file with an error adds nothing");
+    kbi_results_free(&set);
+    return rc;
+}
+
+Test(report_input, missing_file)
+{
+    char err[KBI_ERR_SIZE] = "";
+    cr_assert_eq(load_err("no_such_file.jsonl", err), KBI_ERR_IO);
+    cr_assert(strstr(err, "no_such_file.jsonl: cannot open results file: No such file") != NULL,
+              "%s", err);
+}
+
+Test(report_input, truncated_line_in_the_middle)
+{
+    char err[KBI_ERR_SIZE] = "";
+    cr_assert_eq(load_err("bad_truncated_line.jsonl", err), KBI_ERR_INPUT);
+    cr_assert(strstr(err, "bad_truncated_line.jsonl:3: not a JSON object") != NULL, "%s", err);
+    cr_assert(strstr(err, "expected one results record per line") != NULL, "%s", err);
+}
+
+Test(report_input, truncated_last_line_is_a_warning)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE] = "";
+    int truncated = 0;
+    cr_assert_eq(kbi_results_load(&set, DATA "/truncated_tail.jsonl", err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 2);
+    for (size_t i = 0; i < set.n_warnings; i++)
+        truncated |= strstr(set.warnings[i], "truncated_tail.jsonl:4: truncated") != NULL;
+    cr_assert(truncated);
+    kbi_results_free(&set);
+}
+
+Test(report_input, another_schema_version)
+{
+    char err[KBI_ERR_SIZE] = "";
+    cr_assert_eq(load_err("bad_version.jsonl", err), KBI_ERR_INPUT);
+    cr_assert(strstr(err, "bad_version.jsonl:1: results schema version 2, expected 1") != NULL,
+              "%s", err);
+}
+
+Test(report_input, bad_status)
+{
+    char err[KBI_ERR_SIZE] = "";
+    cr_assert_eq(load_err("bad_status.jsonl", err), KBI_ERR_INPUT);
+    cr_assert(strstr(err, "bad_status.jsonl:3: case record without a valid \"status\"") != NULL,
+              "%s", err);
+}
+
+Test(report_input, an_error_leaves_earlier_files_intact)
+{
+    kbi_result_set set = {0};
+    const char *paths[] = {DATA "/stream_h200.jsonl", DATA "/bad_version.jsonl"};
+    char err[KBI_ERR_SIZE] = "";
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, 2, err), KBI_ERR_INPUT);
+    cr_assert_eq(set.n_cases, 15);
+    cr_assert_eq(set.n_envs, 1);
+    kbi_results_free(&set);
+}
+
+Test(report_cmd, exit_codes, .init = make_tmp, .fini = remove_tmp)
+{
+    char out[512], md[600];
+    char *ok[] = {"report", DATA "/stream_h200.jsonl", "--out", out, "--no-charts", NULL};
+    char *missing[] = {"report", DATA "/nope.jsonl", NULL};
+    char *trunc[] = {"report", DATA "/bad_truncated_line.jsonl", "--out", out, NULL};
+    char *none[] = {"report", NULL};
+    char *help[] = {"report", "--help", NULL};
+    char *bogus[] = {"report", "--bogus", DATA "/stream_h200.jsonl", NULL};
+    struct stat st;
+    snprintf(out, sizeof out, "%s/cmd", tmp);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    cr_assert_eq(kbi_cmd_report(5, ok), 0);
+    snprintf(md, sizeof md, "%s/report.md", out);
+    cr_assert_eq(stat(md, &st), 0);
+    cr_assert_eq(kbi_cmd_report(2, missing), 2);
+    cr_assert_eq(kbi_cmd_report(4, trunc), 2);
+    cr_assert_eq(kbi_cmd_report(1, none), 2);
+    cr_assert_eq(kbi_cmd_report(2, help), 0);
+    cr_assert_eq(kbi_cmd_report(3, bogus), 2);
+}
+
+Test(report_cmd, error_names_file_and_line_on_stderr)
+{
+    char *trunc[] = {"report", DATA "/bad_truncated_line.jsonl", NULL};
+    char text[2048] = "";
+    FILE *f;
+    size_t n;
+    cr_redirect_stderr();
+    cr_assert_eq(kbi_cmd_report(2, trunc), 2);
+    fflush(stderr);
+    f = cr_get_redirected_stderr();
+    n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    cr_assert(strncmp(text, "kbench report: " DATA "/bad_truncated_line.jsonl:3: not a JSON",
+                      strlen("kbench report: " DATA "/bad_truncated_line.jsonl:3: not a JSON")) ==
+                  0,
+              "stderr: %s", text);
+}
+
+Test(report_merge, shards_of_one_sweep_are_one_run_beside_a_rerun, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    const char *names[] = {"stream_shard1.jsonl", "stream_shard2.jsonl", "stream_h200_rerun.jsonl"};
+    kbi_report_options opt = {.no_charts = 1};
+    char *md = write_report(names, 3, &opt);
+    /* The two shards make one row per variant; the rerun its own. */
+    cr_assert(strstr(md, "| triad | R1+R2 | ok |") != NULL);
+    cr_assert(strstr(md, "| triad | R3 | ok |") != NULL);
+    cr_assert(strstr(md, "| memcpy (baseline) | R1+R2 | ok |") != NULL);
+    free(md);
+}
