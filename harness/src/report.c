@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "chart.h"
 
@@ -125,6 +126,40 @@ static void drop_duplicates(kbi_result_set *set, size_t from)
     }
 }
 
+/* Picks up the profile.json that `kbench profile` writes beside a results
+ * file; a malformed one is a warning, not an error. */
+static void load_profile_beside(kbi_result_set *set, const char *results_path)
+{
+    char path[PATH_MAX];
+    const char *slash = strrchr(results_path, '/');
+    json_error_t jerr;
+    json_t *doc;
+    if (slash)
+        snprintf(path, sizeof path, "%.*s/profile.json", (int)(slash - results_path),
+                 results_path);
+    else
+        snprintf(path, sizeof path, "profile.json");
+    if (access(path, F_OK) != 0)
+        return;
+    doc = json_load_file(path, 0, &jerr);
+    if (!doc || !json_is_array(json_object_get(doc, "kernels")) ||
+        !json_is_string(json_object_get(doc, "case")) ||
+        !json_is_string(json_object_get(doc, "schema")) ||
+        strcmp(json_string_value(json_object_get(doc, "schema")), "kbench-profile") != 0) {
+        char msg[KBI_ERR_SIZE];
+        kbi_errf(msg, "%s:%d: not a kbench profile document (%s); ignored", path,
+                 doc ? 1 : jerr.line,
+                 doc ? "expected schema kbench-profile with case and kernels" : jerr.text);
+        kbi_results_add_warning(set, msg);
+        json_decref(doc);
+        return;
+    }
+    json_object_set_new(doc, "source", json_string(path));
+    if (!set->profiles)
+        set->profiles = json_array();
+    json_array_append_new(set->profiles, doc);
+}
+
 int kbi_results_load_inputs(kbi_result_set *set, const char *const *inputs, size_t n_inputs,
                             char *err)
 {
@@ -173,6 +208,7 @@ int kbi_results_load_inputs(kbi_result_set *set, const char *const *inputs, size
         rc = kbi_results_load(set, files.s[i], err);
         if (rc != KBI_OK)
             goto done;
+        load_profile_beside(set, files.s[i]);
     }
     drop_duplicates(set, first_case);
 done:
@@ -2182,6 +2218,121 @@ static void write_point(FILE *f, const rep_model *m, const rep_plugin *p, const 
     md_image(f, &q->bar);
 }
 
+static double kernel_metric(json_t *kernel, const char *name, const char **unit)
+{
+    json_t *m = json_object_get(json_object_get(kernel, "metrics"), name);
+    json_t *v = json_object_get(m, "value");
+    if (unit)
+        *unit = json_string_value(json_object_get(m, "unit"));
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void md_metric(FILE *f, double v, const char *fmt, const char *suffix)
+{
+    if (isnan(v)) {
+        fputs(" — |", f);
+        return;
+    }
+    fputc(' ', f);
+    fprintf(f, fmt, v);
+    fprintf(f, "%s |", suffix ? suffix : "");
+}
+
+/* Nsight Compute figures of the plugin's profiled cases (`kbench profile`):
+ * one row per kernel the profiled run launched, with its three largest
+ * stall reasons. */
+static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugin)
+{
+    size_t i, len = strlen(plugin);
+    json_t *doc;
+    json_array_foreach(set->profiles, i, doc)
+    {
+        const char *id = json_string_value(json_object_get(doc, "case"));
+        json_t *kernels = json_object_get(doc, "kernels"), *k;
+        size_t j;
+        if (strncmp(id, plugin, len) != 0 || id[len] != '/')
+            continue;
+        fputs("### Nsight Compute: `", f);
+        md_cell(f, id);
+        fputs("`\n\nOne profiled run (`kbench profile`, ", f);
+        md_cell(f, json_string_value(json_object_get(doc, "source")));
+        fputs("); stalls are warps per issued instruction.\n\n", f);
+        fputs("| kernel | grid | block | duration | SM % | memory % | DRAM % | DRAM bytes | "
+              "occupancy % | regs/thread | smem/block | bank conflicts ld / st | L1 hit % | "
+              "L2 hit % | top stalls |\n",
+              f);
+        fputs("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", f);
+        json_array_foreach(kernels, j, k)
+        {
+            const char *unit, *key;
+            double v, w;
+            json_t *val;
+            struct {
+                const char *name;
+                double v;
+            } top[3] = {{NULL, -1}, {NULL, -1}, {NULL, -1}};
+            fputs("| `", f);
+            md_cell(f, json_string_value(json_object_get(k, "name")));
+            fputs("` | ", f);
+            md_cell(f, json_string_value(json_object_get(k, "grid")));
+            fputs(" | ", f);
+            md_cell(f, json_string_value(json_object_get(k, "block")));
+            fputs(" |", f);
+            v = kernel_metric(k, "gpu__time_duration.sum", &unit);
+            md_metric(f, v, "%.4g ", unit);
+            md_metric(f, kernel_metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
+                      "%.1f", NULL);
+            md_metric(f,
+                      kernel_metric(
+                          k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+                          NULL),
+                      "%.1f", NULL);
+            md_metric(f,
+                      kernel_metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
+                      "%.1f", NULL);
+            v = kernel_metric(k, "dram__bytes.sum", &unit);
+            md_metric(f, v, "%.4g ", unit);
+            md_metric(f,
+                      kernel_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL),
+                      "%.1f", NULL);
+            md_metric(f, kernel_metric(k, "launch__registers_per_thread", NULL), "%.0f", NULL);
+            v = kernel_metric(k, "launch__shared_mem_per_block_static", NULL);
+            w = kernel_metric(k, "launch__shared_mem_per_block_dynamic", NULL);
+            md_metric(f, (isnan(v) ? 0 : v) + (isnan(w) ? 0 : w), "%.0f", " B");
+            v = kernel_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", NULL);
+            w = kernel_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", NULL);
+            if (isnan(v) && isnan(w))
+                fputs(" — |", f);
+            else
+                fprintf(f, " %.0f / %.0f |", v, w);
+            md_metric(f, kernel_metric(k, "l1tex__t_sector_hit_rate.pct", NULL), "%.1f", NULL);
+            md_metric(f, kernel_metric(k, "lts__t_sector_hit_rate.pct", NULL), "%.1f", NULL);
+            json_object_foreach(json_object_get(k, "metrics"), key, val)
+            {
+                double s = kernel_metric(k, key, NULL);
+                if (!strstr(key, "issue_stalled_") || isnan(s))
+                    continue;
+                for (int t = 0; t < 3; t++)
+                    if (s > top[t].v) {
+                        for (int u = 2; u > t; u--)
+                            top[u] = top[u - 1];
+                        top[t].name = key;
+                        top[t].v = s;
+                        break;
+                    }
+            }
+            for (int t = 0; t < 3 && top[t].name; t++) {
+                const char *r = strstr(top[t].name, "issue_stalled_") + 14;
+                const char *e = strstr(r, "_per_issue");
+                fprintf(f, "%s%.*s %.2f", t ? ", " : " ", (int)(e ? e - r : (long)strlen(r)), r,
+                        top[t].v);
+            }
+            fputs(" |\n", f);
+        }
+        fputc('\n', f);
+    }
+}
+
 static void write_plugin(FILE *f, const rep_model *m, const rep_plugin *p)
 {
     const kbi_result_set *set = m->set;
@@ -2209,6 +2360,8 @@ static void write_plugin(FILE *f, const rep_model *m, const rep_plugin *p)
         md_image(f, &p->charts[i]);
     for (size_t k = 0; k < p->n_points; k++)
         write_point(f, m, p, &p->points[k]);
+    if (set->profiles)
+        write_profiles(f, set, p->name);
     for (size_t k = 0; k < p->n_cases; k++)
         n_bad += set->cases[p->cases[k]].status != KBI_ST_OK;
     if (n_bad) {

@@ -39,7 +39,7 @@ int kbi_status_is_failure(kbi_status s);
 /* ---- writing ---- */
 
 typedef struct kbi_results_writer {
-    FILE *f;
+    int fd; /* -1 when closed */
     char *path;
     char *run_id;
 } kbi_results_writer;
@@ -49,8 +49,10 @@ typedef struct kbi_results_writer {
 int kbi_results_open(kbi_results_writer *w, const char *path, const char *run_id, char *err);
 
 /* Adds "schema", "version", "record" and "run_id" to obj, writes it as one
- * line, flushes and fsyncs.  Takes no reference to obj.  Returns KBI_OK or
- * KBI_ERR_IO with err set (disk full, write error). */
+ * line and fsyncs.  Takes no reference to obj.  Returns KBI_OK or
+ * KBI_ERR_IO with err naming the path and the reason (disk full, write
+ * error); the file is then cut back to its last complete line, so every
+ * record written before stays readable. */
 int kbi_results_write(kbi_results_writer *w, const char *record, json_t *obj, char *err);
 
 void kbi_results_close(kbi_results_writer *w);
@@ -108,6 +110,8 @@ typedef struct kbi_result_set {
     size_t n_cases;
     char **warnings; /* e.g. truncated tail, interrupted run */
     size_t n_warnings;
+    json_t *profiles; /* kbench profile documents (profile.json) found beside the results
+                         files, each with "source" added; NULL when none */
 } kbi_result_set;
 
 /* Appends the records of one results file to set.  A last line without a
@@ -116,6 +120,10 @@ typedef struct kbi_result_set {
  * fields are missing is an error "FILE:LINE: what, expected what".  Returns
  * KBI_OK, KBI_ERR_IO or KBI_ERR_INPUT. */
 int kbi_results_load(kbi_result_set *set, const char *path, char *err);
+
+/* The same from an open stream; `name` stands for the file in messages
+ * (the fuzzer reads from memory through this). */
+int kbi_results_read(kbi_result_set *set, FILE *f, const char *name, char *err);
 void kbi_results_free(kbi_result_set *set);
 
 /* Removes case i from set (frees it; later cases move down by one).  Used

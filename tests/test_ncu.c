@@ -1,0 +1,164 @@
+/* kbench profile: the ncu command line it builds, the CSV reader (against a
+ * real ncu capture from the H200 when present), and a clear error when ncu
+ * is absent. */
+#define _DEFAULT_SOURCE
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ncu.h"
+
+static int index_of(char **argv, const char *s)
+{
+    for (int i = 0; argv[i]; i++)
+        if (strcmp(argv[i], s) == 0)
+            return i;
+    return -1;
+}
+
+Test(ncu, command_line_profiles_one_case)
+{
+    char *extra[] = {"--cache-control", "all", NULL};
+    kbi_ncu_options o = {.ncu = "/opt/ncu",
+                         .kbench = "/x/kbench",
+                         .profile_path = "p.ini",
+                         .case_id = "sgemm/cp_async/shape=64x64x64,alpha=1,beta=0.5",
+                         .out_dir = "out",
+                         .device = 1,
+                         .extra = extra};
+    char **v = kbi_ncu_argv(&o);
+    int i;
+    cr_assert_str_eq(v[0], "/opt/ncu");
+    i = index_of(v, "--profile-from-start");
+    cr_assert_geq(i, 0);
+    cr_expect_str_eq(v[i + 1], "off");
+    i = index_of(v, "--target-processes");
+    cr_expect_str_eq(v[i + 1], "all");
+    i = index_of(v, "--clock-control");
+    cr_expect_str_eq(v[i + 1], "none");
+    cr_expect_geq(index_of(v, "--nvtx"), 0);
+    i = index_of(v, "--nvtx-include");
+    cr_expect_str_eq(v[i + 1], "kbench/sgemm/cp_async/shape=64x64x64,alpha=1,beta=0.5/");
+    i = index_of(v, "--metrics");
+    cr_assert_geq(i, 0);
+    cr_expect_str_eq(v[i + 1], kbi_ncu_default_metrics);
+    cr_expect(strstr(kbi_ncu_default_metrics, "gpu__time_duration.sum") != NULL);
+    i = index_of(v, "--export");
+    cr_expect_str_eq(v[i + 1], "out/profile");
+    /* Extra ncu arguments come before the program; the program is kbench
+     * itself running exactly this case in-process with the profiler opened
+     * around one run. */
+    cr_expect_lt(index_of(v, "--cache-control"), index_of(v, "/x/kbench"));
+    i = index_of(v, "/x/kbench");
+    cr_expect_str_eq(v[i + 1], "run");
+    cr_expect_str_eq(v[i + 2], "p.ini");
+    cr_expect_geq(index_of(v, "--in-process"), 0);
+    cr_expect_geq(index_of(v, "--profile-one-run"), 0);
+    i = index_of(v, "--filter");
+    cr_expect_str_eq(v[i + 1], "sgemm/cp_async/shape=64x64x64,alpha=1,beta=0.5");
+    i = index_of(v, "--device");
+    cr_expect_str_eq(v[i + 1], "1");
+    kbi_ncu_argv_free(v);
+
+    o.set = "full";
+    o.case_id = "p/v[1]/x=*";
+    v = kbi_ncu_argv(&o);
+    cr_expect_lt(index_of(v, "--metrics"), 0);
+    i = index_of(v, "--set");
+    cr_expect_str_eq(v[i + 1], "full");
+    i = index_of(v, "--filter");
+    cr_expect_str_eq(v[i + 1], "p/v\\[1\\]/x=\\*", "glob characters in an id are escaped");
+    kbi_ncu_argv_free(v);
+}
+
+Test(ncu, csv_reader_synthetic)
+{
+    const char *csv = "==PROF== Connected to process 1\n"
+                      "\"ID\",\"Process ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\","
+                      "\"gpu__time_duration.sum\",\"dram__bytes.sum\",\"launch__registers_per_thread\"\n"
+                      "\"\",\"\",\"\",\"\",\"\",\"nsecond\",\"Mbyte\",\"register/thread\"\n"
+                      "\"0\",\"42\",\"void k<(int)1>(float*, int)\",\"(256, 1, 1)\",\"(1024, 1, 1)\","
+                      "\"1,234.5\",\"3.25\",\"32\"\n"
+                      "\"1\",\"42\",\"other\",\"(128, 1, 1)\",\"(8, 1, 1)\",\"10\",\"n/a\",\"40\"\n";
+    char err[KBI_ERR_SIZE];
+    json_t *k = kbi_ncu_parse_csv(csv, "t.csv", err);
+    cr_assert_not_null(k, "%s", err);
+    cr_assert_eq(json_array_size(k), 2);
+    json_t *k0 = json_array_get(k, 0), *m = json_object_get(k0, "metrics");
+    cr_expect_str_eq(json_string_value(json_object_get(k0, "name")), "void k<(int)1>(float*, int)");
+    cr_expect_str_eq(json_string_value(json_object_get(k0, "grid")), "(1024, 1, 1)");
+    json_t *d = json_object_get(m, "gpu__time_duration.sum");
+    cr_expect_float_eq(json_number_value(json_object_get(d, "value")), 1234.5, 1e-9);
+    cr_expect_str_eq(json_string_value(json_object_get(d, "unit")), "nsecond");
+    cr_expect_null(json_object_get(m, "Process ID"), "only metrics go under metrics");
+    json_t *na = json_object_get(json_object_get(json_array_get(k, 1), "metrics"), "dram__bytes.sum");
+    cr_expect_str_eq(json_string_value(json_object_get(na, "value")), "n/a");
+    json_decref(k);
+}
+
+Test(ncu, csv_reader_errors)
+{
+    char err[KBI_ERR_SIZE];
+    cr_expect_null(kbi_ncu_parse_csv("no csv here\n", "t.csv", err));
+    cr_expect_str_eq(err, "t.csv: no CSV header row (\"ID\",...) found, expected ncu --csv --page "
+                          "raw output");
+    cr_expect_null(kbi_ncu_parse_csv("\"ID\",\"a__b\"\n\"0\",\"1\",\"2\"\n", "t.csv", err));
+    cr_expect_str_eq(err, "t.csv:2: 3 fields, expected 2 as in the header");
+    cr_expect_null(kbi_ncu_parse_csv("\"ID\",\"a__b\"\n\"0\",\"1\n", "t.csv", err));
+    cr_expect_str_eq(err, "t.csv:2: unterminated quoted field");
+}
+
+Test(ncu, real_capture_from_the_h200)
+{
+    char path[512], err[KBI_ERR_SIZE];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/ncu-h200-triad.csv", KBENCH_TEST_DATA);
+    f = fopen(path, "rb");
+    cr_assert_not_null(f, "the captured ncu CSV %s is part of the test data", path);
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    json_t *k = kbi_ncu_parse_csv(text, path, err);
+    cr_assert_not_null(k, "%s", err);
+    cr_assert_geq(json_array_size(k), 1);
+    json_t *m = json_object_get(json_array_get(k, 0), "metrics");
+    const char *want[] = {"gpu__time_duration.sum", "dram__bytes.sum",
+                          "sm__warps_active.avg.pct_of_peak_sustained_active",
+                          "launch__registers_per_thread"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        json_t *v = json_object_get(json_object_get(m, want[i]), "value");
+        cr_expect(json_is_number(v), "%s is a number in the real capture", want[i]);
+    }
+    /* A triad over 3 x 256 MiB moves about 805 MB through DRAM. */
+    json_t *bytes = json_object_get(m, "dram__bytes.sum");
+    double v = json_number_value(json_object_get(bytes, "value"));
+    const char *unit = json_string_value(json_object_get(bytes, "unit"));
+    double mb = strcmp(unit, "Gbyte") == 0 ? v * 1e3 : strcmp(unit, "Mbyte") == 0 ? v : v / 1e6;
+    cr_expect(mb > 700 && mb < 900, "dram bytes %g %s", v, unit);
+    json_decref(k);
+}
+
+Test(ncu, absent_ncu_is_a_clear_error)
+{
+    char cmd[1024], out[2048] = "";
+    FILE *p;
+    snprintf(cmd, sizeof cmd,
+             "cd /tmp && env PATH=/nonexistent CUDA_HOME=/nonexistent KBENCH_NCU= %s profile "
+             "%s/profiles/stream.ini --plugins %s --case 'stream/triad/bytes=268435456,"
+             "blocks_per_sm=0' --out /tmp/kbench-ncu-absent 2>&1",
+             KBENCH_TEST_BINARY, KBENCH_TEST_SOURCE_DIR, KBENCH_TEST_PLUGINS);
+    p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    fread(out, 1, sizeof out - 1, p);
+    int status = pclose(p);
+    if (access("/usr/local/cuda/bin/ncu", X_OK) == 0)
+        cr_skip_test("ncu is installed at /usr/local/cuda/bin here");
+    cr_expect_eq(WEXITSTATUS(status), 2);
+    cr_expect(strstr(out, "ncu not found: looked in $KBENCH_NCU, PATH, $CUDA_HOME/bin and "
+                          "/usr/local/cuda/bin") != NULL,
+              "%s", out);
+}
