@@ -162,3 +162,29 @@ Test(ncu, absent_ncu_is_a_clear_error)
                           "/usr/local/cuda/bin") != NULL,
               "%s", out);
 }
+
+Test(ncu, report_shows_the_profile_beside_the_timing)
+{
+    char cmd[1024], path[300], *md;
+    FILE *f;
+    long n;
+    snprintf(cmd, sizeof cmd, "rm -rf /tmp/kbench-ncu-report && %s report %s/profile-h200 --out "
+                              "/tmp/kbench-ncu-report --no-charts >/dev/null 2>&1",
+             KBENCH_TEST_BINARY, KBENCH_TEST_DATA);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "/tmp/kbench-ncu-report/report.md");
+    f = fopen(path, "r");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    md = calloc(1, (size_t)n + 1);
+    fread(md, 1, (size_t)n, f);
+    fclose(f);
+    cr_expect(strstr(md, "### Nsight Compute: `stream/triad/bytes=268435456,blocks_per_sm=0`") !=
+                  NULL,
+              "the profile table is in the report");
+    cr_expect(strstr(md, "stream_kernel") != NULL, "one row per kernel, named");
+    cr_expect(strstr(md, "long_scoreboard") != NULL, "top stall reasons");
+    free(md);
+}

@@ -227,6 +227,7 @@ json_t *kbi_ncu_parse_csv(const char *text, const char *name, char *err)
         line++;
         if (bad) {
             kbi_errf(err, "%s:%d: unterminated quoted field", name, line);
+            kbi_strv_free(row, nr);
             goto fail;
         }
         if (nr == 1 && !row[0][0]) { /* blank line */

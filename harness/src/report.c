@@ -2271,9 +2271,9 @@ static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugi
                 const char *name;
                 double v;
             } top[3] = {{NULL, -1}, {NULL, -1}, {NULL, -1}};
-            fputs("| `", f);
+            fputs("| ", f); /* md_cell escapes < and |, so no code span here */
             md_cell(f, json_string_value(json_object_get(k, "name")));
-            fputs("` | ", f);
+            fputs(" | ", f);
             md_cell(f, json_string_value(json_object_get(k, "grid")));
             fputs(" | ", f);
             md_cell(f, json_string_value(json_object_get(k, "block")));
