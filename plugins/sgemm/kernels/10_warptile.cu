@@ -1,0 +1,678 @@
+/* sgemm ladder step 10, warp tiling: the fastest CUDA-core (FFMA only) SGEMM of the ladder,
+ * autotuned over a handful of template configurations.
+ *
+ * Every configuration shares one kernel template:
+ *   - Each warp owns a 64x32 tile of C; its 32 lanes form an 8 (M) x 4 (N) grid.  Lane (lm, ln)
+ *     owns rows 4*lm + {0..3} and 32 + 4*lm + {0..3} of the warp tile (two float4 of A per k)
+ *     and columns ln + 4*e and 16 + ln + 4*e, e = 0..3.  A warp's fragment read is then 8
+ *     distinct float4 of A (128 contiguous bytes, one wavefront) and 4 distinct float4 of B from
+ *     4 consecutive B rows, everything else a broadcast.
+ *   - A (column-major, M contiguous) lands in SMEM as As[k][m] straight from cp.async: no
+ *     transpose needed for outer products along M.
+ *   - B (column-major, K contiguous) also lands K-major, Bs[n][k], straight from cp.async, and
+ *     is read as float4 along k: one LDS.128 gives 4 k-steps of one column, so 8 loads cover
+ *     4 k-steps of the thread's 8 columns, the same instruction count as a transposed layout
+ *     without staging B through registers.  Rows are padded to 20 floats so the 4 consecutive
+ *     rows a warp reads at once hit 4 different bank groups; with the padding every fragment
+ *     address is a per-thread base plus a compile-time offset.
+ *   - A STAGES-deep cp.async ring with one barrier per K tile, 16-byte copies when A, B and
+ *     their leading dimensions allow (and M, K are multiples of 4), 4-byte zero-filled copies
+ *     otherwise; 128-bit epilogue when C/C0/ldc allow, guarded scalar stores on the edges.
+ *   - Grouped rasterisation of the 1-D grid so that CTAs resident together share A and B
+ *     panels in L2.
+ *   - Optional split-K for shapes with too few output tiles to fill the GPU: each split writes
+ *     its partial tile to a workspace and a second kernel sums the splits in a fixed order and
+ *     applies alpha/beta once, so the result is deterministic.
+ * warptile_tune() times every configuration on the caller's buffers and remembers the fastest
+ * per shape; run_warptile() uses that choice, or a shape heuristic when nothing was tuned. */
+#include "common.cuh"
+
+#include <algorithm>
+#include <mutex>
+
+namespace {
+
+/* ---- configuration ------------------------------------------------------------------------ */
+
+constexpr int kWarpM = 64, kWarpN = 32; /* warp tile; lanes 8 x 4, 8x8 per lane */
+constexpr int kBK = 16;                 /* K tile */
+constexpr int kGroupN = 8;              /* rasterisation: tile columns per group */
+
+template <int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_> struct WtConfig {
+    static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
+    static constexpr int BM = kWarpM * WARPS_M, BN = kWarpN * WARPS_N, BK = kBK;
+    static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
+    static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
+    /* B rows (one k, BN columns) are padded by 4 floats: the transposing 4-byte copies of 8
+     * consecutive k x 4 consecutive n per warp then hit 32 distinct banks (4k + n mod 32),
+     * and rows stay 16-byte aligned for the 128-bit fragment loads. */
+    static constexpr int B_LD = BN + 4;
+    static constexpr int A_STAGE = BK * BM, B_STAGE = BK * B_LD; /* floats */
+    static constexpr size_t SMEM = (size_t)STAGES * (A_STAGE + B_STAGE) * sizeof(float);
+    static constexpr int A_CHUNKS = BM * BK / 4 / THREADS; /* 16-byte copies of A per thread */
+    static constexpr int B_COPIES = BN * BK / THREADS;     /* 4-byte copies of B per thread */
+    static_assert(A_CHUNKS * THREADS * 4 == BM * BK, "A tile must split evenly into chunks");
+    static_assert(B_COPIES * THREADS == BN * BK, "B tile must split evenly into elements");
+    static_assert(STAGES >= 2, "the ring needs two stages at least");
+};
+
+/* ---- tile loads ---------------------------------------------------------------------------
+ * A (M contiguous) is copied as it lies: chunk q = tid + i*THREADS is rows 4*(q % (BM/4)) .. +3
+ * of tile column k = q / (BM/4), so a warp copies 512 contiguous bytes of one column, and
+ * since THREADS is a multiple of BM/4 all of a thread's chunks share their rows and sit
+ * A_KSTEP columns apart.  Outer products along M want exactly this layout, As[k][m].
+ *
+ * B (K contiguous) must be transposed to Bs[k][n] so that a thread reads 4 consecutive columns
+ * at one k with one 128-bit load.  cp.async cannot transpose 16-byte chunks, but its 4-byte
+ * form can place every element: copy q = tid + i*THREADS takes k = q % 8 + 8*(nq / BN) and
+ * n = nq % BN with nq = q / 8.  A warp thus reads 8 consecutive k (one 32-byte sector) from each
+ * of 4 consecutive columns, and writes banks 4k + n: conflict-free.  No registers stage the
+ * data, so B keeps the asynchronous multi-stage pipeline; the price is 4x more copy
+ * instructions for B (8 per thread per 16-k tile in the 128x128 configuration, against 1024
+ * FFMA).
+ *
+ * Interior tiles (the CTA inside M and N, the K tile inside K) take a fast path: two running
+ * pointers and compile-time offsets, no predicates, a few integer instructions per copy.
+ * Edge tiles form every address from 32-bit indices, zero-fill what lies outside the
+ * matrices, and hand cp.async only addresses inside them (the matrix base when predicated
+ * off).  Tiles are loaded strictly in order, one per call. */
+template <class Cfg, bool VEC> struct WtLoader {
+    static constexpr int A_KSTEP = Cfg::THREADS / (Cfg::BM / 4);
+    static constexpr int T8 = Cfg::THREADS / 8; /* B columns covered per copy index */
+    static_assert(Cfg::THREADS % (Cfg::BM / 4) == 0, "A chunks of a thread must share rows");
+    static_assert(Cfg::BN % T8 == 0, "B copies of a thread must keep k % 8 and n % T8");
+
+    const float *a_ptr; /* A[a_row, a_col]: the thread's first A chunk of the next tile */
+    const float *b_ptr; /* B[b_k, n0 + b_n]: the thread's first B copy of the next tile */
+    int a_row;          /* first row of the thread's A chunks (clamped to 0 when outside A) */
+    int a_rows;         /* rows of those chunks inside A: 0..4 */
+    int a_col;          /* column of A (= k) of the thread's first A chunk in the next tile */
+    int b_k;            /* row of B (= k) of the thread's first B copy in the next tile */
+    int a_dst, b_dst;   /* float offsets of the first A chunk / B copy inside a stage */
+
+    __device__ __forceinline__ WtLoader(const float *A, int lda, const float *B, int ldb, int M,
+                                        int N, int m0, int n0, int k_first, int tid)
+    {
+        const int m = 4 * (tid % (Cfg::BM / 4)), ak = tid / (Cfg::BM / 4);
+        a_rows = min(max(M - (m0 + m), 0), 4);
+        a_row = a_rows > 0 ? m0 + m : 0;
+        a_col = k_first + ak;
+        a_dst = ak * Cfg::BM + m;
+        a_ptr = A + a_row + (size_t)a_col * lda; /* dereferenced only on interior tiles */
+        const int bn = tid / 8;
+        b_k = k_first + tid % 8;
+        b_dst = (tid % 8) * Cfg::B_LD + bn;
+        b_ptr = B + (size_t)min(n0 + bn, N - 1) * ldb + b_k;
+    }
+
+    /* Copy index i of B: tile column b_n + n_off(i), tile row (k) tid % 8 + k_off(i). */
+    __host__ __device__ static constexpr int n_off(int i) { return (i * T8) % Cfg::BN; }
+    __host__ __device__ static constexpr int k_off(int i) { return 8 * ((i * T8) / Cfg::BN); }
+
+    /* Copies the next K tile into the stage.  `interior`: the CTA's rows and columns are all
+     * inside C (so every A row and B column it reads exists). */
+    __device__ __forceinline__ void load(float *as, float *bs, const float *A, int lda,
+                                         const float *B, int ldb, int N, int K, int n0,
+                                         bool interior)
+    {
+        const int k0 = a_col - (a_dst / Cfg::BM); /* first k of the tile */
+        if (interior && k0 + kBK <= K) {
+#pragma unroll
+            for (int i = 0; i < Cfg::A_CHUNKS; i++) {
+                float *dst = as + a_dst + i * A_KSTEP * Cfg::BM;
+                const float *src = a_ptr + (size_t)(i * A_KSTEP) * lda;
+                if (VEC) {
+                    cp_async_16(dst, src, true);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        cp_async_4(dst + e, src + e, true);
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < Cfg::B_COPIES; i++)
+                cp_async_4(bs + b_dst + k_off(i) * Cfg::B_LD + n_off(i),
+                           b_ptr + (size_t)n_off(i) * ldb + k_off(i), true);
+        } else {
+#pragma unroll
+            for (int i = 0; i < Cfg::A_CHUNKS; i++) {
+                const int k = a_col + i * A_KSTEP;
+                const bool k_ok = k < K;
+                const float *src = A + a_row + (size_t)(k_ok ? k : 0) * lda;
+                float *dst = as + a_dst + i * A_KSTEP * Cfg::BM;
+                if (VEC) {
+                    /* M % 4 == 0 here, so a chunk is entirely inside or entirely outside */
+                    const bool p = k_ok && a_rows == 4;
+                    cp_async_16(dst, p ? src : A, p);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        const bool p = k_ok && e < a_rows;
+                        cp_async_4(dst + e, p ? src + e : A, p);
+                    }
+                }
+            }
+            const int bn = b_dst % Cfg::B_LD; /* tid / 8 */
+#pragma unroll
+            for (int i = 0; i < Cfg::B_COPIES; i++) {
+                const int n = n0 + bn + n_off(i), k = b_k + k_off(i);
+                const bool p = n < N && k < K;
+                const float *src = p ? B + (size_t)n * ldb + k : B;
+                cp_async_4(bs + b_dst + k_off(i) * Cfg::B_LD + n_off(i), src, p);
+            }
+        }
+        a_col += kBK;
+        b_k += kBK;
+        a_ptr += (size_t)kBK * lda;
+        b_ptr += kBK;
+    }
+};
+
+/* ---- the kernel ---------------------------------------------------------------------------
+ * grid.x: output tiles (rasterised), grid.z: K splits.  With ws == nullptr the CTA writes
+ * C = alpha*acc + beta*C0; otherwise it writes its raw partial sums to split blockIdx.z of the
+ * workspace (leading dimension ldw, split stride ws_split) and wt_splitk_reduce finishes. */
+template <class Cfg, bool VEC>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    wt_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
+              const float *__restrict__ B, int ldb, float beta, const float *C0, float *C, int ldc,
+              int tiles_m, int tiles_n, int ktiles_per_split, float *ws, int ldw, size_t ws_split)
+{
+    extern __shared__ __align__(16) float wt_smem[];
+    float *const As = wt_smem;
+    float *const Bs = wt_smem + Cfg::STAGES * Cfg::A_STAGE;
+
+    /* Grouped rasterisation: consecutive CTAs walk down M inside a band of kGroupN tile
+     * columns, so the CTAs resident at one time read few distinct B panels and reuse each
+     * A panel across the band. */
+    const int pid = blockIdx.x;
+    const int per_group = kGroupN * tiles_m;
+    const int group = pid / per_group;
+    const int in_group = pid - group * per_group;
+    const int tile_m = in_group % tiles_m;
+    const int tile_n = group * kGroupN + in_group / tiles_m; /* < tiles_n since pid < tiles */
+    const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
+
+    const int ktiles_total = CEIL_DIV(K, kBK);
+    const int kt_begin = blockIdx.z * ktiles_per_split;
+    const int ktiles = max(min(ktiles_per_split, ktiles_total - kt_begin), 0);
+
+    const int tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
+    const int lm = lane % 8, ln = lane / 8;
+
+    WtLoader<Cfg, VEC> loader(A, lda, B, ldb, M, N, m0, n0, kt_begin * kBK, tid);
+    const bool interior = m0 + Cfg::BM <= M && n0 + Cfg::BN <= N;
+
+    /* Prologue: STAGES-1 tiles in flight; a group is committed even when empty so that the
+     * wait count below always means "tile kt has landed". */
+#pragma unroll
+    for (int s = 0; s < Cfg::STAGES - 1; s++) {
+        if (s < ktiles)
+            loader.load(As + s * Cfg::A_STAGE, Bs + s * Cfg::B_STAGE, A, lda, B, ldb, N, K, n0,
+                        interior);
+        cp_async_commit();
+    }
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            acc[i][j] = 0.0f;
+
+    /* The lane's rows: wm*64 + lm*4 + {0..3} and +32; columns: wn*32 + ln*4 + {0..3} and +16.
+     * Per k a warp reads 8 distinct float4 of one As row (128 contiguous bytes) and 4 distinct
+     * float4 of one Bs row: one wavefront each, the rest are broadcasts. */
+    const int a_off = wm * kWarpM + lm * 4;
+    const int b_off = wn * kWarpN + ln * 4;
+
+    for (int kt = 0; kt < ktiles; kt++) {
+        cp_async_wait<Cfg::STAGES - 2>();
+        /* Tile kt is visible to all threads, and every thread has finished computing on tile
+         * kt-1, whose stage the load below overwrites. */
+        __syncthreads();
+        {
+            const int nt = kt + Cfg::STAGES - 1;
+            if (nt < ktiles) {
+                const int s = nt % Cfg::STAGES;
+                loader.load(As + s * Cfg::A_STAGE, Bs + s * Cfg::B_STAGE, A, lda, B, ldb, N, K,
+                            n0, interior);
+            }
+            cp_async_commit();
+        }
+
+        const int s = kt % Cfg::STAGES;
+        const float *as = As + s * Cfg::A_STAGE + a_off;
+        const float *bs = Bs + s * Cfg::B_STAGE + b_off;
+        /* Fragments double-buffered in registers: the loads for k+1 are issued before the 64
+         * FFMA of k, which hide their latency. */
+        float4 fa[2][2], fb[2][2];
+        fa[0][0] = *reinterpret_cast<const float4 *>(as);
+        fa[0][1] = *reinterpret_cast<const float4 *>(as + 32);
+        fb[0][0] = *reinterpret_cast<const float4 *>(bs);
+        fb[0][1] = *reinterpret_cast<const float4 *>(bs + 16);
+#pragma unroll
+        for (int k = 0; k < kBK; k++) {
+            const int cur = k & 1, nxt = cur ^ 1;
+            if (k + 1 < kBK) {
+                fa[nxt][0] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM);
+                fa[nxt][1] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM + 32);
+                fb[nxt][0] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD);
+                fb[nxt][1] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD + 16);
+            }
+            const float av[8] = {fa[cur][0].x, fa[cur][0].y, fa[cur][0].z, fa[cur][0].w,
+                                 fa[cur][1].x, fa[cur][1].y, fa[cur][1].z, fa[cur][1].w};
+            const float bv[8] = {fb[cur][0].x, fb[cur][0].y, fb[cur][0].z, fb[cur][0].w,
+                                 fb[cur][1].x, fb[cur][1].y, fb[cur][1].z, fb[cur][1].w};
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
+    }
+    /* Drain the (empty) trailing groups so no copy is in flight at exit. */
+    cp_async_wait<0>();
+
+    /* Epilogue: rows m0 + a_off + 32*h + e, columns n0 + b_off + 16*(j/4) + j%4.  A warp's
+     * float4 store covers 128 contiguous bytes of each of 4 columns. */
+    const bool to_ws = ws != nullptr;
+    float *const out = to_ws ? ws + (size_t)blockIdx.z * ws_split : C;
+    const int ldo = to_ws ? ldw : ldc;
+    const float oa = to_ws ? 1.0f : alpha, ob = to_ws ? 0.0f : beta;
+    const bool vec_out = to_ws ? true
+                               : (sgemm_vec4_ok(C, ldc) && (beta == 0.0f || sgemm_vec4_ok(C0, ldc)));
+    if (vec_out && interior) {
+        /* All 8 C0 loads of a half are issued before any store, so a short-K tile (where the
+         * epilogue is a large share of the time) waits for memory twice, not 16 times.  C0 may
+         * alias C: each element is read by the thread that writes it, before the write. */
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int m = m0 + a_off + 32 * h;
+            float4 c[8];
+            if (ob != 0.0f) {
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    c[j] = *reinterpret_cast<const float4 *>(
+                        C0 + sgemm_at(m, n0 + b_off + 16 * (j / 4) + (j % 4), ldo));
+            }
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                float4 v = make_float4(oa * acc[4 * h][j], oa * acc[4 * h + 1][j],
+                                       oa * acc[4 * h + 2][j], oa * acc[4 * h + 3][j]);
+                if (ob != 0.0f) {
+                    v.x = fmaf(ob, c[j].x, v.x);
+                    v.y = fmaf(ob, c[j].y, v.y);
+                    v.z = fmaf(ob, c[j].z, v.z);
+                    v.w = fmaf(ob, c[j].w, v.w);
+                }
+                *reinterpret_cast<float4 *>(
+                    out + sgemm_at(m, n0 + b_off + 16 * (j / 4) + (j % 4), ldo)) = v;
+            }
+        }
+        return;
+    }
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int m = m0 + a_off + 32 * h;
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            const int n = n0 + b_off + 16 * (j / 4) + (j % 4);
+            if (n >= N || m >= M)
+                continue;
+            const size_t idx = sgemm_at(m, n, ldo);
+            if (vec_out && m + 3 < M) {
+                sgemm_store4(make_float4(acc[4 * h][j], acc[4 * h + 1][j], acc[4 * h + 2][j],
+                                         acc[4 * h + 3][j]),
+                             oa, ob, C0, out, idx);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    if (m + e < M)
+                        sgemm_store(acc[4 * h + e][j], oa, ob, C0, out, idx + e);
+            }
+        }
+    }
+}
+
+/* Second pass of split-K: C = alpha * sum_s ws[s] + beta * C0, the splits summed in order so
+ * that the result does not depend on scheduling.  One thread per element, grid-stride;
+ * memory-bound and coalesced along M. */
+__global__ void wt_splitk_reduce(int M, int N, int splits, const float *__restrict__ ws, int ldw,
+                                 size_t ws_split, float alpha, float beta, const float *C0,
+                                 float *C, int ldc)
+{
+    const size_t total = (size_t)M * (size_t)N;
+    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        const int m = (int)(e % (size_t)M), n = (int)(e / (size_t)M);
+        const float *p = ws + sgemm_at(m, n, ldw);
+        float sum = 0.0f;
+        for (int s = 0; s < splits; s++)
+            sum += p[(size_t)s * ws_split];
+        sgemm_store(sum, alpha, beta, C0, C, sgemm_at(m, n, ldc));
+    }
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+struct Args {
+    int M, N, K;
+    float alpha;
+    const float *A;
+    int lda;
+    const float *B;
+    int ldb;
+    float beta;
+    const float *C0;
+    float *C;
+    int ldc;
+    cudaStream_t stream;
+};
+
+/* Device facts needed for launch decisions, read once per device. */
+struct DeviceInfo {
+    int sms = 132;
+};
+
+DeviceInfo device_info()
+{
+    static std::mutex mu;
+    static int cached_dev = -1;
+    static DeviceInfo cached;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess)
+        return cached;
+    std::lock_guard<std::mutex> lock(mu);
+    if (dev != cached_dev) {
+        int sms = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+            sms > 0)
+            cached.sms = sms;
+        cached_dev = dev;
+    }
+    return cached;
+}
+
+/* Split-K workspace, grown on demand with stream-ordered allocation (no device-wide
+ * synchronisation in the run path) and freed by warptile_release(). */
+std::mutex ws_mu;
+float *ws_ptr = nullptr;
+size_t ws_bytes = 0;
+
+cudaError_t workspace(size_t bytes, cudaStream_t stream, float **out)
+{
+    std::lock_guard<std::mutex> lock(ws_mu);
+    if (bytes <= ws_bytes) {
+        *out = ws_ptr;
+        return cudaSuccess;
+    }
+    if (ws_ptr) {
+        cudaError_t e = cudaFreeAsync(ws_ptr, stream);
+        if (e != cudaSuccess)
+            return e;
+        ws_ptr = nullptr;
+        ws_bytes = 0;
+    }
+    void *p = nullptr;
+    cudaError_t e = cudaMallocAsync(&p, bytes, stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        e = cudaMalloc(&p, bytes); /* no memory pools on this device/driver */
+        if (e != cudaSuccess)
+            return e;
+    }
+    ws_ptr = (float *)p;
+    ws_bytes = bytes;
+    *out = ws_ptr;
+    return cudaSuccess;
+}
+
+/* How many K splits a configuration with split-K enabled uses for this shape: enough CTAs to
+ * fill every SM about twice over, each split keeping at least 8 K tiles (128 k) so that the
+ * pipeline prologue stays small, and at most 16. */
+int choose_splits(int tiles, int ktiles, int sms, int ctas_per_sm)
+{
+    const int want = 2 * sms * ctas_per_sm;
+    if (tiles >= want / 2)
+        return 1;
+    int s = CEIL_DIV(want, tiles);
+    s = std::min(s, std::max(ktiles / 8, 1));
+    s = std::min(s, 16);
+    return std::max(s, 1);
+}
+
+template <class Cfg, bool VEC> cudaError_t prepare_kernel()
+{
+    /* Once per instantiation: allow the dynamic SMEM above 48 KB and ask for the largest
+     * shared-memory carveout so MIN_BLOCKS CTAs fit. */
+    static const cudaError_t once = [] {
+        cudaError_t e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC>,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)Cfg::SMEM);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC>,
+                                     cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+        return e;
+    }();
+    return once;
+}
+
+template <class Cfg, bool SPLITK> cudaError_t launch(const Args &a)
+{
+    const int tiles_m = CEIL_DIV(a.M, Cfg::BM), tiles_n = CEIL_DIV(a.N, Cfg::BN);
+    const int tiles = tiles_m * tiles_n;
+    const int ktiles = CEIL_DIV(a.K, kBK);
+    int splits = 1;
+    if (SPLITK)
+        splits = choose_splits(tiles, ktiles, device_info().sms, Cfg::MIN_BLOCKS);
+    const int per_split = CEIL_DIV(ktiles, splits);
+    splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */
+
+    float *ws = nullptr;
+    int ldw = 0;
+    size_t ws_split = 0;
+    if (splits > 1) {
+        ldw = (a.M + 3) / 4 * 4; /* float4-aligned columns for the 128-bit partial stores */
+        ws_split = (size_t)ldw * (size_t)a.N;
+        cudaError_t e = workspace(ws_split * splits * sizeof(float), a.stream, &ws);
+        if (e != cudaSuccess)
+            return e;
+    }
+
+    /* 16-byte copies of A need an aligned base and leading dimension, and M a multiple of 4
+     * so that a chunk never straddles the matrix edge; B always moves as 4-byte copies. */
+    const bool vec = sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+    const dim3 grid(tiles, 1, splits), block(Cfg::THREADS);
+    cudaError_t e = vec ? prepare_kernel<Cfg, true>() : prepare_kernel<Cfg, false>();
+    if (e != cudaSuccess)
+        return e;
+    if (vec)
+        wt_kernel<Cfg, true><<<grid, block, Cfg::SMEM, a.stream>>>(
+            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m,
+            tiles_n, per_split, ws, ldw, ws_split);
+    else
+        wt_kernel<Cfg, false><<<grid, block, Cfg::SMEM, a.stream>>>(
+            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m,
+            tiles_n, per_split, ws, ldw, ws_split);
+    e = cudaGetLastError();
+    if (e != cudaSuccess || splits == 1)
+        return e;
+    const size_t total = (size_t)a.M * a.N;
+    const int threads = 256;
+    const int blocks = (int)std::min<size_t>(CEIL_DIV(total, (size_t)threads),
+                                             (size_t)device_info().sms * 8);
+    wt_splitk_reduce<<<blocks, threads, 0, a.stream>>>(a.M, a.N, splits, ws, ldw, ws_split,
+                                                       a.alpha, a.beta, a.C0, a.C, a.ldc);
+    return cudaGetLastError();
+}
+
+/* The configurations, in warptile_config_name() order.  MIN_BLOCKS is the number of CTAs per
+ * SM the register cap is sized for (64K registers / (THREADS * MIN_BLOCKS), at most 255). */
+using Cfg128x128s3 = WtConfig<2, 4, 3, 2>;
+using Cfg128x128s4 = WtConfig<2, 4, 4, 2>;
+using Cfg128x256s3 = WtConfig<2, 8, 3, 1>;
+using Cfg256x128s3 = WtConfig<4, 4, 3, 1>;
+using Cfg64x128s3 = WtConfig<1, 4, 3, 3>;
+using Cfg128x64s3 = WtConfig<2, 2, 3, 4>;
+using Cfg64x64s4 = WtConfig<1, 2, 4, 6>;
+
+struct ConfigEntry {
+    const char *name;
+    cudaError_t (*fn)(const Args &);
+};
+
+const ConfigEntry kConfigs[] = {
+    {"128x128x16_s3_8w", launch<Cfg128x128s3, false>},
+    {"128x128x16_s4_8w", launch<Cfg128x128s4, false>},
+    {"128x256x16_s3_16w", launch<Cfg128x256s3, false>},
+    {"256x128x16_s3_16w", launch<Cfg256x128s3, false>},
+    {"64x128x16_s3_4w", launch<Cfg64x128s3, false>},
+    {"128x64x16_s3_4w", launch<Cfg128x64s3, false>},
+    {"64x64x16_s4_2w", launch<Cfg64x64s4, false>},
+    {"128x128x16_s4_8w_splitk", launch<Cfg128x128s4, true>},
+    {"64x128x16_s3_4w_splitk", launch<Cfg64x128s3, true>},
+};
+constexpr int kNumConfigs = (int)(sizeof(kConfigs) / sizeof(kConfigs[0]));
+
+/* Shape heuristic used when the shape was not tuned: the 128x128 tile whenever it gives at
+ * least about one full wave, split-K when K is long and the tiles are few, and smaller tiles
+ * otherwise. */
+int default_config(int M, int N, int K)
+{
+    const int sms = device_info().sms;
+    const int tiles128 = CEIL_DIV(M, 128) * CEIL_DIV(N, 128);
+    if (tiles128 >= sms)
+        return 1;
+    if (K >= 1024)
+        return 7;
+    const int tiles64x128 = CEIL_DIV(M, 64) * CEIL_DIV(N, 128);
+    if (tiles64x128 >= sms)
+        return 4;
+    return 6;
+}
+
+/* Tuned choices, one per shape, most recent first out of a small ring. */
+struct TunedShape {
+    int M, N, K, config;
+};
+std::mutex tune_mu;
+TunedShape tuned[16];
+int tuned_count = 0, tuned_next = 0;
+
+int lookup_config(int M, int N, int K)
+{
+    std::lock_guard<std::mutex> lock(tune_mu);
+    for (int i = 0; i < tuned_count; i++)
+        if (tuned[i].M == M && tuned[i].N == N && tuned[i].K == K)
+            return tuned[i].config;
+    return -1;
+}
+
+void remember_config(int M, int N, int K, int config)
+{
+    std::lock_guard<std::mutex> lock(tune_mu);
+    for (int i = 0; i < tuned_count; i++)
+        if (tuned[i].M == M && tuned[i].N == N && tuned[i].K == K) {
+            tuned[i].config = config;
+            return;
+        }
+    tuned[tuned_next] = {M, N, K, config};
+    tuned_next = (tuned_next + 1) % 16;
+    tuned_count = std::min(tuned_count + 1, 16);
+}
+
+bool args_ok(int M, int N, int K, int lda, int ldb, int ldc)
+{
+    return M >= 1 && N >= 1 && K >= 1 && lda >= M && ldb >= K && ldc >= M;
+}
+
+} // namespace
+
+extern "C" int warptile_config_count(void) { return kNumConfigs; }
+
+extern "C" const char *warptile_config_name(int idx)
+{
+    return idx >= 0 && idx < kNumConfigs ? kConfigs[idx].name : nullptr;
+}
+
+extern "C" cudaError_t run_warptile_config(int config, int M, int N, int K, float alpha,
+                                           const float *A, int lda, const float *B, int ldb,
+                                           float beta, const float *C0, float *C, int ldc,
+                                           cudaStream_t stream)
+{
+    if (config < 0 || config >= kNumConfigs || !args_ok(M, N, K, lda, ldb, ldc))
+        return cudaErrorInvalidValue;
+    const Args a = {M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream};
+    return kConfigs[config].fn(a);
+}
+
+extern "C" SGEMM_LAUNCHER(warptile)
+{
+    int config = lookup_config(M, N, K);
+    if (config < 0)
+        config = default_config(M, N, K);
+    return run_warptile_config(config, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
+}
+
+/* Times every configuration on the caller's buffers (one warm-up launch, then the median of
+ * three timed launches), remembers the fastest for (M, N, K) and returns its index in
+ * *chosen_config.  Synchronises the stream; meant for a plugin's untimed init.  Writes C like
+ * a run does (so with C0 == C the beta term of later runs changes). */
+extern "C" cudaError_t warptile_tune(int M, int N, int K, float alpha, const float *A, int lda,
+                                     const float *B, int ldb, float beta, const float *C0,
+                                     float *C, int ldc, cudaStream_t stream, int *chosen_config)
+{
+    if (!args_ok(M, N, K, lda, ldb, ldc))
+        return cudaErrorInvalidValue;
+    cudaEvent_t ev[4] = {};
+    cudaError_t err = cudaSuccess;
+    for (int i = 0; i < 4 && err == cudaSuccess; i++)
+        err = cudaEventCreate(&ev[i]);
+    int best = -1;
+    float best_ms = 0.0f;
+    for (int c = 0; c < kNumConfigs && err == cudaSuccess; c++) {
+        err = run_warptile_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
+        float ms[3] = {};
+        for (int r = 0; r < 3 && err == cudaSuccess; r++) {
+            err = cudaEventRecord(ev[0], stream);
+            if (err == cudaSuccess)
+                err = run_warptile_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc,
+                                          stream);
+            if (err == cudaSuccess)
+                err = cudaEventRecord(ev[1], stream);
+            if (err == cudaSuccess)
+                err = cudaEventSynchronize(ev[1]);
+            if (err == cudaSuccess)
+                err = cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
+        }
+        if (err != cudaSuccess)
+            break;
+        std::sort(ms, ms + 3);
+        if (best < 0 || ms[1] < best_ms) {
+            best = c;
+            best_ms = ms[1];
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        if (ev[i])
+            cudaEventDestroy(ev[i]);
+    if (err != cudaSuccess)
+        return err;
+    remember_config(M, N, K, best);
+    if (chosen_config)
+        *chosen_config = best;
+    return cudaSuccess;
+}
+
+/* Frees the split-K workspace (synchronises the device); safe to call more than once. */
+extern "C" void warptile_release(void)
+{
+    std::lock_guard<std::mutex> lock(ws_mu);
+    if (ws_ptr)
+        cudaFree(ws_ptr);
+    ws_ptr = nullptr;
+    ws_bytes = 0;
+}
