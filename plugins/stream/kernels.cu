@@ -1,6 +1,8 @@
 // Device STREAM kernels: grid-stride loops over 128-bit (float4) elements
 // with several independent loads in flight per thread, plus a scalar tail.
 #include <cuda_runtime.h>
+#include <math.h>
+#include <string.h>
 
 #include "stream.h"
 
@@ -81,7 +83,61 @@ __global__ void __launch_bounds__(kThreads) stream_kernel(float *__restrict__ c,
         c[t] = apply1<Op>(a[t], two ? b[t] : a[t]);
 }
 
+// The largest relative error of c against op(a, b) computed in double, as
+// the bits of a non-negative double (their order is the numbers' order), and
+// how many elements exceed tol.  A NaN counts as +infinity.
+__global__ void check(stream_op op, const float *c, size_t n, uint64_t seed, double tol,
+                      unsigned long long *worst_bits, unsigned long long *bad)
+{
+    double worst = 0.0;
+    unsigned long long nbad = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        double a = stream_input(seed, 0, i), b = stream_input(seed, 1, i), want;
+        switch (op) {
+        case OP_COPY:
+            want = a;
+            break;
+        case OP_SCALE:
+            want = (double)STREAM_Q * a;
+            break;
+        case OP_ADD:
+            want = a + b;
+            break;
+        default:
+            want = a + (double)STREAM_Q * b;
+        }
+        double err = fabs((double)c[i] - want) / want;
+        if (!(err <= 1e300))
+            err = INFINITY;
+        worst = fmax(worst, err);
+        nbad += err > tol;
+    }
+    atomicMax(worst_bits, (unsigned long long)__double_as_longlong(worst));
+    if (nbad)
+        atomicAdd(bad, nbad);
+}
+
 } // namespace
+
+extern "C" int stream_device_check(stream_op op, const float *c, size_t n, uint64_t seed,
+                                   double tol, double *worst, unsigned long long *bad)
+{
+    unsigned long long *d = nullptr, h[2] = {0, 0};
+    cudaError_t e = cudaMalloc(&d, sizeof h);
+    if (e == cudaSuccess)
+        e = cudaMemset(d, 0, sizeof h);
+    if (e == cudaSuccess) {
+        check<<<1024, kThreads>>>(op, c, n, seed, tol, d, d + 1);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    memcpy(worst, &h[0], sizeof *worst);
+    *bad = h[1];
+    return (int)e;
+}
 
 extern "C" int stream_device_fill(float *x, size_t n, uint64_t seed, int which, void *stream)
 {

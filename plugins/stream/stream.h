@@ -35,6 +35,10 @@ static inline STREAM_HD float stream_input(uint64_t seed, int which, size_t i)
 
 /* Device side (kernels.cu).  Each returns a cudaError_t as int. */
 int stream_device_fill(float *x, size_t n, uint64_t seed, int which, void *stream);
+/* Largest relative error of c against op in double, and the count of
+ * elements over tol, computed on the device (a NaN counts as infinity). */
+int stream_device_check(stream_op op, const float *c, size_t n, uint64_t seed, double tol,
+                        double *worst, unsigned long long *bad);
 int stream_device_run(stream_op op, float *c, const float *a, const float *b, size_t n,
                       int sm_count, int blocks_per_sm, void *stream);
 
