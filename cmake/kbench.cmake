@@ -5,9 +5,21 @@ set(KBENCH_PLUGIN_DIR ${CMAKE_BINARY_DIR}/plugins)
 
 set(KBENCH_WARNINGS -Wall -Wextra -Wshadow -Wno-unused-parameter)
 
+# KBENCH_SANITIZE: AddressSanitizer (with LeakSanitizer) and UBSan on every
+# C/C++ object of the harness, the plugins' host code and the tests.  CUDA
+# code (device and nvcc-compiled host code) stays uninstrumented; plugins
+# link the sanitizer runtime like everything else.  Any finding stops the
+# process (-fno-sanitize-recover), so a test with a finding fails.
 if(KBENCH_SANITIZE)
   set(KBENCH_SAN_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer
-                       -fno-sanitize-recover=undefined)
+                       -fno-sanitize-recover=all)
+  if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+    # GCC leaves these out of -fsanitize=undefined; clang has them in it.
+    list(APPEND KBENCH_SAN_FLAGS -fsanitize=float-cast-overflow)
+  endif()
+  # Default sanitizer options (CUDA-safe shadow, leak check, stop at the
+  # first error), linked into every program of the build.
+  set(KBENCH_SAN_OPTIONS_SOURCE ${CMAKE_SOURCE_DIR}/harness/sanitizer_options.c)
 endif()
 
 # Apply the project's host-compiler settings to a target.
@@ -19,6 +31,13 @@ function(kbench_target_defaults target)
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:C,CXX>:${KBENCH_SAN_FLAGS}>)
     target_link_options(${target} PRIVATE ${KBENCH_SAN_FLAGS})
+  endif()
+endfunction()
+
+# Links the default sanitizer options into a program (KBENCH_SANITIZE only).
+function(kbench_sanitizer_options target)
+  if(KBENCH_SANITIZE)
+    target_sources(${target} PRIVATE ${KBENCH_SAN_OPTIONS_SOURCE})
   endif()
 endfunction()
 

@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages kbench builds with, if any is missing (needs
 # root or sudo).  The CUDA toolkit itself is expected at /usr/local/cuda.
+#   scripts/deps.sh          the build and the tests (the sanitizer build too:
+#                            gcc brings its ASan and UBSan runtimes)
+#   scripts/deps.sh fuzz     also clang-14 and its libFuzzer runtime
 set -euo pipefail
 packages="cmake make gcc g++ libinih-dev libjansson-dev libcriterion-dev gnuplot-nox"
+for extra in "$@"; do
+  case "$extra" in
+    fuzz) packages="$packages clang-14 libclang-rt-14-dev" ;;
+    *) echo "kbench: deps.sh: unknown extra '$extra', expected fuzz" >&2; exit 2 ;;
+  esac
+done
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 if [ -n "$missing" ]; then
   sudo=""

@@ -44,6 +44,25 @@ step_sgemm_tails() {
   "$B/kbench" run profiles/sgemm-tails.ini --out "$OUT/results/sgemm-tails"
 }
 
+step_sgemm_quick() {
+  sed -e 's/^min_samples = .*/min_samples = 5/' -e 's/^min_time = .*/min_time = 0.2/' \
+      -e 's/^warmup = .*/warmup = 2/' profiles/sgemm.ini >/tmp/sgemm-quick.ini
+  "$B/kbench" run /tmp/sgemm-quick.ini --out "$OUT/results/sgemm-quick"
+}
+
+step_ncu_sgemm() {
+  "$B/kbench" profile profiles/sgemm.ini \
+    --case 'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5' --out "$OUT/results/ncu-sgemm"
+}
+
+step_sanitize_all() {
+  "$B/kbench" run profiles/sanitize.ini --sanitize --out "$OUT/results/sanitize-memcheck"
+}
+
+step_racecheck_all() {
+  "$B/kbench" run profiles/sanitize.ini --sanitize=racecheck --out "$OUT/results/sanitize-racecheck"
+}
+
 step_default() {
   "$B/kbench" run profiles/default.ini --out "$OUT/results/default"
 }
@@ -64,13 +83,21 @@ step_sanitize() {
   "$B/kbench" run /tmp/san-stream.ini --sanitize=racecheck --out "$OUT/results/racecheck-stream"
 }
 
+# The fault-injection tests that need a GPU (device memory exhausted; Ctrl-C
+# during a sanitized case), and the CPU ones against this build.
+step_faults() {
+  "$B/tests/test_faults_gpu" --verbose && "$B/tests/test_faults"
+}
+
 for s in "$@"; do
   start=$(date +%s)
   ("step_$s") >"$OUT/logs/$s.log" 2>&1
   rc=$?
   echo "=== $s rc=$rc $(($(date +%s) - start))s"
   tail -n 4 "$OUT/logs/$s.log"
+  # At most 8 files come back: pack logs and results after every step, so a
+  # call cut off at its limit still returns what finished.
+  tar -C "$OUT" -czf "$OUT/bundle.tgz.tmp" logs results && mv "$OUT/bundle.tgz.tmp" "$OUT/bundle.tgz"
 done
-# At most 8 files come back: pack the logs and results into one archive.
-tar -C "$OUT" -czf "$OUT/bundle.tgz" logs results && rm -rf "$OUT/logs" "$OUT/results"
+rm -rf "$OUT/logs" "$OUT/results"
 ls -la "$OUT"

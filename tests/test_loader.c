@@ -26,10 +26,11 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 3);
+    cr_expect_eq(set.n, 4);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
     cr_expect_not_null(kbi_plugins_find(&set, "misbehave"));
     cr_expect_not_null(kbi_plugins_find(&set, "oob"));
+    cr_expect_not_null(kbi_plugins_find(&set, "rogue"));
     cr_expect_eq(set.n_refused, 4);
 
     r = refusal(&set, "libkbench_fixture_wrong_major.so");
@@ -92,7 +93,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 3);
+    cr_expect_eq(set.n, 4);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }
@@ -129,6 +130,15 @@ Test(loader, world_writable_directory_warns)
     chmod(dir, 0777);
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK);
     cr_expect_not_null(refusal(&set, "world-writable"));
+    kbi_plugins_free(&set);
+    /* The sticky bit (as on /tmp) stops deleting, not planting. */
+    chmod(dir, 01777);
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK);
+    cr_expect_not_null(refusal(&set, "world-writable"), "a sticky world-writable directory warns");
+    kbi_plugins_free(&set);
+    chmod(dir, 0755);
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK);
+    cr_expect_null(refusal(&set, "world-writable"));
     kbi_plugins_free(&set);
     rmdir(dir);
 }

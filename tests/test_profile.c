@@ -1,8 +1,10 @@
 /* Profiles: parsing, axes, and the exact FILE:LINE message of every kind of
  * bad input, against the fixture plugins. */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "loader.h"
 #include "profile.h"
@@ -154,7 +156,7 @@ Test(profile, unknown_section)
 {
     expect_error("[run]\n\n[nosuch]\nn = 1\n",
                  "t.ini:3: unknown section [nosuch]: no plugin of that name is loaded, expected "
-                 "[run] or a plugin (good, misbehave, oob)\n");
+                 "[run] or a plugin (good, misbehave, oob, rogue)\n");
 }
 
 Test(profile, unknown_key_in_run)
@@ -255,6 +257,83 @@ Test(profile, long_line_is_refused_not_split)
     strcat(text, "\n");
     expect_error(text, "t.ini:2: line is longer than 198 characters, expected a shorter line "
                        "(continue a list on the next line, indented)\n");
+}
+
+Test(profile, duplicates_are_reported_in_list_order)
+{
+    expect_error("[good]\nn = 3, 1k, 2, 1000, 3\n",
+                 "t.ini:2: n: value 1000 listed twice, expected each once\n"
+                 "t.ini:2: n: value 3 listed twice, expected each once\n");
+}
+
+Test(profile, a_long_range_parses_at_once)
+{
+    /* 100000 values (the most one list may hold): found by the fuzzer to
+     * take 15 s (quadratic growth and duplicate check), now linear-ish. */
+    kbi_profile p;
+    kbi_case *cases;
+    size_t n;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char *got = parse_errors("[good]\nvariants = sum\nn = 1:100000:+1\n", &p);
+    cr_assert_null(got, "%s", got);
+    kbi_profile_cases(&p, &cases, &n);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cr_expect_eq(n, 100000);
+    cr_expect_lt((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), 3.0);
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+    expect_error("[good]\nn = 1:100000:+1, 1\n",
+                 "t.ini:2: n: value 1 listed twice, expected each once\n");
+}
+
+Test(profile, too_many_cases_are_refused)
+{
+    /* 100000^4 would wrap the case count; past KBI_MAX_CASES is an error. */
+    expect_error("[good]\nn = 1:100000:+1\nusec = 1:100000:+1\n",
+                 "t.ini:1: [good] takes the profile past 1000000 cases, expected fewer values "
+                 "in its lists (or a --filter on a smaller profile)\n");
+    expect_error("[good]\nvariants = sum\nn = 1:1000:+1\n"
+                 "[good.more]\nvariants = sum\nn = 1:1000:+1\nusec = 1:1000:+1\n",
+                 "t.ini:4: [good.more] takes the profile past 1000000 cases, expected fewer "
+                 "values in its lists (or a --filter on a smaller profile)\n");
+}
+
+Test(profile, sanitize_profile_covers_every_device_variant)
+{
+    /* profiles/sanitize.ini (kbench run --sanitize) runs every device
+     * variant of every plugin at small, odd sizes. */
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
+    int req[] = {1};
+    kbi_plugin_set real;
+    kbi_profile p;
+    kbi_buf errors = {0};
+    kbi_case *cases;
+    size_t n;
+    char err[KBI_ERR_SIZE], path[4096];
+    cr_assert_eq(kbi_plugins_load(dirs, req, &real, err), KBI_OK, "%s", err);
+    snprintf(path, sizeof path, "%s/profiles/sanitize.ini", KBENCH_TEST_SOURCE_DIR);
+    cr_assert_eq(kbi_profile_load(path, &real, &p, &errors), KBI_OK, "%s",
+                 errors.data ? errors.data : "");
+    kbi_profile_cases(&p, &cases, &n);
+    for (size_t i = 0; i < real.n; i++) {
+        const kb_plugin *d = real.items[i].desc;
+        for (int v = 0; v < d->n_variants; v++) {
+            size_t seen = 0;
+            if (d->variants[v].target != KB_DEVICE)
+                continue;
+            for (size_t k = 0; k < n; k++)
+                seen += cases[k].section->plugin->desc == d && cases[k].variant == v;
+            cr_expect_geq(seen, 2, "%s/%s: no small cases in sanitize.ini", d->name,
+                          d->variants[v].name);
+        }
+    }
+    cr_expect_lt(p.run.timeout, 121.0, "the sanitizer multiplies it by ten");
+    cr_expect_gt(p.run.bandwidth_gbs, 0.0, "ceilings given, so the probe measures nothing");
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+    kbi_buf_free(&errors);
+    kbi_plugins_free(&real);
 }
 
 Test(profile, missing_file)

@@ -24,6 +24,15 @@ enum {
     KBI_EXIT_INTERRUPTED = 130 /* stopped by SIGINT/SIGTERM; finished cases kept */
 };
 
+/* KBI_ASAN: built with AddressSanitizer (KBENCH_SANITIZE, or the fuzzers). */
+#if defined(__SANITIZE_ADDRESS__)
+#define KBI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KBI_ASAN 1
+#endif
+#endif
+
 /* Size of every error buffer the harness passes around. */
 #define KBI_ERR_SIZE 1024
 

@@ -212,9 +212,12 @@ void kbi_strv_free(char **v, size_t n)
     free(v);
 }
 
+/* Appends a copy of s; the array doubles when its count reaches a power
+ * of two, so a range of 100000 values is not 100000 reallocations. */
 static void strv_push(char ***v, size_t *n, const char *s)
 {
-    *v = kbi_xrealloc(*v, (*n + 1) * sizeof **v);
+    if ((*n & (*n - 1)) == 0)
+        *v = kbi_xrealloc(*v, (*n ? 2 * *n : 1) * sizeof **v);
     (*v)[(*n)++] = kbi_strdup(s);
 }
 
@@ -573,6 +576,14 @@ static void parse_variants(parse_state *st, const entry *e, kbi_section *sec)
     kbi_strv_free(items, n);
 }
 
+/* Orders values by canonical text, then by position. */
+static int cmp_value_ref(const void *pa, const void *pb)
+{
+    const kbi_value *a = *(const kbi_value *const *)pa, *b = *(const kbi_value *const *)pb;
+    int c = strcmp(a->text, b->text);
+    return c ? c : (a > b) - (a < b);
+}
+
 static void parse_axis(parse_state *st, const entry *e, kbi_axis *axis)
 {
     char **items = NULL, err[KBI_ERR_SIZE];
@@ -587,16 +598,31 @@ static void parse_axis(parse_state *st, const entry *e, kbi_axis *axis)
             add_error(st, e->line, "%s: %s", e->key, err);
             continue;
         }
-        for (size_t j = 0; j < ok; j++)
-            if (strcmp(vals[j].text, vals[ok].text) == 0) {
-                add_error(st, e->line, "%s: value %s listed twice, expected each once", e->key,
-                          vals[ok].text);
-                break;
-            }
         ok++;
     }
     kbi_strv_free(items, n);
-    if (ok < n) {
+    size_t n_dup = 0;
+    if (ok > 1) {
+        /* Duplicates, found by sorting (a range can give 100000 values),
+         * reported in list order: each value equal to an earlier one. */
+        const kbi_value **by_text = kbi_xcalloc(ok, sizeof *by_text);
+        char *dup = kbi_xcalloc(ok, 1);
+        for (size_t i = 0; i < ok; i++)
+            by_text[i] = &vals[i];
+        qsort(by_text, ok, sizeof *by_text, cmp_value_ref);
+        for (size_t i = 1; i < ok; i++)
+            if (strcmp(by_text[i - 1]->text, by_text[i]->text) == 0)
+                dup[by_text[i] - vals] = 1;
+        for (size_t i = 0; i < ok; i++)
+            if (dup[i]) {
+                add_error(st, e->line, "%s: value %s listed twice, expected each once", e->key,
+                          vals[i].text);
+                n_dup++;
+            }
+        free(by_text);
+        free(dup);
+    }
+    if (ok < n || n_dup) {
         for (size_t i = 0; i < ok; i++)
             kbi_value_free(&vals[i]);
         free(vals);
@@ -792,6 +818,26 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
                   out->run.max_samples, out->run.min_samples);
     if (out->run.max_time == 0.0)
         out->run.max_time = out->run.timeout / 2.0;
+    {
+        /* The product of the axes, counted without overflow: four ranges of
+         * 100000 values would wrap a size_t. */
+        size_t total = 0;
+        for (size_t i = 0; i < out->n_sections; i++) {
+            const kbi_section *sec = &out->sections[i];
+            size_t cases = sec->n_variants;
+            for (size_t a = 0; a < sec->n_axes && cases <= KBI_MAX_CASES; a++)
+                cases = sec->axes[a].n > KBI_MAX_CASES ? KBI_MAX_CASES + 1
+                                                        : cases * sec->axes[a].n;
+            total += cases <= KBI_MAX_CASES ? cases : KBI_MAX_CASES + 1;
+            if (total > KBI_MAX_CASES) {
+                add_error(&st, sec->line,
+                          "[%s] takes the profile past %d cases, expected fewer values in its "
+                          "lists (or a --filter on a smaller profile)",
+                          sec->name, KBI_MAX_CASES);
+                break;
+            }
+        }
+    }
     for (size_t i = 0; i < out->n_sections; i++) {
         kbi_section *sec = &out->sections[i];
         int found = sec->baseline < 0;

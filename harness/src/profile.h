@@ -103,6 +103,10 @@ typedef struct kbi_case {
     char *id; /* plugin/variant/name=value,name=value */
 } kbi_case;
 
+/* The most cases a profile may expand to (all sections together); a
+ * profile past it is refused by kbi_profile_parse, naming the section. */
+#define KBI_MAX_CASES 1000000
+
 /* Expands every section into its cases: for each point of the product of
  * the axes (first axis slowest), each variant in profile order. */
 int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n);

@@ -95,7 +95,8 @@ static int collect_dir(const char *dir, int depth, str_list *out, char *err)
     }
     closedir(d);
     if (out->n == before) {
-        qsort(subdirs.s, subdirs.n, sizeof *subdirs.s, cmp_str);
+        if (subdirs.n > 1) /* qsort of a NULL, empty list is undefined */
+            qsort(subdirs.s, subdirs.n, sizeof *subdirs.s, cmp_str);
         for (size_t i = 0; i < subdirs.n && rc == KBI_OK; i++)
             rc = collect_dir(subdirs.s[i], depth - 1, out, err);
     }

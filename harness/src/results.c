@@ -4,6 +4,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,8 @@ int kbi_status_is_failure(kbi_status s)
 int kbi_results_open(kbi_results_writer *w, const char *path, const char *run_id, char *err)
 {
     memset(w, 0, sizeof *w);
-    w->f = fopen(path, "w");
-    if (!w->f) {
+    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (w->fd < 0) {
         kbi_errf(err, "%s: cannot create results file: %s", path, strerror(errno));
         return KBI_ERR_IO;
     }
@@ -46,10 +47,31 @@ int kbi_results_open(kbi_results_writer *w, const char *path, const char *run_id
     return KBI_OK;
 }
 
+/* write(2) until done; returns 0, or -1 with errno set. */
+static int write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return -1;
+        if (k == 0) {
+            errno = EIO;
+            return -1;
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
 int kbi_results_write(kbi_results_writer *w, const char *record, json_t *obj, char *err)
 {
     json_t *line = json_object();
     char *text;
+    size_t len;
+    off_t start;
     int rc = KBI_OK;
     json_object_set_new(line, "schema", json_string(KBI_RESULTS_SCHEMA));
     json_object_set_new(line, "version", json_integer(KBI_RESULTS_VERSION));
@@ -62,12 +84,17 @@ int kbi_results_write(kbi_results_writer *w, const char *record, json_t *obj, ch
         kbi_errf(err, "%s: cannot encode a %s record", w->path, record);
         return KBI_ERR;
     }
-    errno = 0;
-    if (fputs(text, w->f) == EOF || fputc('\n', w->f) == EOF || fflush(w->f) != 0 ||
-        fsync(fileno(w->f)) != 0) {
-        kbi_errf(err, "%s: cannot write results: %s", w->path,
-                 errno ? strerror(errno) : "write error");
-        clearerr(w->f);
+    /* One write of the whole line, newline included: a reader (or a kill)
+     * never sees half of it on a local file system.  On failure the part
+     * that did land is cut off again. */
+    len = strlen(text);
+    text[len] = '\n';
+    start = lseek(w->fd, 0, SEEK_CUR);
+    if (write_all(w->fd, text, len + 1) != 0 || fsync(w->fd) != 0) {
+        int e = errno;
+        kbi_errf(err, "%s: cannot write results: %s", w->path, strerror(e));
+        if (start >= 0 && ftruncate(w->fd, start) == 0)
+            lseek(w->fd, start, SEEK_SET);
         rc = KBI_ERR_IO;
     }
     free(text);
@@ -76,11 +103,12 @@ int kbi_results_write(kbi_results_writer *w, const char *record, json_t *obj, ch
 
 void kbi_results_close(kbi_results_writer *w)
 {
-    if (w->f)
-        fclose(w->f);
+    if (w->path && w->fd >= 0)
+        close(w->fd);
     free(w->path);
     free(w->run_id);
     memset(w, 0, sizeof *w);
+    w->fd = -1;
 }
 
 /* ---- reading ---- */
@@ -95,6 +123,14 @@ static double get_num(json_t *obj, const char *key)
 {
     json_t *v = json_object_get(obj, key);
     return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+
+/* A count (stats "n"): a non-negative number that fits, else 0.  A cast of
+ * a negative or huge double to size_t is undefined (found by fuzzing). */
+static size_t get_count(json_t *obj, const char *key)
+{
+    double v = get_num(obj, key);
+    return v >= 0.0 && v < 9007199254740992.0 ? (size_t)v : 0;
 }
 
 static void add_warning(kbi_result_set *set, const char *fmt, const char *a, long b)
@@ -173,7 +209,7 @@ static const char *read_case(kbi_case_result *c, json_t *obj)
     }
     stats = json_object_get(obj, "stats");
     if (stats) {
-        c->stats.n = (size_t)get_num(stats, "n");
+        c->stats.n = get_count(stats, "n");
         c->stats.median = get_num(stats, "median");
         c->stats.min = get_num(stats, "min");
         c->stats.max = get_num(stats, "max");
@@ -283,15 +319,23 @@ static long read_line(FILE *f, kbi_buf *b, int *had_newline)
 int kbi_results_load(kbi_result_set *set, const char *path, char *err)
 {
     FILE *f = fopen(path, "r");
+    int rc;
+    if (!f) {
+        kbi_errf(err, "%s: cannot open results file: %s", path, strerror(errno));
+        return KBI_ERR_IO;
+    }
+    rc = kbi_results_read(set, f, path, err);
+    fclose(f);
+    return rc;
+}
+
+int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
+{
     kbi_buf line = {0};
     long lineno = 0;
     size_t n_cases_before = set->n_cases, n_envs_before = set->n_envs,
            n_warnings_before = set->n_warnings;
     int had_newline, rc = KBI_OK, saw_end = 0;
-    if (!f) {
-        kbi_errf(err, "%s: cannot open results file: %s", path, strerror(errno));
-        return KBI_ERR_IO;
-    }
     while (read_line(f, &line, &had_newline) >= 0) {
         json_error_t jerr;
         json_t *obj;
@@ -386,7 +430,6 @@ int kbi_results_load(kbi_result_set *set, const char *path, char *err)
         kbi_errf(err, "%s: read error: %s", path, strerror(errno));
         rc = KBI_ERR_IO;
     }
-    fclose(f);
     kbi_buf_free(&line);
     if (rc == KBI_OK && !saw_end && lineno > 0)
         add_warning(set, "%s:%ld: no end record: the run did not finish; results are partial",
@@ -418,6 +461,7 @@ void kbi_results_free(kbi_result_set *set)
     free(set->cases);
     free(set->envs);
     free(set->warnings);
+    json_decref(set->profiles);
     memset(set, 0, sizeof *set);
 }
 

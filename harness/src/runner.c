@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "runner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -59,12 +60,12 @@ typedef struct child {
     kbi_buf line; /* bytes read but not yet a full line */
 } child;
 
+/* Stops the child (if it still runs) and closes its pipes: also after
+ * child_reap, so a crashed worker leaves no descriptor behind. */
 static void child_stop(child *ch, int force)
 {
     int status;
-    if (ch->pid <= 0)
-        return;
-    if (!force && ch->cmd_fd >= 0 && write(ch->cmd_fd, "quit\n", 5) == 5) {
+    if (ch->pid > 0 && !force && ch->cmd_fd >= 0 && write(ch->cmd_fd, "quit\n", 5) == 5) {
         /* Give it a moment to tear down cleanly. */
         for (int i = 0; i < 200; i++) {
             if (waitpid(ch->pid, &status, WNOHANG) == ch->pid) {
@@ -87,6 +88,23 @@ static void child_stop(child *ch, int force)
     ch->pid = 0;
     ch->cmd_fd = ch->res_fd = -1;
     ch->section = NULL;
+}
+
+/* In a child: closes every descriptor but 0, 1, 2 and the two given, so
+ * that a plugin writing through a stale descriptor cannot reach the
+ * results file (or any other file the parent holds open). */
+static void close_inherited_fds(int keep1, int keep2)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != keep1 && fd != keep2 && fd != dirfd(d))
+            close(fd);
+    }
+    closedir(d);
 }
 
 /* Forks a child running fn(arg, cmd_read_fd, res_write_fd). */
@@ -130,6 +148,7 @@ static int child_start(child *ch, int (*fn)(void *, int, int), void *arg, char *
         } else {
             dup2(STDERR_FILENO, STDOUT_FILENO);
         }
+        close_inherited_fds(cmd[0], res[1]);
         _exit(fn(arg, cmd[0], res[1]));
     }
     close(cmd[0]);
@@ -323,7 +342,8 @@ static long sanitizer_errors(const char *log_path, char *first, size_t n)
     return errors;
 }
 
-/* Runs one case under compute-sanitizer: a child execs
+/* Runs one case under compute-sanitizer (NULL when interrupted: the case
+ * is not recorded): a child execs
  *   compute-sanitizer --tool T --error-exitcode 86 --log-file LOG
  *       kbench run PROFILE --in-process --filter ID --out DIR
  * and the case's record is read back from DIR; the sanitizer's findings
@@ -396,6 +416,8 @@ static json_t *run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, c
             kill(-pid, SIGKILL);
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
+            if (interrupted)
+                return NULL; /* stopped by the user: the case has no result */
             break;
         }
         usleep(20000);
@@ -605,6 +627,10 @@ int kbi_run(const kbi_run_args *args)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* Past a file size limit (ulimit -f, a batch system's) a write fails
+     * with EFBIG and is reported like a full disk, instead of SIGXFSZ
+     * killing the run. */
+    signal(SIGXFSZ, SIG_IGN);
 
     /* The environment, with the device read by a child. */
     if (any_device) {
@@ -681,6 +707,8 @@ int kbi_run(const kbi_run_args *args)
             if (worker.pid > 0)
                 child_stop(&worker, 0); /* the sanitized child needs the device alone */
             rec = run_sanitized(args, &ctx, c, out_dir, sanitizer);
+            if (!rec)
+                break; /* interrupted */
         } else if (args->in_process && !(v->target == KB_DEVICE && !ctx.device_ok)) {
             rec = kbi_case_execute(&ctx, c);
         } else if (v->target == KB_DEVICE && !ctx.device_ok) {
