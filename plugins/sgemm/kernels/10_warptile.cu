@@ -2,22 +2,21 @@
  * autotuned over a handful of template configurations.
  *
  * Every configuration shares one kernel template:
- *   - Each warp owns a 64x32 tile of C; its 32 lanes form an 8 (M) x 4 (N) grid.  Lane (lm, ln)
- *     owns rows 4*lm + {0..3} and 32 + 4*lm + {0..3} of the warp tile (two float4 of A per k)
- *     and columns ln + 4*e and 16 + ln + 4*e, e = 0..3.  A warp's fragment read is then 8
- *     distinct float4 of A (128 contiguous bytes, one wavefront) and 4 distinct float4 of B from
- *     4 consecutive B rows, everything else a broadcast.
- *   - A (column-major, M contiguous) lands in SMEM as As[k][m] straight from cp.async: no
- *     transpose needed for outer products along M.
- *   - B (column-major, K contiguous) also lands K-major, Bs[n][k], straight from cp.async, and
- *     is read as float4 along k: one LDS.128 gives 4 k-steps of one column, so 8 loads cover
- *     4 k-steps of the thread's 8 columns, the same instruction count as a transposed layout
- *     without staging B through registers.  Rows are padded to 20 floats so the 4 consecutive
- *     rows a warp reads at once hit 4 different bank groups; with the padding every fragment
- *     address is a per-thread base plus a compile-time offset.
- *   - A STAGES-deep cp.async ring with one barrier per K tile, 16-byte copies when A, B and
- *     their leading dimensions allow (and M, K are multiples of 4), 4-byte zero-filled copies
- *     otherwise; 128-bit epilogue when C/C0/ldc allow, guarded scalar stores on the edges.
+ *   - Each warp owns a 64x32 tile of C; its 32 lanes form an 8 (M) x 4 (N) grid and lane
+ *     (lm, ln) owns rows 4*lm + {0..3} and 32 + 4*lm + {0..3}, columns 4*ln + {0..3} and
+ *     16 + 4*ln + {0..3} of it: an 8x8 block as 2x2 sub-blocks of 4x4.  Per k a warp reads 8
+ *     distinct float4 of A (128 contiguous bytes) and 4 of B (64 contiguous bytes), one
+ *     wavefront each, the rest broadcasts; 64 FFMA per 4 LDS.128 per thread.
+ *   - A (column-major, M contiguous) lands in SMEM as As[k][m] straight from 16-byte cp.async:
+ *     outer products along M want exactly that layout.
+ *   - B (column-major, K contiguous) is transposed on the way in, Bs[k][n], by 4-byte cp.async
+ *     (see the loader), so B too stays in the asynchronous multi-stage ring with no register
+ *     staging; rows padded by 4 floats keep those copies and the fragment loads conflict-free.
+ *   - A STAGES-deep cp.async ring with one barrier per 16-k tile; fragments double-buffered in
+ *     registers; __launch_bounds__ sized so two 256-thread CTAs (16 warps) share an SM.
+ *   - Interior tiles copy without predicates; edge tiles zero-fill, and A falls back to 4-byte
+ *     copies when A/lda are not 16-byte aligned or M % 4 != 0.  The epilogue stores float4
+ *     (C0 loads batched ahead of the stores) when C/C0/ldc allow, guarded scalars otherwise.
  *   - Grouped rasterisation of the 1-D grid so that CTAs resident together share A and B
  *     panels in L2.
  *   - Optional split-K for shapes with too few output tiles to fill the GPU: each split writes
@@ -30,13 +29,14 @@
 #include <algorithm>
 #include <mutex>
 
-namespace {
+namespace
+{
 
 /* ---- configuration ------------------------------------------------------------------------ */
 
 constexpr int kWarpM = 64, kWarpN = 32; /* warp tile; lanes 8 x 4, 8x8 per lane */
 constexpr int kBK = 16;                 /* K tile */
-constexpr int kGroupN = 8;              /* rasterisation: tile columns per group */
+constexpr int kGroupM = 8;              /* rasterisation: tile rows per group */
 
 template <int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_> struct WtConfig {
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
@@ -106,8 +106,14 @@ template <class Cfg, bool VEC> struct WtLoader {
     }
 
     /* Copy index i of B: tile column b_n + n_off(i), tile row (k) tid % 8 + k_off(i). */
-    __host__ __device__ static constexpr int n_off(int i) { return (i * T8) % Cfg::BN; }
-    __host__ __device__ static constexpr int k_off(int i) { return 8 * ((i * T8) / Cfg::BN); }
+    __host__ __device__ static constexpr int n_off(int i)
+    {
+        return (i * T8) % Cfg::BN;
+    }
+    __host__ __device__ static constexpr int k_off(int i)
+    {
+        return 8 * ((i * T8) / Cfg::BN);
+    }
 
     /* Copies the next K tile into the stage.  `interior`: the CTA's rows and columns are all
      * inside C (so every A row and B column it reads exists). */
@@ -182,15 +188,17 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     float *const As = wt_smem;
     float *const Bs = wt_smem + Cfg::STAGES * Cfg::A_STAGE;
 
-    /* Grouped rasterisation: consecutive CTAs walk down M inside a band of kGroupN tile
-     * columns, so the CTAs resident at one time read few distinct B panels and reuse each
-     * A panel across the band. */
+    /* Grouped rasterisation: consecutive CTAs walk down a band of kGroupM tile rows, column
+     * after column, so the CTAs resident at one time read few distinct A panels and share
+     * each B panel. */
     const int pid = blockIdx.x;
-    const int per_group = kGroupN * tiles_m;
+    const int per_group = kGroupM * tiles_n;
     const int group = pid / per_group;
+    const int first_m = group * kGroupM;
+    const int rows = min(tiles_m - first_m, kGroupM);
     const int in_group = pid - group * per_group;
-    const int tile_m = in_group % tiles_m;
-    const int tile_n = group * kGroupN + in_group / tiles_m; /* < tiles_n since pid < tiles */
+    const int tile_m = first_m + in_group % rows;
+    const int tile_n = in_group / rows; /* < tiles_n since pid < tiles */
     const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
 
     const int ktiles_total = CEIL_DIV(K, kBK);
@@ -237,8 +245,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             const int nt = kt + Cfg::STAGES - 1;
             if (nt < ktiles) {
                 const int s = nt % Cfg::STAGES;
-                loader.load(As + s * Cfg::A_STAGE, Bs + s * Cfg::B_STAGE, A, lda, B, ldb, N, K,
-                            n0, interior);
+                loader.load(As + s * Cfg::A_STAGE, Bs + s * Cfg::B_STAGE, A, lda, B, ldb, N, K, n0,
+                            interior);
             }
             cp_async_commit();
         }
@@ -282,8 +290,8 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     float *const out = to_ws ? ws + (size_t)blockIdx.z * ws_split : C;
     const int ldo = to_ws ? ldw : ldc;
     const float oa = to_ws ? 1.0f : alpha, ob = to_ws ? 0.0f : beta;
-    const bool vec_out = to_ws ? true
-                               : (sgemm_vec4_ok(C, ldc) && (beta == 0.0f || sgemm_vec4_ok(C0, ldc)));
+    const bool vec_out =
+        to_ws ? true : (sgemm_vec4_ok(C, ldc) && (beta == 0.0f || sgemm_vec4_ok(C0, ldc)));
     if (vec_out && interior) {
         /* All 8 C0 loads of a half are issued before any store, so a short-K tile (where the
          * epilogue is a large share of the time) waits for memory twice, not 16 times.  C0 may
@@ -338,16 +346,16 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 }
 
 /* Second pass of split-K: C = alpha * sum_s ws[s] + beta * C0, the splits summed in order so
- * that the result does not depend on scheduling.  One thread per element, grid-stride;
- * memory-bound and coalesced along M. */
+ * that the result does not depend on scheduling.  One thread per element: rows along x
+ * (coalesced), columns along y (looping when N exceeds the grid's y limit).  Memory-bound. */
 __global__ void wt_splitk_reduce(int M, int N, int splits, const float *__restrict__ ws, int ldw,
                                  size_t ws_split, float alpha, float beta, const float *C0,
                                  float *C, int ldc)
 {
-    const size_t total = (size_t)M * (size_t)N;
-    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < total;
-         e += (size_t)gridDim.x * blockDim.x) {
-        const int m = (int)(e % (size_t)M), n = (int)(e / (size_t)M);
+    const int m = blockIdx.x * blockDim.x + threadIdx.x;
+    if (m >= M)
+        return;
+    for (int n = blockIdx.y; n < N; n += gridDim.y) {
         const float *p = ws + sgemm_at(m, n, ldw);
         float sum = 0.0f;
         for (int s = 0; s < splits; s++)
@@ -397,10 +405,22 @@ DeviceInfo device_info()
 }
 
 /* Split-K workspace, grown on demand with stream-ordered allocation (no device-wide
- * synchronisation in the run path) and freed by warptile_release(). */
+ * synchronisation in the run path) and freed by warptile_release().  One workspace for the
+ * process: runs on several streams at once would share it (the harness uses one stream). */
 std::mutex ws_mu;
 float *ws_ptr = nullptr;
 size_t ws_bytes = 0;
+bool ws_async = false; /* from cudaMallocAsync (else cudaMalloc: no memory pools) */
+
+void free_workspace(cudaStream_t stream)
+{
+    if (ws_ptr && ws_async)
+        (void)cudaFreeAsync(ws_ptr, stream);
+    else if (ws_ptr)
+        (void)cudaFree(ws_ptr);
+    ws_ptr = nullptr;
+    ws_bytes = 0;
+}
 
 cudaError_t workspace(size_t bytes, cudaStream_t stream, float **out)
 {
@@ -409,18 +429,13 @@ cudaError_t workspace(size_t bytes, cudaStream_t stream, float **out)
         *out = ws_ptr;
         return cudaSuccess;
     }
-    if (ws_ptr) {
-        cudaError_t e = cudaFreeAsync(ws_ptr, stream);
-        if (e != cudaSuccess)
-            return e;
-        ws_ptr = nullptr;
-        ws_bytes = 0;
-    }
+    free_workspace(stream); /* in stream order: earlier kernels on `stream` finish with it */
     void *p = nullptr;
     cudaError_t e = cudaMallocAsync(&p, bytes, stream);
+    ws_async = e == cudaSuccess;
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        e = cudaMalloc(&p, bytes); /* no memory pools on this device/driver */
+        e = cudaMalloc(&p, bytes);
         if (e != cudaSuccess)
             return e;
     }
@@ -449,9 +464,9 @@ template <class Cfg, bool VEC> cudaError_t prepare_kernel()
     /* Once per instantiation: allow the dynamic SMEM above 48 KB and ask for the largest
      * shared-memory carveout so MIN_BLOCKS CTAs fit. */
     static const cudaError_t once = [] {
-        cudaError_t e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)Cfg::SMEM);
+        cudaError_t e =
+            cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);
         if (e == cudaSuccess)
             e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC>,
                                      cudaFuncAttributePreferredSharedMemoryCarveout, 100);
@@ -500,12 +515,9 @@ template <class Cfg, bool SPLITK> cudaError_t launch(const Args &a)
     e = cudaGetLastError();
     if (e != cudaSuccess || splits == 1)
         return e;
-    const size_t total = (size_t)a.M * a.N;
-    const int threads = 256;
-    const int blocks = (int)std::min<size_t>(CEIL_DIV(total, (size_t)threads),
-                                             (size_t)device_info().sms * 8);
-    wt_splitk_reduce<<<blocks, threads, 0, a.stream>>>(a.M, a.N, splits, ws, ldw, ws_split,
-                                                       a.alpha, a.beta, a.C0, a.C, a.ldc);
+    const dim3 rgrid(CEIL_DIV(a.M, 256), std::min(a.N, 65535));
+    wt_splitk_reduce<<<rgrid, 256, 0, a.stream>>>(a.M, a.N, splits, ws, ldw, ws_split, a.alpha,
+                                                  a.beta, a.C0, a.C, a.ldc);
     return cudaGetLastError();
 }
 
@@ -584,6 +596,14 @@ void remember_config(int M, int N, int K, int config)
     tuned_count = std::min(tuned_count + 1, 16);
 }
 
+/* Errors with which a launch is refused before anything runs (not sticky): a tuner skips
+ * such a configuration instead of failing. */
+bool launch_refused(cudaError_t e)
+{
+    return e == cudaErrorNotSupported || e == cudaErrorInvalidConfiguration ||
+           e == cudaErrorLaunchOutOfResources || e == cudaErrorInvalidValue;
+}
+
 bool args_ok(int M, int N, int K, int lda, int ldb, int ldc)
 {
     return M >= 1 && N >= 1 && K >= 1 && lda >= M && ldb >= K && ldc >= M;
@@ -591,7 +611,10 @@ bool args_ok(int M, int N, int K, int lda, int ldb, int ldc)
 
 } // namespace
 
-extern "C" int warptile_config_count(void) { return kNumConfigs; }
+extern "C" int warptile_config_count(void)
+{
+    return kNumConfigs;
+}
 
 extern "C" const char *warptile_config_name(int idx)
 {
@@ -622,19 +645,24 @@ extern "C" SGEMM_LAUNCHER(warptile)
  * *chosen_config.  Synchronises the stream; meant for a plugin's untimed init.  Writes C like
  * a run does (so with C0 == C the beta term of later runs changes). */
 extern "C" cudaError_t warptile_tune(int M, int N, int K, float alpha, const float *A, int lda,
-                                     const float *B, int ldb, float beta, const float *C0,
-                                     float *C, int ldc, cudaStream_t stream, int *chosen_config)
+                                     const float *B, int ldb, float beta, const float *C0, float *C,
+                                     int ldc, cudaStream_t stream, int *chosen_config)
 {
     if (!args_ok(M, N, K, lda, ldb, ldc))
         return cudaErrorInvalidValue;
-    cudaEvent_t ev[4] = {};
-    cudaError_t err = cudaSuccess;
-    for (int i = 0; i < 4 && err == cudaSuccess; i++)
-        err = cudaEventCreate(&ev[i]);
+    cudaEvent_t ev[2] = {};
+    cudaError_t err = cudaEventCreate(&ev[0]);
+    if (err == cudaSuccess)
+        err = cudaEventCreate(&ev[1]);
     int best = -1;
     float best_ms = 0.0f;
     for (int c = 0; c < kNumConfigs && err == cudaSuccess; c++) {
         err = run_warptile_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
+        if (launch_refused(err)) { /* this configuration cannot run here: skip it */
+            (void)cudaGetLastError();
+            err = cudaSuccess;
+            continue;
+        }
         float ms[3] = {};
         for (int r = 0; r < 3 && err == cudaSuccess; r++) {
             err = cudaEventRecord(ev[0], stream);
@@ -656,23 +684,27 @@ extern "C" cudaError_t warptile_tune(int M, int N, int K, float alpha, const flo
             best_ms = ms[1];
         }
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 2; i++)
         if (ev[i])
             cudaEventDestroy(ev[i]);
     if (err != cudaSuccess)
         return err;
+    if (best < 0)
+        return cudaErrorNotSupported; /* no configuration runs on this device */
     remember_config(M, N, K, best);
     if (chosen_config)
         *chosen_config = best;
     return cudaSuccess;
 }
 
-/* Frees the split-K workspace (synchronises the device); safe to call more than once. */
+/* Frees the split-K workspace after all work on the device has finished (synchronises the
+ * device); safe to call more than once. */
 extern "C" void warptile_release(void)
 {
     std::lock_guard<std::mutex> lock(ws_mu);
-    if (ws_ptr)
-        cudaFree(ws_ptr);
-    ws_ptr = nullptr;
-    ws_bytes = 0;
+    if (!ws_ptr)
+        return;
+    (void)cudaDeviceSynchronize();
+    free_workspace(0);
+    (void)cudaDeviceSynchronize();
 }

@@ -1,14 +1,15 @@
 /* sgemm ladder step 11, 3xTF32: fp32 GEMM on the tensor cores at fp32-level accuracy.
  *
- * Each fp32 input x is split on chip into big = tf32(x) (cvt.rna) and small = tf32(x - big);
- * x - big is exact in fp32 and small keeps the next 11 significant bits, so big + small holds
- * x to about 2^-22 relative.  A*B is then small*big + big*small + big*big (small*small, about
- * 2^-22 relative, is dropped), each product on the tensor cores with fp32 accumulation, the
- * small products first.  The tensor cores' fp32 accumulation truncates, so summing all of K
- * in their accumulator would drift (by about 4e-5 relative at K = 4096 in a CPU model of that
- * rounding, where fp32 FFMA gets 1e-6); both kernels therefore accumulate one 32-deep K tile
- * on the tensor cores and add it to a separate fp32 accumulator with a round-to-nearest FADD
- * (two-level accumulation: 3.5e-7 in the same model, better than sequential FFMA).
+ * Each fp32 input x is split on chip into big = tf32(x) (rounded to nearest) and
+ * small = tf32(x - big); x - big is exact in fp32 and small keeps its leading 11 bits, so
+ * big + small holds x to 2^-23 relative.  A*B is then small*big + big*small + big*big
+ * (small*small, below 2^-22 relative, is dropped), each product on the tensor cores with fp32
+ * accumulation, the small products first.  The tensor cores' fp32 accumulation truncates, so
+ * summing all of K in their accumulator would drift (by about 4e-5 relative at K = 4096 in a
+ * CPU model of that rounding, where fp32 FFMA gets 1e-6); both kernels therefore accumulate a
+ * short run of K (32 for mma_sync, 64 for wgmma) on the tensor cores and add it to a separate
+ * fp32 accumulator with round-to-nearest FADDs (two-level accumulation: 3.5e-7 and 5.8e-7 in
+ * the same model at K = 4096, better than sequential FFMA).
  *
  * Two kernels, both 128x128x32 CTA tiles of 256 threads with a cp.async ring fed straight
  * from the column-major inputs (A tile as As[k][m], B tile as Bs[n][k]: neither is transposed
@@ -27,11 +28,12 @@
 #include <algorithm>
 #include <mutex>
 
-namespace {
+namespace
+{
 
 constexpr int kBM = 128, kBN = 128, kBK = 32;
 constexpr int kThreads = 256;
-constexpr int kGroupN = 8; /* rasterisation: tile columns per group */
+constexpr int kGroupM = 16; /* rasterisation: tile rows per group */
 
 /* A raw tile: As[k][m], 32 rows of 128 floats padded to 136.  The tf32 A fragment of a warp
  * reads rows q and q+4 (q = lane % 4) at columns g and g+8 (g = lane / 4): with a row stride
@@ -69,7 +71,10 @@ __device__ __forceinline__ void mma_tf32_zero(float (&d)[4], const uint32_t (&a)
 }
 
 #ifdef TF32X3_HAVE_WGMMA
-__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
 __device__ __forceinline__ void wg_commit()
 {
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
@@ -96,26 +101,25 @@ __device__ __forceinline__ void fence_regs(float (&d)[64])
 template <int SCALE_D>
 __device__ __forceinline__ void wgmma_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t desc_b)
 {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "{%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
-          "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
-          "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
-          "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
-          "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
-          "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),
-          "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
-          "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),
-          "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(SCALE_D));
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                 "{%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                   "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                   "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+                   "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+                   "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+                   "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+                   "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(SCALE_D));
 }
 #endif /* TF32X3_HAVE_WGMMA */
 #endif /* SGEMM_HOST_EMULATION */
@@ -157,10 +161,22 @@ template <bool VEC, class BOff> struct Tf32Loader {
      * A rows 4*(tid % 32) .. +3 of tile columns tid / 32 + 8*i; B rows 4*(tid % 8) .. +3 of
      * tile columns tid / 8 + 32*i.  Chunk i of B lands BOff::ROW*32*i floats after chunk 0
      * (the swizzle key n % 8 does not change by 32 rows). */
-    __device__ __forceinline__ static int a_m(int tid) { return 4 * (tid % 32); }
-    __device__ __forceinline__ static int a_k(int tid) { return tid / 32; }
-    __device__ __forceinline__ static int b_k(int tid) { return 4 * (tid % 8); }
-    __device__ __forceinline__ static int b_n(int tid) { return tid / 8; }
+    __device__ __forceinline__ static int a_m(int tid)
+    {
+        return 4 * (tid % 32);
+    }
+    __device__ __forceinline__ static int a_k(int tid)
+    {
+        return tid / 32;
+    }
+    __device__ __forceinline__ static int b_k(int tid)
+    {
+        return 4 * (tid % 8);
+    }
+    __device__ __forceinline__ static int b_n(int tid)
+    {
+        return tid / 8;
+    }
 
     __device__ __forceinline__ Tf32Loader(const float *A, int lda, const float *B, int ldb, int M,
                                           int N, int m0, int n0, int tid)
@@ -241,16 +257,20 @@ template <bool VEC, class BOff> struct Tf32Loader {
     }
 };
 
-/* Grouped rasterisation of the 1-D grid: consecutive CTAs walk down M inside a band of
- * kGroupN tile columns, so CTAs resident together share A and B panels in L2. */
-__device__ __forceinline__ void tile_coords(int tiles_m, int &m0, int &n0)
+/* Grouped rasterisation of the 1-D grid: consecutive CTAs walk down a band of kGroupM tile
+ * rows, column after column, so the ~132 CTAs resident at once cover about 16 x 8 tiles and
+ * each A and B panel they read is shared by 8-16 of them in L2 (walking down all of M first
+ * would re-read the whole of A from DRAM for every two tile columns at 8192^3). */
+__device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int &m0, int &n0)
 {
     const int pid = blockIdx.x;
-    const int per_group = kGroupN * tiles_m;
+    const int per_group = kGroupM * tiles_n;
     const int group = pid / per_group;
+    const int first_m = group * kGroupM;
+    const int rows = min(tiles_m - first_m, kGroupM);
     const int in_group = pid - group * per_group;
-    m0 = (in_group % tiles_m) * kBM;
-    n0 = (group * kGroupN + in_group / tiles_m) * kBN;
+    m0 = (first_m + in_group % rows) * kBM;
+    n0 = (in_group / rows) * kBN;
 }
 
 /* One element of C = alpha*acc + beta*C0, guarded. */
@@ -270,7 +290,10 @@ __device__ __forceinline__ void store_guarded(float v, int m, int n, int M, int 
  * 16-byte aligned (144 bytes) for the 16-byte copies. */
 struct BOffPadded {
     static constexpr int LD = kBK + 4, ROW = LD;
-    __device__ __forceinline__ static int at(int n, int c) { return n * LD + 4 * c; }
+    __device__ __forceinline__ static int at(int n, int c)
+    {
+        return n * LD + 4 * c;
+    }
 };
 constexpr int kBStagePadded = kBN * BOffPadded::LD;
 constexpr int kMmaStages = 4;
@@ -281,15 +304,15 @@ constexpr size_t kMmaSmem = (size_t)kMmaStages * (kAStage + kBStagePadded) * siz
 template <bool VEC>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_mma_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
-                      const float *__restrict__ B, int ldb, float beta, const float *C0,
-                      float *C, int ldc, int tiles_m)
+                      const float *__restrict__ B, int ldb, float beta, const float *C0, float *C,
+                      int ldc, int tiles_m, int tiles_n)
 {
     extern __shared__ __align__(16) float tf_smem[];
     float *const As = tf_smem;
     float *const Bs = tf_smem + kMmaStages * kAStage;
 
     int m0, n0;
-    tile_coords(tiles_m, m0, n0);
+    tile_coords(tiles_m, tiles_n, m0, n0);
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wm = warp % 2, wn = warp / 2;
     const int g = lane / 4, q = lane % 4;
@@ -300,8 +323,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int s = 0; s < kMmaStages - 1; s++) {
         if (s < ktiles)
-            loader.load(As + s * kAStage, Bs + s * kBStagePadded, A, lda, B, ldb, M, N, K, m0,
-                        n0, interior, tid);
+            loader.load(As + s * kAStage, Bs + s * kBStagePadded, A, lda, B, ldb, M, N, K, m0, n0,
+                        interior, tid);
         cp_async_commit();
     }
 
@@ -314,7 +337,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int r = 0; r < 4; r++)
                 acc[i][j][r] = 0.0f;
 
-    const int a_off = q * kALd + wm * 64 + g;          /* As[q][wm*64 + g] */
+    const int a_off = q * kALd + wm * 64 + g;             /* As[q][wm*64 + g] */
     const int b_off = (wn * 32 + g) * BOffPadded::LD + q; /* Bs[wn*32 + g][q] */
 
     for (int kt = 0; kt < ktiles; kt++) {
@@ -325,8 +348,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             const int nt = kt + kMmaStages - 1;
             if (nt < ktiles) {
                 const int s = nt % kMmaStages;
-                loader.load(As + s * kAStage, Bs + s * kBStagePadded, A, lda, B, ldb, M, N, K,
-                            m0, n0, interior, tid);
+                loader.load(As + s * kAStage, Bs + s * kBStagePadded, A, lda, B, ldb, M, N, K, m0,
+                            n0, interior, tid);
             }
             cp_async_commit();
         }
@@ -348,10 +371,10 @@ __global__ void __launch_bounds__(kThreads, 1)
             for (int i = 0; i < 4; i++) {
                 uint32_t ab[4], asml[4];
                 const float *p = as + kk * 8 * kALd + 16 * i;
-                split_tf32(p[0], ab[0], asml[0]);                /* (g,   q)   */
-                split_tf32(p[8], ab[1], asml[1]);                /* (g+8, q)   */
-                split_tf32(p[4 * kALd], ab[2], asml[2]);         /* (g,   q+4) */
-                split_tf32(p[4 * kALd + 8], ab[3], asml[3]);     /* (g+8, q+4) */
+                split_tf32(p[0], ab[0], asml[0]);            /* (g,   q)   */
+                split_tf32(p[8], ab[1], asml[1]);            /* (g+8, q)   */
+                split_tf32(p[4 * kALd], ab[2], asml[2]);     /* (g,   q+4) */
+                split_tf32(p[4 * kALd + 8], ab[3], asml[3]); /* (g+8, q+4) */
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     if (kk == 0)
@@ -404,7 +427,10 @@ constexpr size_t kWgSmem =
  * 1024 bytes apart.  The raw tile uses the same layout so the split pass is elementwise. */
 struct BOffSwizzled {
     static constexpr int ROW = kBK;
-    __device__ __forceinline__ static int at(int n, int c) { return n * kBK + ((c ^ (n & 7)) << 2); }
+    __device__ __forceinline__ static int at(int n, int c)
+    {
+        return n * kBK + ((c ^ (n & 7)) << 2);
+    }
 };
 /* K-major SWIZZLE_128B matrix descriptor for a tile starting at shared address `addr`
  * (1024-byte aligned, or advanced by a multiple of 32 bytes inside the 128-byte row for the
@@ -492,8 +518,8 @@ __device__ __forceinline__ void issue_tile(float (&part)[64], const uint32_t (&b
 template <bool VEC>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
-                        const float *__restrict__ B, int ldb, float beta, const float *C0,
-                        float *C, int ldc, int tiles_m)
+                        const float *__restrict__ B, int ldb, float beta, const float *C0, float *C,
+                        int ldc, int tiles_m, int tiles_n)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -508,7 +534,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint32_t big1 = cbuf_addr + kCbufFloats * 4, small1 = big1 + kBStageSw * 4;
 
     int m0, n0;
-    tile_coords(tiles_m, m0, n0);
+    tile_coords(tiles_m, tiles_n, m0, n0);
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wg = warp / 4, wi = warp % 4;
     const int g = lane / 4, q = lane % 4;
@@ -567,7 +593,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             issue_tile<false>(part, big[1], small[1], big1, small1); /* G1 */
         }
 
-        refill(); /* into the stage of tile t0 */
+        refill();                       /* into the stage of tile t0 */
         cp_async_wait<kWgStages - 2>(); /* tile t2 landed (own copies) */
         if (t1 < ktiles)
             wg_wait<1>(); /* G0 retired: set 0 and (after the barrier, everyone's) buffer 0 free */
@@ -627,16 +653,25 @@ bool vec_ok(const Args &a)
 }
 
 /* True when the current device is compute capability 9.0, the only one the sm_90a code of
- * the wgmma kernel runs on. */
+ * the wgmma kernel runs on.  Cached per device: the run path asks on every launch. */
 bool device_is_sm90()
 {
-    int dev = 0, major = 0, minor = 0;
+    static std::mutex mu;
+    static int cached_dev = -1;
+    static bool cached = false;
+    int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess)
         return false;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-        return false;
-    return major == 9 && minor == 0;
+    std::lock_guard<std::mutex> lock(mu);
+    if (dev != cached_dev) {
+        int major = 0, minor = 0;
+        cached =
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
+            major == 9 && minor == 0;
+        cached_dev = dev;
+    }
+    return cached;
 }
 
 template <class F> cudaError_t set_smem(F *kernel, size_t bytes)
@@ -656,7 +691,7 @@ template <bool VEC> cudaError_t launch_mma(const Args &a)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
     tf32x3_mma_kernel<VEC><<<tiles_m * tiles_n, kThreads, kMmaSmem, a.stream>>>(
-        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m);
+        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n);
     return cudaGetLastError();
 }
 
@@ -667,11 +702,14 @@ template <bool VEC> cudaError_t launch_wgmma(const Args &a)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
     tf32x3_wgmma_kernel<VEC><<<tiles_m * tiles_n, kThreads, kWgSmem, a.stream>>>(
-        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m);
+        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n);
     return cudaGetLastError();
 }
 
-cudaError_t run_mma(const Args &a) { return vec_ok(a) ? launch_mma<true>(a) : launch_mma<false>(a); }
+cudaError_t run_mma(const Args &a)
+{
+    return vec_ok(a) ? launch_mma<true>(a) : launch_mma<false>(a);
+}
 
 cudaError_t run_wgmma(const Args &a)
 {
@@ -720,6 +758,14 @@ void remember_config(int M, int N, int K, int config)
     tuned_count = std::min(tuned_count + 1, 16);
 }
 
+/* Errors with which a launch is refused before anything runs (not sticky): a tuner skips
+ * such a configuration instead of failing. */
+bool launch_refused(cudaError_t e)
+{
+    return e == cudaErrorNotSupported || e == cudaErrorInvalidConfiguration ||
+           e == cudaErrorLaunchOutOfResources || e == cudaErrorInvalidValue;
+}
+
 bool args_ok(int M, int N, int K, int lda, int ldb, int ldc)
 {
     return M >= 1 && N >= 1 && K >= 1 && lda >= M && ldb >= K && ldc >= M;
@@ -727,7 +773,10 @@ bool args_ok(int M, int N, int K, int lda, int ldb, int ldc)
 
 } // namespace
 
-extern "C" int tf32x3_config_count(void) { return kNumConfigs; }
+extern "C" int tf32x3_config_count(void)
+{
+    return kNumConfigs;
+}
 
 extern "C" const char *tf32x3_config_name(int idx)
 {
@@ -775,12 +824,17 @@ extern "C" cudaError_t tf32x3_tune(int M, int N, int K, float alpha, const float
         if (kConfigs[c].needs_sm90 && !sm90)
             continue;
         err = run_tf32x3_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
+        if (launch_refused(err)) { /* this configuration cannot run here: skip it */
+            (void)cudaGetLastError();
+            err = cudaSuccess;
+            continue;
+        }
         float ms[3] = {};
         for (int r = 0; r < 3 && err == cudaSuccess; r++) {
             err = cudaEventRecord(ev[0], stream);
             if (err == cudaSuccess)
-                err = run_tf32x3_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc,
-                                        stream);
+                err =
+                    run_tf32x3_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
             if (err == cudaSuccess)
                 err = cudaEventRecord(ev[1], stream);
             if (err == cudaSuccess)
@@ -801,6 +855,8 @@ extern "C" cudaError_t tf32x3_tune(int M, int N, int K, float alpha, const float
             cudaEventDestroy(ev[i]);
     if (err != cudaSuccess)
         return err;
+    if (best < 0)
+        return cudaErrorNotSupported; /* no configuration runs on this device */
     remember_config(M, N, K, best);
     if (chosen_config)
         *chosen_config = best;
