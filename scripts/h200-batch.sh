@@ -55,6 +55,13 @@ step_ncu_sgemm() {
     --case 'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5' --out "$OUT/results/ncu-sgemm"
 }
 
+step_ncu_ladder() {
+  for v in swizzled wide_epilogue; do
+    "$B/kbench" profile profiles/sgemm.ini \
+      --case "sgemm/$v/shape=4096x4096x4096,alpha=1,beta=0.5" --out "$OUT/results/ncu-$v"
+  done
+}
+
 step_sanitize_all() {
   "$B/kbench" run profiles/sanitize.ini --sanitize --out "$OUT/results/sanitize-memcheck"
 }
