@@ -256,8 +256,8 @@ json_t *kbi_ncu_parse_csv(const char *text, const char *name, char *err)
                 json_object_set_new(k, "block", json_string(row[i]));
             else if (strcmp(header[i], "Grid Size") == 0)
                 json_object_set_new(k, "grid", json_string(row[i]));
-            if (!strstr(header[i], "__"))
-                continue; /* not a metric */
+            if (!strstr(header[i], "__") || strncmp(header[i], "device__attribute", 17) == 0)
+                continue; /* not a metric: launch facts, or the device's attributes */
             v = csv_number(row[i]);
             m = json_object();
             json_object_set_new(m, "value", isnan(v) ? json_string(row[i]) : json_real(v));
@@ -372,14 +372,16 @@ static void print_summary(json_t *kernels)
         } top[3] = {{NULL, -1}, {NULL, -1}, {NULL, -1}};
         printf("kernel %s: %s\n", json_string_value(json_object_get(k, "id")),
                name ? name : "?");
-        printf("  grid %s  block %s  registers/thread %.0f  smem/block %.0f B\n",
-               json_string_value(json_object_get(k, "grid")),
-               json_string_value(json_object_get(k, "block")),
-               metric(k, "launch__registers_per_thread"),
-               metric(k, "launch__shared_mem_per_block_static") +
-                   (isnan(metric(k, "launch__shared_mem_per_block_dynamic"))
-                        ? 0
-                        : metric(k, "launch__shared_mem_per_block_dynamic")));
+        {
+            const char *smem_unit = json_string_value(json_object_get(
+                json_object_get(metrics, "launch__shared_mem_per_block_static"), "unit"));
+            printf("  grid %s  block %s  registers/thread %.0f  static smem %.4g %s\n",
+                   json_string_value(json_object_get(k, "grid")),
+                   json_string_value(json_object_get(k, "block")),
+                   metric(k, "launch__registers_per_thread"),
+                   metric(k, "launch__shared_mem_per_block_static"),
+                   smem_unit ? smem_unit : "");
+        }
         printf("  duration %.4g %s  SM %.1f%%  memory %.1f%% of peak  DRAM %.1f%% (%.4g %s)\n",
                metric(k, "gpu__time_duration.sum"),
                json_string_value(json_object_get(

@@ -2297,9 +2297,12 @@ static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugi
                       kernel_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL),
                       "%.1f", NULL);
             md_metric(f, kernel_metric(k, "launch__registers_per_thread", NULL), "%.0f", NULL);
-            v = kernel_metric(k, "launch__shared_mem_per_block_static", NULL);
-            w = kernel_metric(k, "launch__shared_mem_per_block_dynamic", NULL);
-            md_metric(f, (isnan(v) ? 0 : v) + (isnan(w) ? 0 : w), "%.0f", " B");
+            /* Static + dynamic, each in the unit ncu chose (byte or Kbyte). */
+            v = kernel_metric(k, "launch__shared_mem_per_block_static", &unit);
+            v = isnan(v) ? 0 : v * (unit && strncmp(unit, "Kbyte", 5) == 0 ? 1e3 : 1);
+            w = kernel_metric(k, "launch__shared_mem_per_block_dynamic", &unit);
+            w = isnan(w) ? 0 : w * (unit && strncmp(unit, "Kbyte", 5) == 0 ? 1e3 : 1);
+            md_metric(f, v + w, "%.0f", " B");
             v = kernel_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", NULL);
             w = kernel_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", NULL);
             if (isnan(v) && isnan(w))
