@@ -16,30 +16,13 @@
 #include "chart.h"
 #include "report.h"
 #include "results.h"
+#include "helpers.h"
 
 #define DATA KBENCH_TEST_DATA
 
-static char tmp[256];
-
 static void make_tmp(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/kbench-test-chart-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void remove_tmp(void)
-{
-    if (tmp[0])
-        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-    tmp[0] = '\0';
+    make_tmp_named("chart");
 }
 
 static void need_gnuplot(void)
@@ -63,21 +46,6 @@ static int is_png(const char *path)
     return n == sizeof head && memcmp(head, sig, 8) == 0 && memcmp(head + 12, "IHDR", 4) == 0;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static void check_drawn(const char *dir, const char *stem)
 {

@@ -139,6 +139,13 @@ Test(ncu, real_capture_from_the_h200)
     const char *unit = json_string_value(json_object_get(bytes, "unit"));
     double mb = strcmp(unit, "Gbyte") == 0 ? v * 1e3 : strcmp(unit, "Mbyte") == 0 ? v : v / 1e6;
     cr_expect(mb > 700 && mb < 900, "dram bytes %g %s", v, unit);
+    /* A bandwidth-bound kernel waits on global loads above all else. */
+    char reasons[3][64];
+    double stalls[3];
+    size_t n_stalls = kbi_ncu_top_stalls(json_array_get(k, 0), reasons, stalls, 3);
+    cr_assert_eq(n_stalls, 3);
+    cr_expect_str_eq(reasons[0], "long_scoreboard");
+    cr_expect(stalls[0] >= stalls[1] && stalls[1] >= stalls[2], "largest first");
     json_decref(k);
 }
 

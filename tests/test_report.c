@@ -16,47 +16,15 @@
 
 #include "report.h"
 #include "results.h"
+#include "helpers.h"
 
 #define DATA KBENCH_TEST_DATA
 
-static char tmp[256];
-
 static void make_tmp(void)
 {
-    snprintf(tmp, sizeof tmp, "/tmp/kbench-test-report-XXXXXX");
-    cr_assert_not_null(mkdtemp(tmp));
+    make_tmp_named("report");
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void remove_tmp(void)
-{
-    if (tmp[0])
-        nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-    tmp[0] = '\0';
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    cr_assert_not_null(f, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc((size_t)n + 1);
-    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 static void copy_file(const char *from, const char *to)
 {

@@ -348,11 +348,49 @@ static char *read_file(const char *path)
     return b.data;
 }
 
-static double metric(json_t *kernel, const char *name)
+double kbi_ncu_metric(json_t *kernel, const char *name, const char **unit)
 {
-    json_t *v = json_object_get(json_object_get(json_object_get(kernel, "metrics"), name), "value");
+    json_t *m = json_object_get(json_object_get(kernel, "metrics"), name);
+    json_t *v = json_object_get(m, "value");
+    if (unit)
+        *unit = json_string_value(json_object_get(m, "unit"));
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
+
+size_t kbi_ncu_top_stalls(json_t *kernel, char reasons[][64], double *values, size_t n)
+{
+    const char *key, *names[8];
+    json_t *val;
+    size_t found = 0;
+    if (n > 8)
+        n = 8;
+    json_object_foreach(json_object_get(kernel, "metrics"), key, val)
+    {
+        double v = kbi_ncu_metric(kernel, key, NULL);
+        size_t t;
+        if (!strstr(key, "issue_stalled_") || isnan(v))
+            continue;
+        for (t = found; t > 0 && v > values[t - 1]; t--)
+            if (t < n) {
+                values[t] = values[t - 1];
+                names[t] = names[t - 1];
+            }
+        if (t < n) {
+            values[t] = v;
+            names[t] = key;
+            if (found < n)
+                found++;
+        }
+    }
+    for (size_t t = 0; t < found; t++) {
+        const char *p = strstr(names[t], "issue_stalled_") + 14;
+        const char *e = strstr(p, "_per_issue");
+        snprintf(reasons[t], 64, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+    }
+    return found;
+}
+
+#define metric(k, name) kbi_ncu_metric((k), (name), NULL)
 
 /* Prints the key figures of each kernel, with its three largest stall
  * reasons. */
@@ -364,12 +402,9 @@ static void print_summary(json_t *kernels)
     {
         const char *name = json_string_value(json_object_get(k, "name"));
         json_t *metrics = json_object_get(k, "metrics");
-        const char *key;
-        json_t *val;
-        struct {
-            const char *name;
-            double v;
-        } top[3] = {{NULL, -1}, {NULL, -1}, {NULL, -1}};
+        char reasons[3][64];
+        double top[3];
+        size_t n_top;
         printf("kernel %s: %s\n", json_string_value(json_object_get(k, "id")),
                name ? name : "?");
         {
@@ -398,30 +433,11 @@ static void print_summary(json_t *kernels)
                metric(k, "l1tex__t_sector_hit_rate.pct"), metric(k, "lts__t_sector_hit_rate.pct"),
                metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
                metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"));
-        json_object_foreach(metrics, key, val)
-        {
-            const char *p = strstr(key, "issue_stalled_");
-            double v = metric(k, key);
-            if (!p || isnan(v))
-                continue;
-            for (int t = 0; t < 3; t++)
-                if (v > top[t].v) {
-                    for (int u = 2; u > t; u--)
-                        top[u] = top[u - 1];
-                    top[t].name = key;
-                    top[t].v = v;
-                    break;
-                }
-        }
-        if (top[0].name) {
+        n_top = kbi_ncu_top_stalls(k, reasons, top, 3);
+        if (n_top) {
             printf("  top stalls:");
-            for (int t = 0; t < 3 && top[t].name; t++) {
-                char reason[128];
-                const char *p = strstr(top[t].name, "issue_stalled_") + 14;
-                const char *e = strstr(p, "_per_issue");
-                snprintf(reason, sizeof reason, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
-                printf(" %s %.2f", reason, top[t].v);
-            }
+            for (size_t t = 0; t < n_top; t++)
+                printf(" %s %.2f", reasons[t], top[t]);
             printf(" (warps per issue)\n");
         }
     }

@@ -47,6 +47,16 @@ void kbi_ncu_argv_free(char **argv);
  * malformed input. */
 json_t *kbi_ncu_parse_csv(const char *text, const char *name, char *err);
 
+/* A metric of one kernel of a profile document: its value, or NAN when it
+ * is absent or not a number; *unit (if unit is not NULL) gets its unit. */
+double kbi_ncu_metric(json_t *kernel, const char *name, const char **unit);
+
+/* The kernel's largest warp-stall reasons (the smsp__average_warps_issue_
+ * stalled_* metrics), largest first: up to n reason names such as
+ * "long_scoreboard" into reasons and their values (warps per issued
+ * instruction) into values.  Returns how many were found. */
+size_t kbi_ncu_top_stalls(json_t *kernel, char reasons[][64], double *values, size_t n);
+
 /* argv[0] == "profile"; returns the process exit code. */
 int kbi_cmd_profile(int argc, char **argv);
 

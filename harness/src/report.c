@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "chart.h"
+#include "ncu.h"
 
 #define NO_CASE SIZE_MAX
 /* Past this many parameter points a plugin gets no per-point bar chart (the
@@ -2219,15 +2220,6 @@ static void write_point(FILE *f, const rep_model *m, const rep_plugin *p, const 
     md_image(f, &q->bar);
 }
 
-static double kernel_metric(json_t *kernel, const char *name, const char **unit)
-{
-    json_t *m = json_object_get(json_object_get(kernel, "metrics"), name);
-    json_t *v = json_object_get(m, "value");
-    if (unit)
-        *unit = json_string_value(json_object_get(m, "unit"));
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static void md_metric(FILE *f, double v, const char *fmt, const char *suffix)
 {
     if (isnan(v)) {
@@ -2265,13 +2257,10 @@ static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugi
         fputs("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n", f);
         json_array_foreach(kernels, j, k)
         {
-            const char *unit, *key;
-            double v, w;
-            json_t *val;
-            struct {
-                const char *name;
-                double v;
-            } top[3] = {{NULL, -1}, {NULL, -1}, {NULL, -1}};
+            const char *unit;
+            double v, w, top[3];
+            char reasons[3][64];
+            size_t n_top;
             fputs("| ", f); /* md_cell escapes < and |, so no code span here */
             md_cell(f, json_string_value(json_object_get(k, "name")));
             fputs(" | ", f);
@@ -2279,58 +2268,41 @@ static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugi
             fputs(" | ", f);
             md_cell(f, json_string_value(json_object_get(k, "block")));
             fputs(" |", f);
-            v = kernel_metric(k, "gpu__time_duration.sum", &unit);
+            v = kbi_ncu_metric(k, "gpu__time_duration.sum", &unit);
             md_metric(f, v, "%.4g ", unit);
-            md_metric(f, kernel_metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
+            md_metric(f, kbi_ncu_metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
                       "%.1f", NULL);
             md_metric(f,
-                      kernel_metric(
+                      kbi_ncu_metric(
                           k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
                           NULL),
                       "%.1f", NULL);
             md_metric(f,
-                      kernel_metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
+                      kbi_ncu_metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
                       "%.1f", NULL);
-            v = kernel_metric(k, "dram__bytes.sum", &unit);
+            v = kbi_ncu_metric(k, "dram__bytes.sum", &unit);
             md_metric(f, v, "%.4g ", unit);
             md_metric(f,
-                      kernel_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL),
+                      kbi_ncu_metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active", NULL),
                       "%.1f", NULL);
-            md_metric(f, kernel_metric(k, "launch__registers_per_thread", NULL), "%.0f", NULL);
+            md_metric(f, kbi_ncu_metric(k, "launch__registers_per_thread", NULL), "%.0f", NULL);
             /* Static + dynamic, each in the unit ncu chose (byte or Kbyte). */
-            v = kernel_metric(k, "launch__shared_mem_per_block_static", &unit);
+            v = kbi_ncu_metric(k, "launch__shared_mem_per_block_static", &unit);
             v = isnan(v) ? 0 : v * (unit && strncmp(unit, "Kbyte", 5) == 0 ? 1e3 : 1);
-            w = kernel_metric(k, "launch__shared_mem_per_block_dynamic", &unit);
+            w = kbi_ncu_metric(k, "launch__shared_mem_per_block_dynamic", &unit);
             w = isnan(w) ? 0 : w * (unit && strncmp(unit, "Kbyte", 5) == 0 ? 1e3 : 1);
             md_metric(f, v + w, "%.0f", " B");
-            v = kernel_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", NULL);
-            w = kernel_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", NULL);
+            v = kbi_ncu_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", NULL);
+            w = kbi_ncu_metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", NULL);
             if (isnan(v) && isnan(w))
                 fputs(" — |", f);
             else
                 fprintf(f, " %.0f / %.0f |", v, w);
-            md_metric(f, kernel_metric(k, "l1tex__t_sector_hit_rate.pct", NULL), "%.1f", NULL);
-            md_metric(f, kernel_metric(k, "lts__t_sector_hit_rate.pct", NULL), "%.1f", NULL);
-            json_object_foreach(json_object_get(k, "metrics"), key, val)
-            {
-                double s = kernel_metric(k, key, NULL);
-                if (!strstr(key, "issue_stalled_") || isnan(s))
-                    continue;
-                for (int t = 0; t < 3; t++)
-                    if (s > top[t].v) {
-                        for (int u = 2; u > t; u--)
-                            top[u] = top[u - 1];
-                        top[t].name = key;
-                        top[t].v = s;
-                        break;
-                    }
-            }
-            for (int t = 0; t < 3 && top[t].name; t++) {
-                const char *r = strstr(top[t].name, "issue_stalled_") + 14;
-                const char *e = strstr(r, "_per_issue");
-                fprintf(f, "%s%.*s %.2f", t ? ", " : " ", (int)(e ? e - r : (long)strlen(r)), r,
-                        top[t].v);
-            }
+            md_metric(f, kbi_ncu_metric(k, "l1tex__t_sector_hit_rate.pct", NULL), "%.1f", NULL);
+            md_metric(f, kbi_ncu_metric(k, "lts__t_sector_hit_rate.pct", NULL), "%.1f", NULL);
+            n_top = kbi_ncu_top_stalls(k, reasons, top, 3);
+            for (size_t t = 0; t < n_top; t++)
+                fprintf(f, "%s%s %.2f", t ? ", " : " ", reasons[t], top[t]);
             fputs(" |\n", f);
         }
         fputc('\n', f);

@@ -1,0 +1,57 @@
+/* Small helpers shared by the Criterion tests: a scratch folder per test
+ * (made by .init, removed with its contents by .fini) and reading a whole
+ * file.  Include after defining _XOPEN_SOURCE 700. */
+#ifndef KBENCH_TEST_HELPERS_H
+#define KBENCH_TEST_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+/* The current test's scratch folder. */
+static char tmp[256];
+
+/* Makes /tmp/kbench-test-WHAT-XXXXXX into tmp. */
+static inline void make_tmp_named(const char *what)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/kbench-test-%s-XXXXXX", what);
+    cr_assert_not_null(mkdtemp(tmp));
+}
+
+static inline int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Removes tmp and everything in it. */
+static inline void remove_tmp(void)
+{
+    if (tmp[0])
+        nftw(tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    tmp[0] = '\0';
+}
+
+/* The whole file as a NUL-terminated string (caller frees); fails the test
+ * when it cannot be read. */
+static inline char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+#endif
