@@ -62,6 +62,29 @@ step_ncu_ladder() {
   done
 }
 
+# Full Nsight Compute sections of the fast variants at 4096^3, with the SASS
+# lines' stall samples (source page), for the performance notes.
+step_ncu_fast() {
+  for v in ${NCU_VARIANTS:-tf32x3 warptile}; do
+    d="$OUT/results/ncu-full-$v"
+    "$B/kbench" profile profiles/sgemm.ini --set full --keep-report \
+      --case "sgemm/$v/shape=4096x4096x4096,alpha=1,beta=0.5" --out "$d"
+    ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
+    ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
+    gzip -f "$d/sass.csv"
+    rm -f "$d/profile.ncu-rep"
+  done
+}
+
+# The fast variants only, all profile shapes, short sampling.
+step_sgemm_fast() {
+  sed -e 's/^min_samples = .*/min_samples = 5/' -e 's/^min_time = .*/min_time = 0.2/' \
+      -e 's/^warmup = .*/warmup = 2/' \
+      -e "s/^variants = .*/variants = ${FAST_VARIANTS:-warptile, tf32x3, cublas}/" \
+      -e '/^    wide_epilogue, warptile, cublas, tf32x3$/d' profiles/sgemm.ini >/tmp/sgemm-fast.ini
+  "$B/kbench" run /tmp/sgemm-fast.ini --out "$OUT/results/sgemm-fast"
+}
+
 step_sanitize_all() {
   "$B/kbench" run profiles/sanitize.ini --sanitize --out "$OUT/results/sanitize-memcheck"
 }

@@ -273,12 +273,45 @@ __device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int &m0, i
     n0 = (in_group / rows) * kBN;
 }
 
-/* One element of C = alpha*acc + beta*C0, guarded. */
-__device__ __forceinline__ void store_guarded(float v, int m, int n, int M, int N, float alpha,
-                                              float beta, const float *C0, float *C, int ldc)
+/* Writes the thread's 64 results, result e being value(e) at coord(e) -> (m, n).  C0 and C
+ * are not __restrict__ (C0 == C is allowed), so the compiler may not hoist a C0 load above an
+ * earlier C store: one load-store pair per element waits for memory 64 times in a row (the
+ * likely cause of the slow short-K shapes in the first H200 run).  Interior tiles therefore
+ * load all their C0 values first and then store; that stays correct for C0 == C because each
+ * element is read and written by this thread only.  beta == 0 does not read C0 (BLAS rule). */
+template <class Value, class Coord>
+__device__ __forceinline__ void store_results(Value value, Coord coord, bool interior, int M, int N,
+                                              float alpha, float beta, const float *C0, float *C,
+                                              int ldc)
 {
-    if (m < M && n < N)
-        sgemm_store(v, alpha, beta, C0, C, sgemm_at(m, n, ldc));
+    if (interior) {
+        float c[64];
+        if (beta != 0.0f) {
+#pragma unroll
+            for (int e = 0; e < 64; e++) {
+                int m, n;
+                coord(e, m, n);
+                c[e] = C0[sgemm_at(m, n, ldc)];
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < 64; e++) {
+            int m, n;
+            coord(e, m, n);
+            float r = alpha * value(e);
+            if (beta != 0.0f)
+                r = fmaf(beta, c[e], r);
+            C[sgemm_at(m, n, ldc)] = r;
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < 64; e++) {
+            int m, n;
+            coord(e, m, n);
+            if (m < M && n < N)
+                sgemm_store(value(e), alpha, beta, C0, C, sgemm_at(m, n, ldc));
+        }
+    }
 }
 
 /* =========================================================================================
@@ -397,16 +430,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cp_async_wait<0>();
 
-#pragma unroll
-    for (int i = 0; i < 4; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int r = 0; r < 4; r++) {
-                const int m = m0 + wm * 64 + 16 * i + g + 8 * (r / 2);
-                const int n = n0 + wn * 32 + 8 * j + 2 * q + (r % 2);
-                store_guarded(acc[i][j][r], m, n, M, N, alpha, beta, C0, C, ldc);
-            }
+    /* result e = 16i + 4j + r: MMA tile (i, j), register r */
+    store_results([&](int e) { return acc[e / 16][(e / 4) % 4][e % 4]; },
+                  [&](int e, int &m, int &n) {
+                      m = m0 + wm * 64 + 16 * (e / 16) + g + 8 * ((e % 4) / 2);
+                      n = n0 + wn * 32 + 8 * ((e / 4) % 4) + 2 * q + (e % 2);
+                  },
+                  interior, M, N, alpha, beta, C0, C, ldc);
 }
 
 /* =========================================================================================
@@ -617,14 +647,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cp_async_wait<0>();
 
-#pragma unroll
-    for (int j = 0; j < 16; j++)
-#pragma unroll
-        for (int v = 0; v < 4; v++) {
-            const int m = m0 + wg * 64 + wi * 16 + g + 8 * (v / 2);
-            const int n = n0 + 8 * j + 2 * q + (v % 2);
-            store_guarded(acc[4 * j + v], m, n, M, N, alpha, beta, C0, C, ldc);
-        }
+    /* result e = 4j + 2v1 + v0: row 16wi + g + 8v1, column 8j + 2q + v0 of the warpgroup */
+    store_results([&](int e) { return acc[e]; },
+                  [&](int e, int &m, int &n) {
+                      m = m0 + wg * 64 + wi * 16 + g + 8 * ((e % 4) / 2);
+                      n = n0 + 8 * (e / 4) + 2 * q + (e % 2);
+                  },
+                  interior, M, N, alpha, beta, C0, C, ldc);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
