@@ -62,17 +62,34 @@ step_ncu_ladder() {
   done
 }
 
-# Full Nsight Compute sections of the fast variants at 4096^3, with the SASS
-# lines' stall samples (source page), for the performance notes.
+# Full Nsight Compute sections of one case each ($NCU_CASES: case ids of
+# $NCU_PROFILE, default the fast variants at 4096^3), with the SASS lines'
+# stall samples (source page), for the performance notes.
 step_ncu_fast() {
-  for v in ${NCU_VARIANTS:-tf32x3 warptile}; do
-    d="$OUT/results/ncu-full-$v"
-    "$B/kbench" profile profiles/sgemm.ini --set full --keep-report \
-      --case "sgemm/$v/shape=4096x4096x4096,alpha=1,beta=0.5" --out "$d"
+  local profile=${NCU_PROFILE:-profiles/sgemm.ini} i=0
+  local cases=${NCU_CASES:-sgemm/tf32x3/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1 sgemm/warptile/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1}
+  for c in $cases; do
+    i=$((i + 1))
+    d="$OUT/results/ncu-full-$i"
+    "$B/kbench" profile "$profile" --set full --keep-report --case "$c" --out "$d"
     ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
     ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
     gzip -f "$d/sass.csv"
     rm -f "$d/profile.ncu-rep"
+  done
+}
+
+step_sgemm_configs() {
+  "$B/kbench" run profiles/sgemm-configs.ini --out "$OUT/results/sgemm-configs"
+}
+
+# compute-sanitizer memcheck, racecheck and synccheck on the cases of
+# profiles/sanitize.ini that match $SAN_FILTER.
+step_sanitize_some() {
+  local f=${SAN_FILTER:-sgemm/tf32x3/*}
+  for tool in memcheck racecheck synccheck; do
+    "$B/kbench" run profiles/sanitize.ini --sanitize=$tool --filter "$f" \
+      --out "$OUT/results/sanitize-some-$tool"
   done
 }
 

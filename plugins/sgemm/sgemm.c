@@ -82,6 +82,11 @@ static const kb_param sgemm_params[] = {
      "3"},
     {"alpha", KB_PARAM_FLOAT, "1.0", "scale of A*B", NULL},
     {"beta", KB_PARAM_FLOAT, "0.5", "scale of the C input (0: C input not read)", NULL},
+    {"config", KB_PARAM_INT, "-1",
+     "warptile, tf32x3: configuration index to run (-1: time them all at init and take the "
+     "fastest for the shape; names in plugins/sgemm/NOTES-fast.md); other variants skip cases "
+     "with config != -1",
+     NULL},
 };
 
 /* Largest problem the host variant takes (M*N*K): about a second per run on one core. */
@@ -97,6 +102,7 @@ static const kb_param sgemm_params[] = {
 
 typedef struct sgemm_state {
     int variant;
+    int config; /* warptile, tf32x3: forced configuration, or -1 (tuned per shape) */
     int M, N, K;
     float alpha, beta;
 
@@ -187,6 +193,8 @@ static void sgemm_free(sgemm_state *s)
         cublasDestroy(s->blas);
     if (s->variant == V_WARPTILE)
         warptile_release();
+    if (s->variant == V_TF32X3)
+        tf32x3_release();
     if (s->variant != V_HOST) {
         cudaFree(s->lt_workspace);
         cudaFree(s->dA);
@@ -251,20 +259,43 @@ static int lt_setup(sgemm_state *s, char *msg)
     return KB_OK;
 }
 
+/* A forced configuration of a tuned variant. */
+static cudaError_t run_config(const sgemm_state *s, cudaStream_t st)
+{
+    return (s->variant == V_WARPTILE ? run_warptile_config : run_tf32x3_config)(
+        s->config, s->M, s->N, s->K, s->alpha, s->dA, s->M, s->dB, s->K, s->beta, s->dC0, s->dC,
+        s->M, st);
+}
+
 /* The tuned variants time their configurations on this case's buffers once, untimed, and keep
- * the fastest for the shape; tuning writes C, so the poison goes back on afterwards. */
+ * the fastest for the shape; a forced configuration (param config) is launched once instead,
+ * to find out whether it runs here.  Either writes C, so the poison goes back on afterwards. */
 static int tune(sgemm_state *s, const kb_host *h, char *msg)
 {
     const int wt = s->variant == V_WARPTILE;
-    int config = -1;
-    const cudaError_t e =
-        (wt ? warptile_tune : tf32x3_tune)(s->M, s->N, s->K, s->alpha, s->dA, s->M, s->dB, s->K,
-                                           s->beta, s->dC0, s->dC, s->M, 0, &config);
+    const char *vname = sgemm_variants[s->variant].name;
+    int config = s->config;
+    cudaError_t e;
+    if (config >= 0) {
+        e = run_config(s, 0);
+        if (e == cudaErrorNotSupported) {
+            kb_msgf(msg, "%s configuration %d (%s) cannot run on this device", vname, config,
+                    (wt ? warptile_config_name : tf32x3_config_name)(config));
+            return KB_SKIP;
+        }
+        if (e == cudaSuccess)
+            e = cudaStreamSynchronize(0);
+    } else {
+        e = (wt ? warptile_tune : tf32x3_tune)(s->M, s->N, s->K, s->alpha, s->dA, s->M, s->dB,
+                                               s->K, s->beta, s->dC0, s->dC, s->M, 0, &config);
+    }
     if (e != cudaSuccess)
-        return kb_cuda_fail(e, wt ? "warptile_tune" : "tf32x3_tune", __FILE__, __LINE__, msg);
+        return kb_cuda_fail(e, s->config >= 0 ? vname : wt ? "warptile_tune" : "tf32x3_tune",
+                            __FILE__, __LINE__, msg);
     const char *name = (wt ? warptile_config_name : tf32x3_config_name)(config);
     if (h->log)
-        h->log("%s: tuned configuration %s", sgemm_variants[s->variant].name, name ? name : "?");
+        h->log("%s: %s configuration %s", vname, s->config >= 0 ? "forced" : "tuned",
+               name ? name : "?");
     if (h->metric)
         h->metric("tuned_config", (double)config, NULL);
     KB_CUDA_TRY(cudaMemset(s->dC, 0xFF, (size_t)s->M * s->N * sizeof(float)), msg);
@@ -279,6 +310,7 @@ static int sgemm_init(const kb_case *c, void **state, char *msg)
     int64_t dims[KB_MAX_DIMS];
     int nd = 0, rc = KB_OK;
     double alpha = 0.0, beta = 0.0;
+    int64_t config = -1;
     sgemm_state *s;
 
     *state = NULL;
@@ -301,6 +333,23 @@ static int sgemm_init(const kb_case *c, void **state, char *msg)
         kb_msgf(msg, "alpha and beta must be numbers");
         return KB_BAD_PARAM;
     }
+    if (h->param_int(c->params, "config", &config) != KB_OK) {
+        kb_msgf(msg, "config must be an integer");
+        return KB_BAD_PARAM;
+    }
+    if (config != -1 && c->variant != V_WARPTILE && c->variant != V_TF32X3) {
+        kb_msgf(msg, "config selects a configuration of warptile or tf32x3; %s has none",
+                sgemm_variants[c->variant].name);
+        return KB_SKIP;
+    }
+    if (config != -1) {
+        const int n = c->variant == V_WARPTILE ? warptile_config_count() : tf32x3_config_count();
+        if (config < 0 || config >= n) {
+            kb_msgf(msg, "config: %lld is not a configuration of %s: expected -1 (tuned) or 0..%d",
+                    (long long)config, sgemm_variants[c->variant].name, n - 1);
+            return KB_BAD_PARAM;
+        }
+    }
     if (c->variant == V_HOST &&
         (double)dims[0] * (double)dims[1] * (double)dims[2] > (double)SGEMM_HOST_MAX_WORK) {
         kb_msgf(msg,
@@ -322,6 +371,7 @@ static int sgemm_init(const kb_case *c, void **state, char *msg)
         return KB_NOMEM;
     }
     s->variant = c->variant;
+    s->config = (int)config;
     s->M = (int)dims[0];
     s->N = (int)dims[1];
     s->K = (int)dims[2];
@@ -413,8 +463,11 @@ static int sgemm_run(void *state, void *stream, char *msg)
         KB_CUDA_TRY(cudaGetLastError(), msg);
         return KB_OK;
     }
-    const cudaError_t e = sgemm_launchers[s->variant](
-        s->M, s->N, s->K, s->alpha, s->dA, s->M, s->dB, s->K, s->beta, s->dC0, s->dC, s->M, st);
+    const cudaError_t e = s->config >= 0 ? run_config(s, st)
+                                         : sgemm_launchers[s->variant](s->M, s->N, s->K, s->alpha,
+                                                                       s->dA, s->M, s->dB, s->K,
+                                                                       s->beta, s->dC0, s->dC,
+                                                                       s->M, st);
     if (e != cudaSuccess)
         return kb_cuda_fail(e, sgemm_variants[s->variant].name, __FILE__, __LINE__, msg);
     return KB_OK;

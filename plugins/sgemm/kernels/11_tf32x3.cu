@@ -192,25 +192,36 @@ template <bool VEC, class BOff> struct Tf32Loader {
                                          const float *B, int ldb, int M, int N, int K, int m0,
                                          int n0, bool interior, int tid)
     {
+        copy_a(as, A, lda, M, K, m0, interior, tid);
+        copy_b(bs, B, ldb, N, K, n0, interior, tid);
+        advance(lda);
+    }
+
+    /* One 16-byte chunk of 4 consecutive floats, of which the first `valid` lie inside the
+     * matrix (VEC: 0 or 4); the rest are zero filled, and only in-range addresses (the matrix
+     * base when none is) reach cp.async. */
+    __device__ __forceinline__ static void copy_chunk(float *dst, const float *src,
+                                                      const float *base, int valid)
+    {
+        if (VEC) {
+            cp_async_16(dst, valid == 4 ? src : base, valid == 4);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                cp_async_4(dst + e, e < valid ? src + e : base, e < valid);
+        }
+    }
+
+    /* The A half of load(), for kernels that bring B from elsewhere (then advance() after). */
+    __device__ __forceinline__ void copy_a(float *as, const float *A, int lda, int M, int K,
+                                           int m0, bool interior, int tid) const
+    {
         const int a_dst = a_k(tid) * kALd + a_m(tid);
-        const int b_dst = BOff::at(b_n(tid), tid % 8);
         if (interior && k0 + kBK <= K) {
 #pragma unroll
             for (int i = 0; i < 4; i++) {
-                float *ad = as + a_dst + 8 * i * kALd;
-                const float *asrc = a_ptr + (size_t)(8 * i) * lda;
-                float *bd = bs + b_dst + 32 * i * BOff::ROW;
-                const float *bsrc = b_ptr + (size_t)(32 * i) * ldb;
-                if (VEC) {
-                    cp_async_16(ad, asrc, true);
-                    cp_async_16(bd, bsrc, true);
-                } else {
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        cp_async_4(ad + e, asrc + e, true);
-                        cp_async_4(bd + e, bsrc + e, true);
-                    }
-                }
+                const float *src = a_ptr + (size_t)(8 * i) * lda;
+                copy_chunk(as + a_dst + 8 * i * kALd, src, src, 4);
             }
         } else {
             const int am = m0 + a_m(tid);
@@ -220,37 +231,36 @@ template <bool VEC, class BOff> struct Tf32Loader {
                 const int k = k0 + a_k(tid) + 8 * i;
                 const bool k_ok = k < K;
                 const float *src = A + (a_rows > 0 ? am : 0) + (size_t)(k_ok ? k : 0) * lda;
-                float *dst = as + a_dst + 8 * i * kALd;
-                if (VEC) {
-                    const bool p = k_ok && a_rows == 4;
-                    cp_async_16(dst, p ? src : A, p);
-                } else {
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        const bool p = k_ok && e < a_rows;
-                        cp_async_4(dst + e, p ? src + e : A, p);
-                    }
-                }
+                copy_chunk(as + a_dst + 8 * i * kALd, src, A, k_ok ? a_rows : 0);
             }
+        }
+    }
+
+    __device__ __forceinline__ void copy_b(float *bs, const float *B, int ldb, int N, int K,
+                                           int n0, bool interior, int tid) const
+    {
+        const int b_dst = BOff::at(b_n(tid), tid % 8);
+        if (interior && k0 + kBK <= K) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const float *src = b_ptr + (size_t)(32 * i) * ldb;
+                copy_chunk(bs + b_dst + 32 * i * BOff::ROW, src, src, 4);
+            }
+        } else {
             const int k = k0 + b_k(tid);
+            const int k_in = min(max(K - k, 0), 4); /* k of the chunks inside B */
 #pragma unroll
             for (int i = 0; i < 4; i++) {
                 const int n = n0 + b_n(tid) + 32 * i;
                 const bool n_ok = n < N;
                 const float *src = B + (size_t)(n_ok ? n : 0) * ldb + (k < K ? k : 0);
-                float *dst = bs + b_dst + 32 * i * BOff::ROW;
-                if (VEC) {
-                    const bool p = n_ok && k < K;
-                    cp_async_16(dst, p ? src : B, p);
-                } else {
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        const bool p = n_ok && k + e < K;
-                        cp_async_4(dst + e, p ? src + e : B, p);
-                    }
-                }
+                copy_chunk(bs + b_dst + 32 * i * BOff::ROW, src, B, n_ok ? k_in : 0);
             }
         }
+    }
+
+    __device__ __forceinline__ void advance(int lda)
+    {
         k0 += kBK;
         a_ptr += (size_t)kBK * lda;
         b_ptr += kBK;
@@ -660,6 +670,231 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
+/* =========================================================================================
+ * Kernel 3: wgmma on pre-split B, stages handed over by mbarriers (sm_90a)
+ * =========================================================================================
+ * An Nsight Compute profile of kernel 2 at 4096^3 (H200) had the tensor pipe busy 53.6% of the
+ * time and 28% of warp stall samples at __syncthreads: four CTA-wide barriers per two K tiles
+ * (the B split pass needs all of them) tie both warpgroups to the slowest warp's copies and
+ * splits, and the tensor cores wait with them.  This kernel removes both the split pass and
+ * the barriers from the K loop:
+ *   - B is split once per launch by tf32x3_presplit_b into a workspace: big and small copies,
+ *     each [Np][Kp] (K contiguous, N padded to the tile, K to the K tile, padding zero), so the
+ *     ring receives ready tf32 tiles by plain 16-byte cp.async into the swizzled layout, with
+ *     no predicates.  That costs one read of B and two writes of it (0.77 GB at 8192^3, about
+ *     0.2 ms of 12.6) and takes 32 KB per stage of SMEM writes off the K loop.
+ *   - Each ring stage has a "full" mbarrier (256 arrivals: every thread's
+ *     cp.async.mbarrier.arrive.noinc, which fires when that thread's copies have landed) and an
+ *     "empty" one (8 arrivals: one per warp once the wgmma group that read the stage has
+ *     retired).  A warpgroup waits only for the data it is about to use and for the stage it
+ *     is about to refill, so the two warpgroups drift apart by up to two tiles and one
+ *     warpgroup's promotion or stall is covered by the other's queued wgmmas.
+ * The A operand, the split of A in registers, the two-level accumulation (64 k per promotion)
+ * and the epilogue are those of kernel 2. */
+constexpr int kPsStages = 4; /* ring depth; tiles are copied two ahead of the one computed */
+/* A stage: B big, B small (swizzled, 16 KB each), then the padded raw A tile.  49 x 1024 bytes,
+ * so every stage stays 1024-byte aligned for the swizzle. */
+constexpr int kPsStageFloats = 2 * kBStageSw + kAStage;
+static_assert(kPsStageFloats * 4 % 1024 == 0, "stages must keep the 1024-byte alignment");
+constexpr size_t kPsSmem = (size_t)kPsStages * kPsStageFloats * sizeof(float) + 1024;
+
+/* B -> big, small: [Np][Kp] each, element (k, n) at n*Kp + k, zero outside K x N.  One thread
+ * per 4 consecutive k of one column (a warp covers 512 contiguous bytes of a column). */
+__global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int ldb, int Np, int Kp,
+                                  float *__restrict__ big, float *__restrict__ small)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int kq = Kp / 4;
+    if (i >= (size_t)Np * kq)
+        return;
+    const int n = (int)(i / kq), k = 4 * (int)(i % kq);
+    float x[4];
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+        x[e] = n < N && k + e < K ? B[(size_t)n * ldb + k + e] : 0.0f;
+    uint4 b, s;
+    split_tf32(x[0], b.x, s.x);
+    split_tf32(x[1], b.y, s.y);
+    split_tf32(x[2], b.z, s.z);
+    split_tf32(x[3], b.w, s.w);
+    *reinterpret_cast<uint4 *>(big + (size_t)n * Kp + k) = b;
+    *reinterpret_cast<uint4 *>(small + (size_t)n * Kp + k) = s;
+}
+
+#ifdef TF32X3_HAVE_WGMMA
+#ifndef SGEMM_HOST_EMULATION
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar)
+                 : "memory");
+}
+/* One arrival on `bar` once all of this thread's earlier cp.async copies have landed; the
+ * arrival counts against the count given at init (noinc). */
+__device__ __forceinline__ void mbar_arrive_cp_async(uint32_t bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+/* Waits until the phase with parity `parity` of `bar` has completed. */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+    asm volatile("{\n.reg .pred done;\nWAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+#endif /* SGEMM_HOST_EMULATION */
+#endif /* TF32X3_HAVE_WGMMA */
+
+/* Warpgroup w computes rows 64w .. 64w+63 of the CTA tile, as in kernel 2, and the K loop has
+ * the same shape (two K tiles per iteration, every wgmma group retired by its end, partial sums
+ * promoted there); the differences are where it waits:
+ *   G0 = tile t0 issued | tile t1 full? copy tile t0+2 | A(t1) -> set 1 | G1 = tile t1 issued |
+ *   G0 retired: stage t0 empty | tile t2 full? copy tile t0+3 | A(t2) -> set 0 |
+ *   G1 retired: stage t1 empty; acc += part.
+ * Copying tile u into stage u % 4 first waits until both warpgroups have retired tile u - 4
+ * there; no other wait involves the other warpgroup. */
+template <bool VEC>
+__global__ void __launch_bounds__(kThreads, 1)
+    tf32x3_wgmma_ps_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
+                           const float *__restrict__ Bbig, const float *__restrict__ Bsmall,
+                           int Kp, float beta, const float *C0, float *C, int ldc, int tiles_m,
+                           int tiles_n)
+{
+#ifdef TF32X3_HAVE_WGMMA
+    extern __shared__ __align__(16) float tf_smem[];
+    __shared__ __align__(8) uint64_t bars[2 * kPsStages]; /* full[s], then empty[s] */
+    const uint32_t raw_addr = sgemm_smem_addr(tf_smem);
+    float *const base = tf_smem + ((1024 - (raw_addr & 1023)) & 1023) / 4;
+    const uint32_t base_addr = sgemm_smem_addr(base);
+    const uint32_t bar_addr = sgemm_smem_addr(bars);
+    auto full = [&](int t) { return bar_addr + 8 * (t % kPsStages); };
+    auto empty = [&](int t) { return bar_addr + 8 * (kPsStages + t % kPsStages); };
+    auto stage = [&](int t) { return base + (t % kPsStages) * kPsStageFloats; };
+    auto stage_addr = [&](int t) {
+        return base_addr + (uint32_t)((t % kPsStages) * kPsStageFloats * 4);
+    };
+
+    int m0, n0;
+    tile_coords(tiles_m, tiles_n, m0, n0);
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wg = warp / 4, wi = warp % 4;
+    const int g = lane / 4, q = lane % 4;
+    const bool interior = m0 + kBM <= M && n0 + kBN <= N;
+    const int ktiles = CEIL_DIV(K, kBK);
+    const int a_off = 2 * kBStageSw + q * kALd + wg * 64 + wi * 16 + g;
+
+    if (tid == 0) {
+        for (int s = 0; s < kPsStages; s++) {
+            mbar_init(full(s), kThreads);
+            mbar_init(empty(s), kThreads / 32);
+        }
+    }
+    __syncthreads(); /* the barriers are initialised before anyone uses them */
+
+    /* B chunk c = tid + 256*i (i < 4) of each of big and small: row n = c / 8 (tile column),
+     * 16-byte chunk c % 8 of its 32 k; a warp copies 4 whole 128-byte rows. */
+    const float *b_big = Bbig + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8);
+    const float *b_small = Bsmall + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8);
+    const int b_dst = BOffSwizzled::at(tid / 8, tid % 8);
+    Tf32Loader<VEC, BOffSwizzled> loader(A, lda, Bbig, Kp, M, N, m0, n0, tid);
+    auto copy_tile = [&](int u) {
+        if (u >= kPsStages) /* both warpgroups are done with tile u - 4 in this stage */
+            mbar_wait(empty(u), (u / kPsStages - 1) & 1);
+        float *const st = stage(u);
+        const size_t k = (size_t)u * kBK;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const size_t rows = (size_t)32 * i * Kp;
+            cp_async_16(st + b_dst + 32 * i * kBK, b_big + rows + k, true);
+            cp_async_16(st + kBStageSw + b_dst + 32 * i * kBK, b_small + rows + k, true);
+        }
+        loader.copy_a(st + 2 * kBStageSw, A, lda, M, K, m0, interior, tid);
+        loader.advance(lda);
+        mbar_arrive_cp_async(full(u));
+    };
+    /* Waits for tile t to land, then makes the copies visible to wgmma's (async proxy) reads. */
+    auto wait_full = [&](int t) {
+        mbar_wait(full(t), (t / kPsStages) & 1);
+        fence_proxy_async();
+    };
+    /* Stage of tile t may be refilled: this warp's wgmmas that read it have retired. */
+    auto release = [&](int t) {
+        __syncwarp();
+        if (lane == 0)
+            mbar_arrive(empty(t));
+    };
+
+    constexpr int kAhead = 2; /* tiles in flight ahead of the one being computed */
+    int next = 0;             /* next tile to copy */
+    for (; next < kAhead; next++)
+        if (next < ktiles)
+            copy_tile(next);
+
+    float acc[64], part[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) {
+        acc[i] = 0.0f;
+        part[i] = 0.0f;
+    }
+    uint32_t big[2][4][4], small[2][4][4];
+
+    wait_full(0);
+    load_a_tile(stage(0) + a_off, big[0], small[0]);
+
+    for (int t0 = 0; t0 < ktiles; t0 += 2) {
+        const int t1 = t0 + 1, t2 = t0 + 2;
+        issue_tile<true>(part, big[0], small[0], stage_addr(t0), stage_addr(t0) + kBStageSw * 4);
+        /* Each wait_full comes before the next copies are issued: the proxy fence compiles to
+         * MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC, and the membar should not wait for copies that
+         * have just left. */
+        if (t1 < ktiles)
+            wait_full(t1);
+        if (next < ktiles)
+            copy_tile(next);
+        next++;
+        if (t1 < ktiles) {
+            load_a_tile(stage(t1) + a_off, big[1], small[1]);
+            issue_tile<false>(part, big[1], small[1], stage_addr(t1),
+                              stage_addr(t1) + kBStageSw * 4);
+            wg_wait<1>(); /* G0 retired */
+        } else {
+            wg_wait<0>();
+        }
+        release(t0);
+        if (t2 < ktiles)
+            wait_full(t2);
+        if (next < ktiles)
+            copy_tile(next);
+        next++;
+        if (t2 < ktiles)
+            load_a_tile(stage(t2) + a_off, big[0], small[0]);
+        wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
+        if (t1 < ktiles)
+            release(t1);
+        fence_regs(part);
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            acc[i] += part[i];
+    }
+
+    /* result e = 4j + 2v1 + v0: row 16wi + g + 8v1, column 8j + 2q + v0 of the warpgroup */
+    store_results([&](int e) { return acc[e]; },
+                  [&](int e, int &m, int &n) {
+                      m = m0 + wg * 64 + wi * 16 + g + 8 * ((e % 4) / 2);
+                      n = n0 + 8 * (e / 4) + 2 * q + (e % 2);
+                  },
+                  interior, M, N, alpha, beta, C0, C, ldc);
+#else
+    /* Built for an architecture without wgmma: the host never launches this. */
+    __trap();
+#endif
+}
+
 /* ---- host side ------------------------------------------------------------------------------ */
 
 struct Args {
@@ -747,6 +982,48 @@ cudaError_t run_wgmma(const Args &a)
     return vec_ok(a) ? launch_wgmma<true>(a) : launch_wgmma<false>(a);
 }
 
+/* The pre-split B of kernel 3, grown on demand in stream order (no device-wide synchronisation
+ * in the run path) and freed by tf32x3_release().  One per process: runs on several streams at
+ * once would share it (the harness uses one stream). */
+SgemmWorkspace presplit_ws;
+
+bool a_vec_ok(const Args &a)
+{
+    return sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+}
+
+template <bool VEC> cudaError_t launch_wgmma_ps(const Args &a, const float *big, const float *small,
+                                                int Kp)
+{
+    static const cudaError_t once = set_smem(tf32x3_wgmma_ps_kernel<VEC>, kPsSmem);
+    if (once != cudaSuccess)
+        return once;
+    const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
+    tf32x3_wgmma_ps_kernel<VEC><<<tiles_m * tiles_n, kThreads, kPsSmem, a.stream>>>(
+        a.M, a.N, a.K, a.alpha, a.A, a.lda, big, small, Kp, a.beta, a.C0, a.C, a.ldc, tiles_m,
+        tiles_n);
+    return cudaGetLastError();
+}
+
+cudaError_t run_wgmma_ps(const Args &a)
+{
+    if (!device_is_sm90())
+        return cudaErrorNotSupported;
+    const int Kp = CEIL_DIV(a.K, kBK) * kBK, Np = CEIL_DIV(a.N, kBN) * kBN;
+    const size_t elems = (size_t)Np * Kp;
+    float *ws = nullptr;
+    cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &ws);
+    if (e != cudaSuccess)
+        return e;
+    const size_t threads = elems / 4;
+    tf32x3_presplit_b<<<(unsigned)CEIL_DIV(threads, (size_t)256), 256, 0, a.stream>>>(
+        a.N, a.K, a.B, a.ldb, Np, Kp, ws, ws + elems);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+    return a_vec_ok(a) ? launch_wgmma_ps<true>(a, ws, ws + elems, Kp)
+                       : launch_wgmma_ps<false>(a, ws, ws + elems, Kp);
+}
+
 struct ConfigEntry {
     const char *name;
     cudaError_t (*fn)(const Args &);
@@ -755,6 +1032,7 @@ struct ConfigEntry {
 const ConfigEntry kConfigs[] = {
     {"mma_sync_128x128x32_s4", run_mma, false},
     {"wgmma_128x128x32_s4", run_wgmma, true},
+    {"wgmma_presplit_128x128x32_s4", run_wgmma_ps, true},
 };
 constexpr int kNumConfigs = (int)(sizeof(kConfigs) / sizeof(kConfigs[0]));
 
@@ -829,7 +1107,7 @@ extern "C" SGEMM_LAUNCHER(tf32x3)
 {
     int config = lookup_config(M, N, K);
     if (config < 0)
-        config = device_is_sm90() ? 1 : 0;
+        config = device_is_sm90() ? 2 : 0;
     return run_tf32x3_config(config, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
 }
 
@@ -890,4 +1168,11 @@ extern "C" cudaError_t tf32x3_tune(int M, int N, int K, float alpha, const float
     if (chosen_config)
         *chosen_config = best;
     return cudaSuccess;
+}
+
+/* Frees the pre-split workspace after all work on the device has finished (synchronises the
+ * device); safe to call more than once. */
+extern "C" void tf32x3_release(void)
+{
+    presplit_ws.release();
 }

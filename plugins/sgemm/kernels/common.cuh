@@ -4,6 +4,8 @@
 #ifndef KBENCH_SGEMM_COMMON_CUH
 #define KBENCH_SGEMM_COMMON_CUH
 
+#include <mutex>
+
 #ifndef SGEMM_HOST_EMULATION
 #include <cuda_runtime.h>
 #endif
@@ -182,5 +184,64 @@ __host__ __device__ __forceinline__ int sgemm_swizzle(int idx, int key)
 {
     return idx ^ (key << 2);
 }
+
+/* ---- stream-ordered workspace --------------------------------------------------------------
+ * Device scratch memory a launcher needs beyond its arguments (split-K partial sums, pre-split
+ * operands): grown on demand with cudaMallocAsync on the run's stream, so the run path never
+ * synchronises the device, and reused while large enough.  The old buffer is freed in stream
+ * order, after the kernels already queued on that stream.  release() synchronises the device
+ * and frees it; the plugin calls it from its teardown.  A launcher keeps one per process: runs
+ * on several streams at once would share it (the harness uses one stream). */
+#ifndef SGEMM_HOST_EMULATION
+struct SgemmWorkspace {
+    std::mutex mu;
+    float *ptr = nullptr;
+    size_t bytes = 0;
+    bool from_pool = false; /* cudaMallocAsync (else cudaMalloc: no memory pools) */
+
+    cudaError_t get(size_t want, cudaStream_t stream, float **out)
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        if (want <= bytes) {
+            *out = ptr;
+            return cudaSuccess;
+        }
+        drop(stream);
+        void *p = nullptr;
+        cudaError_t e = cudaMallocAsync(&p, want, stream);
+        from_pool = e == cudaSuccess;
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            if ((e = cudaMalloc(&p, want)) != cudaSuccess)
+                return e;
+        }
+        ptr = (float *)p;
+        bytes = want;
+        *out = ptr;
+        return cudaSuccess;
+    }
+
+    void release()
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!ptr)
+            return;
+        (void)cudaDeviceSynchronize();
+        drop(0);
+        (void)cudaDeviceSynchronize();
+    }
+
+  private:
+    void drop(cudaStream_t stream)
+    {
+        if (ptr && from_pool)
+            (void)cudaFreeAsync(ptr, stream);
+        else if (ptr)
+            (void)cudaFree(ptr);
+        ptr = nullptr;
+        bytes = 0;
+    }
+};
+#endif
 
 #endif /* KBENCH_SGEMM_COMMON_CUH */

@@ -51,12 +51,23 @@ SGEMM_LAUNCHER(tf32x3);        /* 11: 3xTF32 on tensor cores, fp32-level accurac
 cudaError_t warptile_tune(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                           int ldb, float beta, const float *C0, float *C, int ldc,
                           cudaStream_t stream, int *chosen_config);
-const char *warptile_config_name(int idx);
+const char *warptile_config_name(int idx); /* NULL when out of range */
+int warptile_config_count(void);
+/* Runs configuration `config` whatever the tuner chose; cudaErrorNotSupported when it cannot
+ * run on this device, cudaErrorInvalidValue for an index out of range. */
+cudaError_t run_warptile_config(int config, int M, int N, int K, float alpha, const float *A,
+                                int lda, const float *B, int ldb, float beta, const float *C0,
+                                float *C, int ldc, cudaStream_t stream);
 void warptile_release(void); /* frees warptile's split-K workspace */
 cudaError_t tf32x3_tune(int M, int N, int K, float alpha, const float *A, int lda, const float *B,
                         int ldb, float beta, const float *C0, float *C, int ldc,
                         cudaStream_t stream, int *chosen_config);
 const char *tf32x3_config_name(int idx);
+int tf32x3_config_count(void);
+cudaError_t run_tf32x3_config(int config, int M, int N, int K, float alpha, const float *A,
+                              int lda, const float *B, int ldb, float beta, const float *C0,
+                              float *C, int ldc, cudaStream_t stream);
+void tf32x3_release(void); /* frees tf32x3's pre-split workspace */
 
 #ifdef __cplusplus
 }
