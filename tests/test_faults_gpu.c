@@ -4,7 +4,6 @@
  * under compute-sanitizer records nothing for that case. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
-#include <cuda_runtime_api.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,34 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpu.h"
 #include "results.h"
-
-/* Asks a child, so this process never holds a CUDA context. */
-static int have_gpu(char *why, size_t n)
-{
-    int fd[2], count = 0, status;
-    char buf[256] = "0 unknown";
-    pid_t pid;
-    if (pipe(fd) != 0)
-        return 0;
-    pid = fork();
-    if (pid == 0) {
-        cudaError_t e = cudaGetDeviceCount(&count);
-        char msg[256];
-        snprintf(msg, sizeof msg, "%d %s", e == cudaSuccess ? count : 0,
-                 e == cudaSuccess ? "no devices" : cudaGetErrorName(e));
-        (void)!write(fd[1], msg, strlen(msg) + 1);
-        _exit(0);
-    }
-    close(fd[1]);
-    (void)!read(fd[0], buf, sizeof buf - 1);
-    close(fd[0]);
-    waitpid(pid, &status, 0);
-    sscanf(buf, "%d", &count);
-    snprintf(why, n, "no CUDA device here (%s); this test runs on the GPU machine",
-             strchr(buf, ' ') ? strchr(buf, ' ') + 1 : buf);
-    return count > 0;
-}
 
 static char dir[64];
 
@@ -49,13 +22,6 @@ static void setup(void)
 {
     strcpy(dir, "/tmp/kbench-faults-gpu-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
-}
-
-static void need_gpu(void)
-{
-    char why[512];
-    if (!have_gpu(why, sizeof why))
-        cr_skip_test("%s", why);
 }
 
 static void teardown(void)

@@ -3,42 +3,16 @@
  * reason where there is no device. */
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
-#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gpu.h"
 #include "results.h"
 #include "runner.h"
 
-/* Asks a child, so this process never holds a CUDA context. */
-static int have_gpu(char *why, size_t n)
-{
-    int fd[2], count = 0, status;
-    pid_t pid;
-    if (pipe(fd) != 0)
-        return 0;
-    pid = fork();
-    if (pid == 0) {
-        cudaError_t e = cudaGetDeviceCount(&count);
-        char msg[256];
-        snprintf(msg, sizeof msg, "%d %s", e == cudaSuccess ? count : 0,
-                 e == cudaSuccess ? "no devices" : cudaGetErrorName(e));
-        (void)!write(fd[1], msg, strlen(msg) + 1);
-        _exit(0);
-    }
-    close(fd[1]);
-    char buf[256] = "0 unknown";
-    (void)!read(fd[0], buf, sizeof buf - 1);
-    close(fd[0]);
-    waitpid(pid, &status, 0);
-    sscanf(buf, "%d", &count);
-    snprintf(why, n, "no CUDA device here (%s); this test runs on the GPU machine",
-             strchr(buf, ' ') ? strchr(buf, ' ') + 1 : buf);
-    return count > 0;
-}
 
 Test(stream_gpu, device_variants_verify_and_reach_the_roof, .timeout = 600)
 {
