@@ -32,6 +32,13 @@ step_tests() {
   for t in tests/test_*_gpu; do "$t" --verbose; done
 }
 
+# The GPU tests only (the CPU ones ran where the build was made).
+step_tests_gpu() {
+  local rc=0
+  for t in "$B"/tests/test_*_gpu; do "$t" --jobs 1 --verbose || rc=1; done
+  return $rc
+}
+
 step_stream() {
   "$B/kbench" run profiles/stream.ini --out "$OUT/results/stream"
 }

@@ -13,7 +13,6 @@
 #include "results.h"
 #include "runner.h"
 
-
 Test(stream_gpu, device_variants_verify_and_reach_the_roof, .timeout = 600)
 {
     char why[512], dir[] = "/tmp/kbench-gpu-XXXXXX", profile[300], out[300], results[320];

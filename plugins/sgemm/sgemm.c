@@ -286,11 +286,14 @@ static int tune(sgemm_state *s, const kb_host *h, char *msg)
         if (e == cudaSuccess)
             e = cudaStreamSynchronize(0);
     } else {
-        e = (wt ? warptile_tune : tf32x3_tune)(s->M, s->N, s->K, s->alpha, s->dA, s->M, s->dB,
-                                               s->K, s->beta, s->dC0, s->dC, s->M, 0, &config);
+        e = (wt ? warptile_tune : tf32x3_tune)(s->M, s->N, s->K, s->alpha, s->dA, s->M, s->dB, s->K,
+                                               s->beta, s->dC0, s->dC, s->M, 0, &config);
     }
     if (e != cudaSuccess)
-        return kb_cuda_fail(e, s->config >= 0 ? vname : wt ? "warptile_tune" : "tf32x3_tune",
+        return kb_cuda_fail(e,
+                            s->config >= 0 ? vname
+                            : wt           ? "warptile_tune"
+                                           : "tf32x3_tune",
                             __FILE__, __LINE__, msg);
     const char *name = (wt ? warptile_config_name : tf32x3_config_name)(config);
     if (h->log)
@@ -463,11 +466,10 @@ static int sgemm_run(void *state, void *stream, char *msg)
         KB_CUDA_TRY(cudaGetLastError(), msg);
         return KB_OK;
     }
-    const cudaError_t e = s->config >= 0 ? run_config(s, st)
-                                         : sgemm_launchers[s->variant](s->M, s->N, s->K, s->alpha,
-                                                                       s->dA, s->M, s->dB, s->K,
-                                                                       s->beta, s->dC0, s->dC,
-                                                                       s->M, st);
+    const cudaError_t e =
+        s->config >= 0 ? run_config(s, st)
+                       : sgemm_launchers[s->variant](s->M, s->N, s->K, s->alpha, s->dA, s->M, s->dB,
+                                                     s->K, s->beta, s->dC0, s->dC, s->M, st);
     if (e != cudaSuccess)
         return kb_cuda_fail(e, sgemm_variants[s->variant].name, __FILE__, __LINE__, msg);
     return KB_OK;

@@ -12,8 +12,9 @@
  *   - B (column-major, K contiguous) is transposed on the way in, Bs[k][n], by 4-byte cp.async
  *     (see the loader), so B too stays in the asynchronous multi-stage ring with no register
  *     staging; rows padded by 4 floats keep those copies and the fragment loads conflict-free.
- *   - A STAGES-deep cp.async ring with one barrier per 16-k tile; fragments double-buffered in
- *     registers; __launch_bounds__ sized so two 256-thread CTAs (16 warps) share an SM.
+ *   - A STAGES-deep cp.async ring with one barrier per K tile (BK = 16 or 32 k); fragments
+ *     double-buffered in registers; __launch_bounds__ sized so that MIN_BLOCKS CTAs share an
+ *     SM (two of the 256-thread ones: 16 warps).
  *   - Interior tiles copy without predicates; edge tiles zero-fill, and A falls back to 4-byte
  *     copies when A/lda are not 16-byte aligned or M % 4 != 0.  The epilogue stores float4
  *     (C0 loads batched ahead of the stores) when C/C0/ldc allow, guarded scalars otherwise.
@@ -35,12 +36,14 @@ namespace
 /* ---- configuration ------------------------------------------------------------------------ */
 
 constexpr int kWarpM = 64, kWarpN = 32; /* warp tile; lanes 8 x 4, 8x8 per lane */
-constexpr int kBK = 16;                 /* K tile */
 constexpr int kGroupM = 8;              /* rasterisation: tile rows per group */
 
-template <int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_> struct WtConfig {
+/* BK, the K tile, sets how much work one barrier and one round of loader index arithmetic are
+ * spread over: 16 k is 1024 FFMA per thread between barriers, 32 k is 2048 for the same SMEM
+ * per k, paid for with twice the SMEM per stage (fewer stages or CTAs per SM). */
+template <int WARPS_M_, int WARPS_N_, int BK_, int STAGES_, int MIN_BLOCKS_> struct WtConfig {
     static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
-    static constexpr int BM = kWarpM * WARPS_M, BN = kWarpN * WARPS_N, BK = kBK;
+    static constexpr int BM = kWarpM * WARPS_M, BN = kWarpN * WARPS_N, BK = BK_;
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
     /* B rows (one k, BN columns) are padded by 4 floats: the transposing 4-byte copies of 8
@@ -54,6 +57,7 @@ template <int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_> struct WtCon
     static_assert(A_CHUNKS * THREADS * 4 == BM * BK, "A tile must split evenly into chunks");
     static_assert(B_COPIES * THREADS == BN * BK, "B tile must split evenly into elements");
     static_assert(STAGES >= 2, "the ring needs two stages at least");
+    static_assert(BK % 8 == 0, "B copies move 8 consecutive k per column (one 32-byte sector)");
 };
 
 /* ---- tile loads ---------------------------------------------------------------------------
@@ -65,11 +69,21 @@ template <int WARPS_M_, int WARPS_N_, int STAGES_, int MIN_BLOCKS_> struct WtCon
  * B (K contiguous) must be transposed to Bs[k][n] so that a thread reads 4 consecutive columns
  * at one k with one 128-bit load.  cp.async cannot transpose 16-byte chunks, but its 4-byte
  * form can place every element: copy q = tid + i*THREADS takes k = q % 8 + 8*(nq / BN) and
- * n = nq % BN with nq = q / 8.  A warp thus reads 8 consecutive k (one 32-byte sector) from each
- * of 4 consecutive columns, and writes banks 4k + n: conflict-free.  No registers stage the
- * data, so B keeps the asynchronous multi-stage pipeline; the price is 4x more copy
- * instructions for B (8 per thread per 16-k tile in the 128x128 configuration, against 1024
- * FFMA).
+ * n = nq % BN with nq = q / 8 (q < BN*BK, so nq / BN counts the BK/8 slices of 8 k: 0..1 at
+ * BK = 16, 0..3 at BK = 32).  A warp (32 consecutive q) thus reads 8 consecutive k, k % 8 =
+ * 0..7 of one slice, from each of 4 consecutive columns: one whole 32-byte sector per column
+ * (when B is 32-byte aligned and ldb a multiple of 8; else the 32 bytes straddle two),
+ * whatever BK is.  It writes Bs[k][n] at k*(BN + 4) + n, i.e. bank (4k + n) mod 32 since BN
+ * is a multiple of 32; with k = 8j + 0..7 and n = 4c + 0..3 that is 4*(k % 8) + n % 4 + 4c
+ * mod 32: the 32 banks once each, conflict-free.  (A warp reading 16 or 32 k of one column
+ * instead, to touch fewer columns per request at BK = 32, would put k and k + 8 in one bank:
+ * 2- or 4-way write conflicts, unless rows were padded by 2 or 1 floats, which breaks the
+ * 16-byte row alignment of the 128-bit fragment loads.)  A thread's copies i = 0, 1, .. step
+ * through the n ranges first (T8 = THREADS/8 columns apart), then the k slices, so they keep
+ * k % 8 and n % T8 and differ only by compile-time offsets.  No registers stage the data, so
+ * B keeps the asynchronous multi-stage pipeline; the price is 4x more copy instructions for
+ * B: 8 per thread per 16-k tile in the 128x128 configuration against 1024 FFMA, 16 per 32-k
+ * tile against 2048.
  *
  * Interior tiles (the CTA inside M and N, the K tile inside K) take a fast path: two running
  * pointers and compile-time offsets, no predicates, a few integer instructions per copy.
@@ -122,7 +136,7 @@ template <class Cfg, bool VEC> struct WtLoader {
                                          bool interior)
     {
         const int k0 = a_col - (a_dst / Cfg::BM); /* first k of the tile */
-        if (interior && k0 + kBK <= K) {
+        if (interior && k0 + Cfg::BK <= K) {
 #pragma unroll
             for (int i = 0; i < Cfg::A_CHUNKS; i++) {
                 float *dst = as + a_dst + i * A_KSTEP * Cfg::BM;
@@ -167,41 +181,52 @@ template <class Cfg, bool VEC> struct WtLoader {
                 cp_async_4(bs + b_dst + k_off(i) * Cfg::B_LD + n_off(i), src, p);
             }
         }
-        a_col += kBK;
-        b_k += kBK;
-        a_ptr += (size_t)kBK * lda;
-        b_ptr += kBK;
+        a_col += Cfg::BK;
+        b_k += Cfg::BK;
+        a_ptr += (size_t)Cfg::BK * lda;
+        b_ptr += Cfg::BK;
     }
 };
 
 /* ---- the kernel ---------------------------------------------------------------------------
- * grid.x: output tiles (rasterised), grid.z: K splits.  With ws == nullptr the CTA writes
- * C = alpha*acc + beta*C0; otherwise it writes its raw partial sums to split blockIdx.z of the
- * workspace (leading dimension ldw, split stride ws_split) and wt_splitk_reduce finishes. */
-template <class Cfg, bool VEC>
-__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
-    wt_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
-              const float *__restrict__ B, int ldb, float beta, const float *C0, float *C, int ldc,
-              int tiles_m, int tiles_n, int ktiles_per_split, float *ws, int ldw, size_t ws_split)
+ * Grouped rasterisation: consecutive tile indices (pid) walk down a band of kGroupM tile rows,
+ * column after column, so the CTAs resident at one time read few distinct A panels and share
+ * each B panel. */
+__device__ __forceinline__ void wt_tile_of(int pid, int tiles_m, int tiles_n, int &tile_m,
+                                           int &tile_n)
 {
-    extern __shared__ __align__(16) float wt_smem[];
-    float *const As = wt_smem;
-    float *const Bs = wt_smem + Cfg::STAGES * Cfg::A_STAGE;
-
-    /* Grouped rasterisation: consecutive CTAs walk down a band of kGroupM tile rows, column
-     * after column, so the CTAs resident at one time read few distinct A panels and share
-     * each B panel. */
-    const int pid = blockIdx.x;
     const int per_group = kGroupM * tiles_n;
     const int group = pid / per_group;
     const int first_m = group * kGroupM;
     const int rows = min(tiles_m - first_m, kGroupM);
     const int in_group = pid - group * per_group;
-    const int tile_m = first_m + in_group % rows;
-    const int tile_n = in_group / rows; /* < tiles_n since pid < tiles */
+    tile_m = first_m + in_group % rows;
+    tile_n = in_group / rows; /* < tiles_n since pid < tiles */
+}
+
+/* CTA (b, 0, z) owns tile pid_base + b.  With ws == nullptr it computes all of K and writes
+ * C = alpha*acc + beta*C0; otherwise it computes K split z (ktiles_per_split K tiles) and
+ * writes its raw partial sums to split z of the workspace (leading dimension ldw, split
+ * stride ws_split), and wt_splitk_reduce finishes the tile.  Classic split-K launches every
+ * tile split; tail splitting launches the full waves unsplit and then the tiles of the last,
+ * mostly empty wave split. */
+template <class Cfg, bool VEC>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    wt_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
+              const float *__restrict__ B, int ldb, float beta, const float *C0, float *C, int ldc,
+              int tiles_m, int tiles_n, int pid_base, int ktiles_per_split, float *ws, int ldw,
+              size_t ws_split)
+{
+    extern __shared__ __align__(16) float wt_smem[];
+    float *const As = wt_smem;
+    float *const Bs = wt_smem + Cfg::STAGES * Cfg::A_STAGE;
+
+    const int pid = pid_base + blockIdx.x;
+    int tile_m, tile_n;
+    wt_tile_of(pid, tiles_m, tiles_n, tile_m, tile_n);
     const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
 
-    const int ktiles_total = CEIL_DIV(K, kBK);
+    const int ktiles_total = CEIL_DIV(K, Cfg::BK);
     const int kt_begin = blockIdx.z * ktiles_per_split;
     const int ktiles = max(min(ktiles_per_split, ktiles_total - kt_begin), 0);
 
@@ -210,7 +235,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
     const int lm = lane % 8, ln = lane / 8;
 
-    WtLoader<Cfg, VEC> loader(A, lda, B, ldb, M, N, m0, n0, kt_begin * kBK, tid);
+    WtLoader<Cfg, VEC> loader(A, lda, B, ldb, M, N, m0, n0, kt_begin * Cfg::BK, tid);
     const bool interior = m0 + Cfg::BM <= M && n0 + Cfg::BN <= N;
 
     /* Prologue: STAGES-1 tiles in flight; a group is committed even when empty so that the
@@ -262,9 +287,9 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         fb[0][0] = *reinterpret_cast<const float4 *>(bs);
         fb[0][1] = *reinterpret_cast<const float4 *>(bs + 16);
 #pragma unroll
-        for (int k = 0; k < kBK; k++) {
+        for (int k = 0; k < Cfg::BK; k++) {
             const int cur = k & 1, nxt = cur ^ 1;
-            if (k + 1 < kBK) {
+            if (k + 1 < Cfg::BK) {
                 fa[nxt][0] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM);
                 fa[nxt][1] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM + 32);
                 fb[nxt][0] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD);
@@ -345,17 +370,21 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     }
 }
 
-/* Second pass of split-K: C = alpha * sum_s ws[s] + beta * C0, the splits summed in order so
- * that the result does not depend on scheduling.  One thread per element: rows along x
- * (coalesced), columns along y (looping when N exceeds the grid's y limit).  Memory-bound. */
-__global__ void wt_splitk_reduce(int M, int N, int splits, const float *__restrict__ ws, int ldw,
-                                 size_t ws_split, float alpha, float beta, const float *C0,
-                                 float *C, int ldc)
+/* Second pass of split-K: C = alpha * sum_s ws[s] + beta * C0 for the split tiles (direct ..
+ * tiles-1), the splits summed in order so that the result does not depend on scheduling.  One
+ * CTA per tile, threads along M (coalesced).  Memory-bound. */
+template <class Cfg>
+__global__ void wt_splitk_reduce(int M, int N, int tiles_m, int tiles_n, int direct, int splits,
+                                 const float *__restrict__ ws, int ldw, size_t ws_split,
+                                 float alpha, float beta, const float *C0, float *C, int ldc)
 {
-    const int m = blockIdx.x * blockDim.x + threadIdx.x;
-    if (m >= M)
-        return;
-    for (int n = blockIdx.y; n < N; n += gridDim.y) {
+    int tile_m, tile_n;
+    wt_tile_of(direct + blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
+    const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
+    for (int i = threadIdx.x; i < Cfg::BM * Cfg::BN; i += blockDim.x) {
+        const int m = m0 + i % Cfg::BM, n = n0 + i / Cfg::BM;
+        if (m >= M || n >= N)
+            continue;
         const float *p = ws + sgemm_at(m, n, ldw);
         float sum = 0.0f;
         for (int s = 0; s < splits; s++)
@@ -446,15 +475,15 @@ cudaError_t workspace(size_t bytes, cudaStream_t stream, float **out)
 }
 
 /* How many K splits a configuration with split-K enabled uses for this shape: enough CTAs to
- * fill every SM about twice over, each split keeping at least 8 K tiles (128 k) so that the
- * pipeline prologue stays small, and at most 16. */
-int choose_splits(int tiles, int ktiles, int sms, int ctas_per_sm)
+ * fill every SM about twice over, each split keeping at least 128 k (8 K tiles of 16, 4 of 32)
+ * so that the pipeline prologue stays small, and at most 16. */
+int choose_splits(int tiles, int ktiles, int bk, int sms, int ctas_per_sm)
 {
     const int want = 2 * sms * ctas_per_sm;
     if (tiles >= want / 2)
         return 1;
     int s = CEIL_DIV(want, tiles);
-    s = std::min(s, std::max(ktiles / 8, 1));
+    s = std::min(s, std::max(ktiles * bk / 128, 1));
     s = std::min(s, 16);
     return std::max(s, 1);
 }
@@ -475,21 +504,58 @@ template <class Cfg, bool VEC> cudaError_t prepare_kernel()
     return once;
 }
 
-template <class Cfg, bool SPLITK> cudaError_t launch(const Args &a)
+/* Launches the kernel over `tiles` tiles from pid_base, each in `splits` K splits (ws set) or
+ * whole (ws == nullptr, splits 1). */
+template <class Cfg, bool VEC>
+cudaError_t launch_kernel(const Args &a, int tiles, int tiles_m, int tiles_n, int pid_base,
+                          int splits, int per_split, float *ws, int ldw, size_t ws_split)
+{
+    cudaError_t e = prepare_kernel<Cfg, VEC>();
+    if (e != cudaSuccess)
+        return e;
+    wt_kernel<Cfg, VEC><<<dim3(tiles, 1, splits), Cfg::THREADS, Cfg::SMEM, a.stream>>>(
+        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n,
+        pid_base, per_split, ws, ldw, ws_split);
+    return cudaGetLastError();
+}
+
+/* How a configuration treats K: never split; classic split-K (every tile, when the tiles are
+ * too few to fill the SMs); or split only the tiles of a last wave that would run mostly
+ * empty (the rest of the grid is unchanged). */
+enum class Split { kNone, kAll, kTail };
+
+/* Tail splitting: with `slots` CTAs resident at once, the tiles beyond the last full wave
+ * (rem of them) would run on rem slots while the others idle.  If that wave is at most half
+ * full, each of its tiles is split into as many K ranges as fit the free slots (at most 16,
+ * each at least 128 k); 1 means no split. */
+int choose_tail_splits(int tiles, int ktiles, int bk, int slots)
+{
+    const int rem = tiles % slots;
+    if (tiles < slots || rem == 0 || 2 * rem > slots)
+        return 1;
+    return std::max(std::min({slots / rem, ktiles * bk / 128, 16}), 1);
+}
+
+template <class Cfg, Split SPLIT> cudaError_t launch(const Args &a)
 {
     const int tiles_m = CEIL_DIV(a.M, Cfg::BM), tiles_n = CEIL_DIV(a.N, Cfg::BN);
     const int tiles = tiles_m * tiles_n;
-    const int ktiles = CEIL_DIV(a.K, kBK);
+    const int ktiles = CEIL_DIV(a.K, Cfg::BK);
+    const int slots = device_info().sms * Cfg::MIN_BLOCKS;
     int splits = 1;
-    if (SPLITK)
-        splits = choose_splits(tiles, ktiles, device_info().sms, Cfg::MIN_BLOCKS);
+    if (SPLIT == Split::kAll)
+        splits = choose_splits(tiles, ktiles, Cfg::BK, device_info().sms, Cfg::MIN_BLOCKS);
+    else if (SPLIT == Split::kTail)
+        splits = choose_tail_splits(tiles, ktiles, Cfg::BK, slots);
     const int per_split = CEIL_DIV(ktiles, splits);
     splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */
+    const int direct = splits == 1 ? tiles : SPLIT == Split::kAll ? 0 : tiles - tiles % slots;
+    const int split_tiles = tiles - direct;
 
     float *ws = nullptr;
     int ldw = 0;
     size_t ws_split = 0;
-    if (splits > 1) {
+    if (split_tiles > 0) {
         ldw = (a.M + 3) / 4 * 4; /* float4-aligned columns for the 128-bit partial stores */
         ws_split = (size_t)ldw * (size_t)a.N;
         cudaError_t e = workspace(ws_split * splits * sizeof(float), a.stream, &ws);
@@ -500,36 +566,63 @@ template <class Cfg, bool SPLITK> cudaError_t launch(const Args &a)
     /* 16-byte copies of A need an aligned base and leading dimension, and M a multiple of 4
      * so that a chunk never straddles the matrix edge; B always moves as 4-byte copies. */
     const bool vec = sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
-    const dim3 grid(tiles, 1, splits), block(Cfg::THREADS);
-    cudaError_t e = vec ? prepare_kernel<Cfg, true>() : prepare_kernel<Cfg, false>();
-    if (e != cudaSuccess)
-        return e;
-    if (vec)
-        wt_kernel<Cfg, true><<<grid, block, Cfg::SMEM, a.stream>>>(
-            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m,
-            tiles_n, per_split, ws, ldw, ws_split);
-    else
-        wt_kernel<Cfg, false><<<grid, block, Cfg::SMEM, a.stream>>>(
-            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m,
-            tiles_n, per_split, ws, ldw, ws_split);
-    e = cudaGetLastError();
-    if (e != cudaSuccess || splits == 1)
-        return e;
-    const dim3 rgrid(CEIL_DIV(a.M, 256), std::min(a.N, 65535));
-    wt_splitk_reduce<<<rgrid, 256, 0, a.stream>>>(a.M, a.N, splits, ws, ldw, ws_split, a.alpha,
-                                                  a.beta, a.C0, a.C, a.ldc);
-    return cudaGetLastError();
+    cudaError_t e = cudaSuccess;
+    if (direct > 0)
+        e = vec ? launch_kernel<Cfg, true>(a, direct, tiles_m, tiles_n, 0, 1, ktiles, nullptr, 0, 0)
+                : launch_kernel<Cfg, false>(a, direct, tiles_m, tiles_n, 0, 1, ktiles, nullptr, 0,
+                                            0);
+    if constexpr (SPLIT != Split::kNone) { /* (only these configurations build the reduce) */
+        if (e != cudaSuccess || split_tiles == 0)
+            return e;
+        /* The split tiles' CTAs start once the full waves before them have finished (same
+         * stream): they fill the slots those waves leave, instead of a mostly idle last wave. */
+        e = vec ? launch_kernel<Cfg, true>(a, split_tiles, tiles_m, tiles_n, direct, splits,
+                                           per_split, ws, ldw, ws_split)
+                : launch_kernel<Cfg, false>(a, split_tiles, tiles_m, tiles_n, direct, splits,
+                                            per_split, ws, ldw, ws_split);
+        if (e != cudaSuccess)
+            return e;
+        wt_splitk_reduce<Cfg><<<split_tiles, 256, 0, a.stream>>>(a.M, a.N, tiles_m, tiles_n, direct,
+                                                                 splits, ws, ldw, ws_split, a.alpha,
+                                                                 a.beta, a.C0, a.C, a.ldc);
+        e = cudaGetLastError();
+    }
+    return e;
 }
 
 /* The configurations, in warptile_config_name() order.  MIN_BLOCKS is the number of CTAs per
- * SM the register cap is sized for (64K registers / (THREADS * MIN_BLOCKS), at most 255). */
-using Cfg128x128s3 = WtConfig<2, 4, 3, 2>;
-using Cfg128x128s4 = WtConfig<2, 4, 4, 2>;
-using Cfg128x256s3 = WtConfig<2, 8, 3, 1>;
-using Cfg256x128s3 = WtConfig<4, 4, 3, 1>;
-using Cfg64x128s3 = WtConfig<1, 4, 3, 3>;
-using Cfg128x64s3 = WtConfig<2, 2, 3, 4>;
-using Cfg64x64s4 = WtConfig<1, 2, 4, 6>;
+ * SM the register cap is sized for (64K registers / (THREADS * MIN_BLOCKS), at most 255); the
+ * SMEM of MIN_BLOCKS CTAs, plus 1 KB the hardware reserves per CTA, must fit the 228 KB of an
+ * H100/H200 SM (kMaxSmemPerSm below checks it; an A100's 164 KB holds fewer of the larger
+ * ones, which then simply run fewer CTAs per SM). */
+using Cfg128x128s3 = WtConfig<2, 4, 16, 3, 2>;
+using Cfg128x128s4 = WtConfig<2, 4, 16, 4, 2>;
+using Cfg128x256s3 = WtConfig<2, 8, 16, 3, 1>;
+using Cfg256x128s3 = WtConfig<4, 4, 16, 3, 1>;
+using Cfg64x128s3 = WtConfig<1, 4, 16, 3, 3>;
+using Cfg128x64s3 = WtConfig<2, 2, 16, 3, 4>;
+using Cfg64x64s4 = WtConfig<1, 2, 16, 4, 6>;
+/* 32-k tiles (appended: configuration indices are quoted in notes and results): half the
+ * barriers, and half the per-tile loader and loop arithmetic per FFMA, of their 16-k
+ * counterparts.  The SMEM per stage doubles, so 128x128 keeps two CTAs per SM with 3 stages
+ * (2 x 97.5 KB; 4 stages would need 2 x 130 KB), the 4-warp 128x64 tile gets three CTAs with
+ * 3 stages (3 x 73.5 KB; four would need 4 x 73.5), and 256x128 runs one 16-warp CTA with 3
+ * stages (145.5 KB).  (128x64x32 with 2 stages would fit four CTAs, 4 x 49 KB, but at the
+ * 128-register cap that implies its 16-byte A copies spill on sm_90a.) */
+using Cfg128x128x32s3 = WtConfig<2, 4, 32, 3, 2>;
+using Cfg128x64x32s3 = WtConfig<2, 2, 32, 3, 3>;
+using Cfg256x128x32s3 = WtConfig<4, 4, 32, 3, 1>;
+
+constexpr size_t kMaxSmemPerSm = 228 * 1024, kSmemReservedPerCta = 1024;
+template <class Cfg> constexpr bool fits_sm()
+{
+    return Cfg::MIN_BLOCKS * (Cfg::SMEM + kSmemReservedPerCta) <= kMaxSmemPerSm;
+}
+static_assert(fits_sm<Cfg128x128s3>() && fits_sm<Cfg128x128s4>() && fits_sm<Cfg128x256s3>() &&
+                  fits_sm<Cfg256x128s3>() && fits_sm<Cfg64x128s3>() && fits_sm<Cfg128x64s3>() &&
+                  fits_sm<Cfg64x64s4>() && fits_sm<Cfg128x128x32s3>() &&
+                  fits_sm<Cfg128x64x32s3>() && fits_sm<Cfg256x128x32s3>(),
+              "MIN_BLOCKS CTAs of every configuration must fit one SM's shared memory");
 
 struct ConfigEntry {
     const char *name;
@@ -537,15 +630,19 @@ struct ConfigEntry {
 };
 
 const ConfigEntry kConfigs[] = {
-    {"128x128x16_s3_8w", launch<Cfg128x128s3, false>},
-    {"128x128x16_s4_8w", launch<Cfg128x128s4, false>},
-    {"128x256x16_s3_16w", launch<Cfg128x256s3, false>},
-    {"256x128x16_s3_16w", launch<Cfg256x128s3, false>},
-    {"64x128x16_s3_4w", launch<Cfg64x128s3, false>},
-    {"128x64x16_s3_4w", launch<Cfg128x64s3, false>},
-    {"64x64x16_s4_2w", launch<Cfg64x64s4, false>},
-    {"128x128x16_s4_8w_splitk", launch<Cfg128x128s4, true>},
-    {"64x128x16_s3_4w_splitk", launch<Cfg64x128s3, true>},
+    {"128x128x16_s3_8w", launch<Cfg128x128s3, Split::kNone>},
+    {"128x128x16_s4_8w", launch<Cfg128x128s4, Split::kNone>},
+    {"128x256x16_s3_16w", launch<Cfg128x256s3, Split::kNone>},
+    {"256x128x16_s3_16w", launch<Cfg256x128s3, Split::kNone>},
+    {"64x128x16_s3_4w", launch<Cfg64x128s3, Split::kNone>},
+    {"128x64x16_s3_4w", launch<Cfg128x64s3, Split::kNone>},
+    {"64x64x16_s4_2w", launch<Cfg64x64s4, Split::kNone>},
+    {"128x128x16_s4_8w_splitk", launch<Cfg128x128s4, Split::kAll>},
+    {"64x128x16_s3_4w_splitk", launch<Cfg64x128s3, Split::kAll>},
+    {"128x128x32_s3_8w", launch<Cfg128x128x32s3, Split::kNone>},
+    {"128x64x32_s3_4w", launch<Cfg128x64x32s3, Split::kNone>},
+    {"256x128x32_s3_16w", launch<Cfg256x128x32s3, Split::kNone>},
+    {"128x64x32_s3_4w_tailsplit", launch<Cfg128x64x32s3, Split::kTail>},
 };
 constexpr int kNumConfigs = (int)(sizeof(kConfigs) / sizeof(kConfigs[0]));
 

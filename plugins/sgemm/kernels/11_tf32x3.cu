@@ -213,8 +213,8 @@ template <bool VEC, class BOff> struct Tf32Loader {
     }
 
     /* The A half of load(), for kernels that bring B from elsewhere (then advance() after). */
-    __device__ __forceinline__ void copy_a(float *as, const float *A, int lda, int M, int K,
-                                           int m0, bool interior, int tid) const
+    __device__ __forceinline__ void copy_a(float *as, const float *A, int lda, int M, int K, int m0,
+                                           bool interior, int tid) const
     {
         const int a_dst = a_k(tid) * kALd + a_m(tid);
         if (interior && k0 + kBK <= K) {
@@ -236,8 +236,8 @@ template <bool VEC, class BOff> struct Tf32Loader {
         }
     }
 
-    __device__ __forceinline__ void copy_b(float *bs, const float *B, int ldb, int N, int K,
-                                           int n0, bool interior, int tid) const
+    __device__ __forceinline__ void copy_b(float *bs, const float *B, int ldb, int N, int K, int n0,
+                                           bool interior, int tid) const
     {
         const int b_dst = BOff::at(b_n(tid), tid % 8);
         if (interior && k0 + kBK <= K) {
@@ -700,8 +700,8 @@ constexpr size_t kPsSmem = (size_t)kPsStages * kPsStageFloats * sizeof(float) + 
 
 /* B -> big, small: [Np][Kp] each, element (k, n) at n*Kp + k, zero outside K x N.  One thread
  * per 4 consecutive k of one column (a warp covers 512 contiguous bytes of a column). */
-__global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int ldb, int Np, int Kp,
-                                  float *__restrict__ big, float *__restrict__ small)
+__global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int ldb, int Np,
+                                  int Kp, float *__restrict__ big, float *__restrict__ small)
 {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int kq = Kp / 4;
@@ -761,9 +761,8 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 template <bool VEC>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_ps_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
-                           const float *__restrict__ Bbig, const float *__restrict__ Bsmall,
-                           int Kp, float beta, const float *C0, float *C, int ldc, int tiles_m,
-                           int tiles_n)
+                           const float *__restrict__ Bbig, const float *__restrict__ Bsmall, int Kp,
+                           float beta, const float *C0, float *C, int ldc, int tiles_m, int tiles_n)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -992,8 +991,8 @@ bool a_vec_ok(const Args &a)
     return sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
 }
 
-template <bool VEC> cudaError_t launch_wgmma_ps(const Args &a, const float *big, const float *small,
-                                                int Kp)
+template <bool VEC>
+cudaError_t launch_wgmma_ps(const Args &a, const float *big, const float *small, int Kp)
 {
     static const cudaError_t once = set_smem(tf32x3_wgmma_ps_kernel<VEC>, kPsSmem);
     if (once != cudaSuccess)

@@ -64,9 +64,9 @@ cudaError_t tf32x3_tune(int M, int N, int K, float alpha, const float *A, int ld
                         cudaStream_t stream, int *chosen_config);
 const char *tf32x3_config_name(int idx);
 int tf32x3_config_count(void);
-cudaError_t run_tf32x3_config(int config, int M, int N, int K, float alpha, const float *A,
-                              int lda, const float *B, int ldb, float beta, const float *C0,
-                              float *C, int ldc, cudaStream_t stream);
+cudaError_t run_tf32x3_config(int config, int M, int N, int K, float alpha, const float *A, int lda,
+                              const float *B, int ldb, float beta, const float *C0, float *C,
+                              int ldc, cudaStream_t stream);
 void tf32x3_release(void); /* frees tf32x3's pre-split workspace */
 
 #ifdef __cplusplus
