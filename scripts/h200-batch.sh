@@ -59,13 +59,13 @@ step_sgemm_quick() {
 
 step_ncu_sgemm() {
   "$B/kbench" profile profiles/sgemm.ini \
-    --case 'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5' --out "$OUT/results/ncu-sgemm"
+    --case 'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1' --out "$OUT/results/ncu-sgemm"
 }
 
 step_ncu_ladder() {
   for v in swizzled wide_epilogue; do
     "$B/kbench" profile profiles/sgemm.ini \
-      --case "sgemm/$v/shape=4096x4096x4096,alpha=1,beta=0.5" --out "$OUT/results/ncu-$v"
+      --case "sgemm/$v/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1" --out "$OUT/results/ncu-$v"
   done
 }
 
