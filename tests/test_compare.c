@@ -208,6 +208,55 @@ Test(compare_case, statuses)
     cr_assert_eq(o.verdict, KBI_VERDICT_SAME);
 }
 
+static void make_tmp(void)
+{
+    make_tmp_named("compare");
+}
+
+/* Copies DATA/name to path, replacing every `from` with `to`. */
+static void copy_replacing(const char *name, const char *path, const char *from, const char *to)
+{
+    char src[4096];
+    char *text, *p, *q;
+    FILE *f;
+    snprintf(src, sizeof src, "%s/%s", DATA, name);
+    text = slurp(src);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (p = text; from && (q = strstr(p, from)) != NULL; p = q + strlen(from)) {
+        fwrite(p, 1, (size_t)(q - p), f);
+        fputs(to, f);
+    }
+    fputs(p, f);
+    fclose(f);
+    free(text);
+}
+
+/* copy_replacing with two substitutions, in order. */
+static void copy_replacing2(const char *name, const char *path, const char *from1, const char *to1,
+                            const char *from2, const char *to2)
+{
+    char mid[600], *text;
+    FILE *f;
+    snprintf(mid, sizeof mid, "%s.mid", path);
+    copy_replacing(name, mid, from1, to1);
+    text = slurp(mid);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    for (char *p = text, *q;; p = q + strlen(from2)) {
+        q = strstr(p, from2);
+        if (!q) {
+            fputs(p, f);
+            break;
+        }
+        fwrite(p, 1, (size_t)(q - p), f);
+        fputs(to2, f);
+    }
+    fclose(f);
+    free(text);
+    remove(mid);
+}
+
 static void load(kbi_result_set *set, const char *name)
 {
     char path[4096], err[KBI_ERR_SIZE];
@@ -306,32 +355,68 @@ Test(compare_sets, cases_on_one_side_are_listed)
     kbi_results_free(&b);
 }
 
-/* ---- files, folders and the command ---- */
-
-static void make_tmp(void)
+/* A plugin that gains a parameter changes every case id (ids carry every parameter): the
+ * comparison still pairs each case with the one that differs only by the new parameter, says
+ * so, and does not pair a case whose shared parameters differ or that has two candidates. */
+Test(compare_sets, cases_pair_across_a_new_parameter, .init = make_tmp, .fini = remove_tmp)
 {
-    make_tmp_named("compare");
-}
-
-
-/* Copies DATA/name to path, replacing every `from` with `to`. */
-static void copy_replacing(const char *name, const char *path, const char *from, const char *to)
-{
-    char src[4096];
-    char *text, *p, *q;
-    FILE *f;
-    snprintf(src, sizeof src, "%s/%s", DATA, name);
-    text = slurp(src);
-    f = fopen(path, "w");
-    cr_assert_not_null(f);
-    for (p = text; from && (q = strstr(p, from)) != NULL; p = q + strlen(from)) {
-        fwrite(p, 1, (size_t)(q - p), f);
-        fputs(to, f);
+    char path[512], err[KBI_ERR_SIZE];
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    load(&a, "sgemm_h200.jsonl");
+    snprintf(path, sizeof path, "%s/new_param.jsonl", tmp);
+    copy_replacing2("sgemm_h200.jsonl", path, "beta=0.5\"", "beta=0.5,config=-1\"", "\"beta\":0.5}",
+                    "\"beta\":0.5,\"config\":-1}");
+    cr_assert_eq(kbi_results_load(&b, path, err), KBI_OK, "%s", err);
+    cr_assert_str_eq(b.cases[0].id, "sgemm/naive/shape=1024x1024x1024,alpha=1,beta=0.5,config=-1");
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_SAME], 29, "same %zu", c.count[KBI_VERDICT_SAME]);
+    cr_assert_eq(c.count[KBI_VERDICT_ONLY_BASELINE] + c.count[KBI_VERDICT_ONLY_RESULTS], 0);
+    cr_assert(c.n_warnings >= 1 && strstr(c.warnings[c.n_warnings - 1], "paired across"),
+              "warning expected");
+    kbi_comparison_free(&c);
+    /* The other way round (a parameter removed) pairs the same. */
+    cr_assert_eq(kbi_compare_sets(&b, &a, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_SAME], 29);
+    kbi_comparison_free(&c);
+    kbi_results_free(&b);
+    /* Same parameters but a different shared value: no pairing. */
+    copy_replacing2("sgemm_h200.jsonl", path, "beta=0.5\"", "beta=0.25,config=-1\"",
+                    "\"beta\":0.5}", "\"beta\":0.25,\"config\":-1}");
+    cr_assert_eq(kbi_results_load(&b, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_assert_eq(c.count[KBI_VERDICT_SAME], 0);
+    cr_assert_eq(c.count[KBI_VERDICT_ONLY_BASELINE], a.n_cases);
+    kbi_comparison_free(&c);
+    kbi_results_free(&b);
+    /* Two candidates (config -1 and 0 of one case): ambiguous, so neither is paired. */
+    load(&b, "sgemm_h200.jsonl");
+    {
+        kbi_result_set two = {0};
+        FILE *f;
+        char *text, src[600];
+        copy_replacing2("sgemm_h200.jsonl", path, "beta=0.5\"", "beta=0.5,config=-1\"",
+                        "\"beta\":0.5}", "\"beta\":0.5,\"config\":-1}");
+        snprintf(src, sizeof src, "%s.2", path);
+        copy_replacing2("sgemm_h200.jsonl", src, "beta=0.5\"", "beta=0.5,config=0\"",
+                        "\"beta\":0.5}", "\"beta\":0.5,\"config\":0}");
+        text = slurp(src);
+        cr_assert_not_null(f = fopen(path, "a"));
+        fputs(text, f);
+        fclose(f);
+        free(text);
+        cr_assert_eq(kbi_results_load(&two, path, err), KBI_OK, "%s", err);
+        cr_assert_eq(kbi_compare_sets(&b, &two, NULL, &c, NULL), KBI_OK);
+        cr_assert_eq(c.count[KBI_VERDICT_SAME], 0, "ambiguous pairs must stay unpaired");
+        cr_assert_eq(c.count[KBI_VERDICT_ONLY_BASELINE], b.n_cases);
+        kbi_comparison_free(&c);
+        kbi_results_free(&two);
     }
-    fputs(p, f);
-    fclose(f);
-    free(text);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
 }
+
+/* ---- files, folders and the command ---- */
 
 static int run_compare(const char *a, const char *b, const char *extra1, const char *extra2)
 {
@@ -395,8 +480,7 @@ Test(compare_cmd, bad_usage_and_input_exit_2, .init = make_tmp, .fini = remove_t
     cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", DATA "/stream_h200.jsonl", "--bogus", NULL),
                  2);
     /* Nothing in common: a gate that compares nothing must not pass. */
-    cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", DATA "/sgemm_h200.jsonl", NULL, NULL),
-                 2);
+    cr_assert_eq(run_compare(DATA "/stream_h200.jsonl", DATA "/sgemm_h200.jsonl", NULL, NULL), 2);
     /* A folder without results*.jsonl. */
     cr_assert_eq(run_compare(tmp, DATA "/stream_h200.jsonl", NULL, NULL), 2);
 }

@@ -202,12 +202,55 @@ static size_t compared_index(json_t *map, const char *id, size_t self)
     return v ? (size_t)json_integer_value(v) : self;
 }
 
+/* Whether a and b are the same measurement but for parameters that only one of them has (a
+ * plugin gained or lost a parameter between the two runs): same plugin and variant, and every
+ * parameter both have is equal.  Sets *extra when the parameter sets differ. */
+static int same_but_new_params(const kbi_case_result *a, const kbi_case_result *b, int *extra)
+{
+    const char *key;
+    json_t *va;
+    *extra = json_object_size(a->params) != json_object_size(b->params);
+    if (strcmp(a->plugin, b->plugin) != 0 || strcmp(a->variant, b->variant) != 0)
+        return 0;
+    json_object_foreach(a->params, key, va)
+    {
+        json_t *vb = json_object_get(b->params, key);
+        if (!vb)
+            *extra = 1;
+        else if (!json_equal(va, vb))
+            return 0;
+    }
+    return *extra;
+}
+
+/* For a case b of one side with no id on the other: the one case of the other side, not yet
+ * paired and without an id of b's side, that measures the same thing but for parameters
+ * only one of them has; NULL when there is none or more than one (then it stays unpaired). */
+static const kbi_case_result *pair_across_params(const kbi_case_result *b,
+                                                 const kbi_result_set *other, json_t *own_map,
+                                                 const unsigned char *taken, size_t *index)
+{
+    const kbi_case_result *found = NULL;
+    for (size_t i = 0; i < other->n_cases; i++) {
+        const kbi_case_result *r = &other->cases[i];
+        int extra;
+        if (taken[i] || json_object_get(own_map, r->id) || !same_but_new_params(b, r, &extra))
+            continue;
+        if (found)
+            return NULL;
+        found = r;
+        *index = i;
+    }
+    return found;
+}
+
 int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
                      const kbi_compare_options *opt, kbi_comparison *out, char *err)
 {
     json_t *bmap, *rmap;
-    size_t drops = 0;
+    size_t drops = 0, paired = 0;
     int cache_differs = 0;
+    unsigned char *taken = kbi_xcalloc(res->n_cases + 1, 1); /* results paired by params */
     memset(out, 0, sizeof *out);
     resolve_options(opt, &out->opt.threshold, &out->opt.alpha);
     warn_if_differs(out, base, res, "GPUs", "device", "name", "");
@@ -229,8 +272,16 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
         /* A repeated id is compared once, with its last record. */
         if (compared_index(bmap, b->id, i) != i)
             continue;
-        if (ri)
+        if (ri) {
             r = &res->cases[json_integer_value(ri)];
+        } else {
+            size_t k = 0;
+            r = pair_across_params(b, res, bmap, taken, &k);
+            if (r) {
+                taken[k] = 1;
+                paired++;
+            }
+        }
         row = &out->rows[out->n_rows++];
         row->base = b;
         row->res = r;
@@ -246,7 +297,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
     for (size_t i = 0; i < res->n_cases; i++) {
         const kbi_case_result *r = &res->cases[i];
         kbi_compare_row *row;
-        if (compared_index(rmap, r->id, i) != i || json_object_get(bmap, r->id))
+        if (compared_index(rmap, r->id, i) != i || json_object_get(bmap, r->id) || taken[i])
             continue;
         row = &out->rows[out->n_rows++];
         row->res = r;
@@ -261,11 +312,20 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
                  drops, drops == 1 ? "" : "s");
         add_warning(out, w);
     }
+    if (paired) {
+        char w[256];
+        snprintf(w, sizeof w,
+                 "%zu case%s paired across a parameter that only one side has (the plugin "
+                 "gained or lost one between the runs); each row shows both ids",
+                 paired, paired == 1 ? " was" : "s were");
+        add_warning(out, w);
+    }
     if (cache_differs)
         add_warning(out, "some cases were measured with another cache mode (cold/hot) on each "
                          "side; their times are not comparable");
     json_decref(bmap);
     json_decref(rmap);
+    free(taken);
     (void)err;
     return KBI_OK;
 }
@@ -379,6 +439,10 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
                 continue;
             fputs("| `", f);
             md_text(f, r->base->id);
+            if (strcmp(r->base->id, r->res->id) != 0) { /* paired across a parameter */
+                fputs("` → `", f);
+                md_text(f, r->res->id);
+            }
             fputs("` | ", f);
             side_cell(f, r->base);
             fputs(" | ", f);
@@ -425,7 +489,9 @@ static void compare_usage(FILE *f)
           "\n"
           "Matches the cases of BASELINE and RESULTS by id (plugin/variant/parameters) and\n"
           "calls each one slower, faster, same or unsure.  Each side is a results file or a\n"
-          "folder holding results*.jsonl files (shards are merged).\n"
+          "folder holding results*.jsonl files (shards are merged).  A case whose id has\n"
+          "no match is paired with the one case of the other side that differs from it\n"
+          "only by parameters one side lacks (a plugin gained a parameter), with a warning.\n"
           "\n"
           "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
           "                     percentage (2%); default 2%\n"
