@@ -1,6 +1,7 @@
 /* Small helpers shared by the Criterion tests: a scratch folder per test
- * (made by .init, removed with its contents by .fini) and reading a whole
- * file.  Include after defining _XOPEN_SOURCE 700. */
+ * (made by .init, removed with its contents by .fini), reading a whole
+ * file, and running a profile through the runner with the real plugins.
+ * Include after defining _XOPEN_SOURCE 700. */
 #ifndef KBENCH_TEST_HELPERS_H
 #define KBENCH_TEST_HELPERS_H
 
@@ -9,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+
+#include "results.h"
+#include "runner.h"
 
 /* The current test's scratch folder. */
 static char tmp[256];
@@ -52,6 +56,36 @@ static inline char *slurp(const char *path)
     buf[n] = '\0';
     fclose(f);
     return buf;
+}
+
+/* Runs the profile at `profile` with the real plugins into tmp/out (kbench run) and loads
+ * its results into *set; returns kbi_run's exit code. */
+static inline int run_profile(const char *profile, kbi_result_set *set)
+{
+    char out[300], results[320], err[KBI_ERR_SIZE];
+    char *argv[] = {"run", NULL};
+    kbi_run_args a = {.device = -1, .argc = 1, .argv = argv, .plugins_dir = KBENCH_TEST_PLUGINS};
+    int rc;
+    snprintf(out, sizeof out, "%s/out", tmp);
+    a.profile_path = profile;
+    a.out_dir = out;
+    rc = kbi_run(&a);
+    snprintf(results, sizeof results, "%s/results.jsonl", out);
+    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
+    return rc;
+}
+
+/* run_profile on `text`, written to tmp/p.ini first. */
+static inline int run_profile_text(const char *text, kbi_result_set *set)
+{
+    char profile[300];
+    FILE *f;
+    snprintf(profile, sizeof profile, "%s/p.ini", tmp);
+    f = fopen(profile, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    return run_profile(profile, set);
 }
 
 #endif

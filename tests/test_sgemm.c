@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "helpers.h"
-#include "results.h"
-#include "runner.h"
 
 static void setup(void)
 {
@@ -20,25 +18,13 @@ TestSuite(sgemm, .init = setup, .fini = remove_tmp);
 
 Test(sgemm, host_verifies_and_config_belongs_to_the_tuned_variants, .timeout = 120)
 {
-    char profile[300], out[300], results[320], err[KBI_ERR_SIZE];
-    char *argv[] = {"run", NULL};
-    kbi_run_args a = {.device = -1, .argc = 1, .argv = argv, .plugins_dir = KBENCH_TEST_PLUGINS};
     kbi_result_set set = {0};
     size_t ok = 0, skipped = 0;
-    FILE *f;
-    snprintf(profile, sizeof profile, "%s/p.ini", tmp);
-    snprintf(out, sizeof out, "%s/out", tmp);
-    cr_assert_not_null(f = fopen(profile, "w"));
-    fputs("[run]\nwarmup = 0\nmin_samples = 2\nmin_time = 0\ntimeout = 60\n"
-          "[sgemm]\nvariants = host\nshape = 1x1x1, 17x9x33, 64x65x7\nbeta = 0, 0.5\n"
-          "config = -1, 3\n",
-          f);
-    fclose(f);
-    a.profile_path = profile;
-    a.out_dir = out;
-    cr_expect_eq(kbi_run(&a), 0);
-    snprintf(results, sizeof results, "%s/results.jsonl", out);
-    cr_assert_eq(kbi_results_load(&set, results, err), KBI_OK, "%s", err);
+    cr_expect_eq(run_profile_text("[run]\nwarmup = 0\nmin_samples = 2\nmin_time = 0\ntimeout = 60\n"
+                                  "[sgemm]\nvariants = host\nshape = 1x1x1, 17x9x33, 64x65x7\n"
+                                  "beta = 0, 0.5\nconfig = -1, 3\n",
+                                  &set),
+                 0);
     cr_assert_eq(set.n_cases, 12);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];

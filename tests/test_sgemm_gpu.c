@@ -11,22 +11,6 @@
 
 #include "gpu.h"
 #include "helpers.h"
-#include "results.h"
-#include "runner.h"
-
-/* Runs `profile` into tmp/out and loads the results. */
-static void run_profile(const char *profile, kbi_result_set *set)
-{
-    char out[300], results[320], err[KBI_ERR_SIZE];
-    char *argv[] = {"run", NULL};
-    kbi_run_args a = {.device = -1, .argc = 1, .argv = argv, .plugins_dir = KBENCH_TEST_PLUGINS};
-    snprintf(out, sizeof out, "%s/out", tmp);
-    a.profile_path = profile;
-    a.out_dir = out;
-    cr_expect_eq(kbi_run(&a), 0, "kbench run %s", profile);
-    snprintf(results, sizeof results, "%s/results.jsonl", out);
-    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
-}
 
 static void setup(void)
 {
@@ -40,7 +24,7 @@ Test(sgemm_gpu, every_variant_and_configuration_verifies_on_tails, .timeout = 90
     kbi_result_set set = {0};
     size_t forced = 0;
     need_gpu();
-    run_profile(KBENCH_TEST_SOURCE_DIR "/profiles/sgemm-tails.ini", &set);
+    cr_expect_eq(run_profile(KBENCH_TEST_SOURCE_DIR "/profiles/sgemm-tails.ini", &set), 0);
     cr_assert_gt(set.n_cases, 100, "the tails profile has %zu cases", set.n_cases);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
@@ -54,18 +38,14 @@ Test(sgemm_gpu, every_variant_and_configuration_verifies_on_tails, .timeout = 90
 
 Test(sgemm_gpu, fast_variants_keep_their_distance_to_cublas, .timeout = 600)
 {
-    char profile[300];
     kbi_result_set set = {0};
     double cublas = 0.0, warptile = 0.0, tf32x3 = 0.0;
-    FILE *f;
     need_gpu();
-    snprintf(profile, sizeof profile, "%s/p.ini", tmp);
-    cr_assert_not_null(f = fopen(profile, "w"));
-    fputs("[run]\nwarmup = 2\nmin_samples = 5\nmin_time = 0.1\ntimeout = 120\n"
-          "[sgemm]\nvariants = warptile, tf32x3, cublas\nshape = 4096x4096x4096\n",
-          f);
-    fclose(f);
-    run_profile(profile, &set);
+    cr_expect_eq(run_profile_text("[run]\nwarmup = 2\nmin_samples = 5\nmin_time = 0.1\ntimeout = "
+                                  "120\n[sgemm]\nvariants = warptile, tf32x3, cublas\nshape = "
+                                  "4096x4096x4096\n",
+                                  &set),
+                 0);
     cr_assert_eq(set.n_cases, 3);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];

@@ -128,6 +128,14 @@ static void add_warning(kbi_comparison *c, const char *text)
     c->warnings[c->n_warnings++] = kbi_strdup(text);
 }
 
+/* A warning about n cases: the singular or the plural form of the sentence, n filled in. */
+static void add_count_warning(kbi_comparison *c, size_t n, const char *one, const char *many)
+{
+    char w[KBI_ERR_SIZE];
+    snprintf(w, sizeof w, n == 1 ? one : many, n);
+    add_warning(c, w);
+}
+
 /* Maps case id -> index of its last record in set; warns on repeats. */
 static json_t *index_cases(const kbi_result_set *set, const char *side, kbi_comparison *c)
 {
@@ -304,22 +312,18 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
         kbi_compare_case(NULL, r, &out->opt, &row->out);
         out->count[row->out.verdict]++;
     }
-    if (drops) {
-        char w[256];
-        snprintf(w, sizeof w,
-                 "the SM clock dropped during %zu compared case%s (on either side); their "
-                 "times may reflect throttling, not the code",
-                 drops, drops == 1 ? "" : "s");
-        add_warning(out, w);
-    }
-    if (paired) {
-        char w[256];
-        snprintf(w, sizeof w,
-                 "%zu case%s paired across a parameter that only one side has (the plugin "
-                 "gained or lost one between the runs); each row shows both ids",
-                 paired, paired == 1 ? " was" : "s were");
-        add_warning(out, w);
-    }
+    if (drops)
+        add_count_warning(out, drops,
+                          "the SM clock dropped during %zu compared case (on either side); its "
+                          "times may reflect throttling, not the code",
+                          "the SM clock dropped during %zu compared cases (on either side); "
+                          "their times may reflect throttling, not the code");
+    if (paired)
+        add_count_warning(out, paired,
+                          "%zu case was paired across a parameter that only one side has (the "
+                          "plugin gained or lost one between the runs); its row shows both ids",
+                          "%zu cases were paired across a parameter that only one side has (the "
+                          "plugin gained or lost one between the runs); each row shows both ids");
     if (cache_differs)
         add_warning(out, "some cases were measured with another cache mode (cold/hot) on each "
                          "side; their times are not comparable");

@@ -433,46 +433,8 @@ DeviceInfo device_info()
     return cached;
 }
 
-/* Split-K workspace, grown on demand with stream-ordered allocation (no device-wide
- * synchronisation in the run path) and freed by warptile_release().  One workspace for the
- * process: runs on several streams at once would share it (the harness uses one stream). */
-std::mutex ws_mu;
-float *ws_ptr = nullptr;
-size_t ws_bytes = 0;
-bool ws_async = false; /* from cudaMallocAsync (else cudaMalloc: no memory pools) */
-
-void free_workspace(cudaStream_t stream)
-{
-    if (ws_ptr && ws_async)
-        (void)cudaFreeAsync(ws_ptr, stream);
-    else if (ws_ptr)
-        (void)cudaFree(ws_ptr);
-    ws_ptr = nullptr;
-    ws_bytes = 0;
-}
-
-cudaError_t workspace(size_t bytes, cudaStream_t stream, float **out)
-{
-    std::lock_guard<std::mutex> lock(ws_mu);
-    if (bytes <= ws_bytes) {
-        *out = ws_ptr;
-        return cudaSuccess;
-    }
-    free_workspace(stream); /* in stream order: earlier kernels on `stream` finish with it */
-    void *p = nullptr;
-    cudaError_t e = cudaMallocAsync(&p, bytes, stream);
-    ws_async = e == cudaSuccess;
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        e = cudaMalloc(&p, bytes);
-        if (e != cudaSuccess)
-            return e;
-    }
-    ws_ptr = (float *)p;
-    ws_bytes = bytes;
-    *out = ws_ptr;
-    return cudaSuccess;
-}
+/* The split-K workspace (common.cuh): grown in stream order, freed by warptile_release(). */
+SgemmWorkspace splitk_ws;
 
 /* How many K splits a configuration with split-K enabled uses for this shape: enough CTAs to
  * fill every SM about twice over, each split keeping at least 128 k (8 K tiles of 16, 4 of 32)
@@ -558,7 +520,7 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const Args &a)
     if (split_tiles > 0) {
         ldw = (a.M + 3) / 4 * 4; /* float4-aligned columns for the 128-bit partial stores */
         ws_split = (size_t)ldw * (size_t)a.N;
-        cudaError_t e = workspace(ws_split * splits * sizeof(float), a.stream, &ws);
+        cudaError_t e = splitk_ws.get(ws_split * splits * sizeof(float), a.stream, &ws);
         if (e != cudaSuccess)
             return e;
     }
@@ -798,10 +760,5 @@ extern "C" cudaError_t warptile_tune(int M, int N, int K, float alpha, const flo
  * device); safe to call more than once. */
 extern "C" void warptile_release(void)
 {
-    std::lock_guard<std::mutex> lock(ws_mu);
-    if (!ws_ptr)
-        return;
-    (void)cudaDeviceSynchronize();
-    free_workspace(0);
-    (void)cudaDeviceSynchronize();
+    splitk_ws.release();
 }

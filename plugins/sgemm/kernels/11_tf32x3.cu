@@ -324,6 +324,23 @@ __device__ __forceinline__ void store_results(Value value, Coord coord, bool int
     }
 }
 
+#ifdef TF32X3_HAVE_WGMMA
+/* The 64 accumulators of a wgmma m64n128 warpgroup: register e = 4j + 2v1 + v0 of the lane
+ * holds row m + 8v1, column n + 8j + v0, where m = (warpgroup rows) + 16wi + g and
+ * n = n0 + 2q (CUTLASS CLayout_64xN). */
+__device__ __forceinline__ void store_wg_results(const float (&acc)[64], int m, int n,
+                                                 bool interior, int M, int N, float alpha,
+                                                 float beta, const float *C0, float *C, int ldc)
+{
+    store_results([&](int e) { return acc[e]; },
+                  [&](int e, int &mm, int &nn) {
+                      mm = m + 8 * ((e % 4) / 2);
+                      nn = n + 8 * (e / 4) + (e % 2);
+                  },
+                  interior, M, N, alpha, beta, C0, C, ldc);
+}
+#endif
+
 /* =========================================================================================
  * Kernel 1: mma.sync (sm_80+)
  * ========================================================================================= */
@@ -657,13 +674,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cp_async_wait<0>();
 
-    /* result e = 4j + 2v1 + v0: row 16wi + g + 8v1, column 8j + 2q + v0 of the warpgroup */
-    store_results([&](int e) { return acc[e]; },
-                  [&](int e, int &m, int &n) {
-                      m = m0 + wg * 64 + wi * 16 + g + 8 * ((e % 4) / 2);
-                      n = n0 + 8 * (e / 4) + 2 * q + (e % 2);
-                  },
-                  interior, M, N, alpha, beta, C0, C, ldc);
+    store_wg_results(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta, C0,
+                     C, ldc);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
@@ -881,13 +893,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc[i] += part[i];
     }
 
-    /* result e = 4j + 2v1 + v0: row 16wi + g + 8v1, column 8j + 2q + v0 of the warpgroup */
-    store_results([&](int e) { return acc[e]; },
-                  [&](int e, int &m, int &n) {
-                      m = m0 + wg * 64 + wi * 16 + g + 8 * ((e % 4) / 2);
-                      n = n0 + 8 * (e / 4) + 2 * q + (e % 2);
-                  },
-                  interior, M, N, alpha, beta, C0, C, ldc);
+    store_wg_results(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta, C0,
+                     C, ldc);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
