@@ -265,6 +265,14 @@ template <bool VEC, class BOff> struct Tf32Loader {
         a_ptr += (size_t)kBK * lda;
         b_ptr += kBK;
     }
+
+    /* Starts at K tile `tiles` instead of 0 (a K split). */
+    __device__ __forceinline__ void skip(int tiles, int lda)
+    {
+        k0 += tiles * kBK;
+        a_ptr += (size_t)tiles * kBK * lda;
+        b_ptr += (size_t)tiles * kBK;
+    }
 };
 
 /* Grouped rasterisation of the 1-D grid: consecutive CTAs walk down a band of kGroupM tile
@@ -769,12 +777,16 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
  *   G0 retired: stage t0 empty | tile t2 full? copy tile t0+3 | A(t2) -> set 0 |
  *   G1 retired: stage t1 empty; acc += part.
  * Copying tile u into stage u % 4 first waits until both warpgroups have retired tile u - 4
- * there; no other wait involves the other warpgroup. */
-template <bool VEC>
+ * there; no other wait involves the other warpgroup.
+ * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile and writes the raw
+ * partial sums to split z of the workspace ws (leading dimension ldw, split stride ws_split);
+ * tf32x3_splitk_reduce finishes. */
+template <bool VEC, bool SPLITK>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_ps_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
                            const float *__restrict__ Bbig, const float *__restrict__ Bsmall, int Kp,
-                           float beta, const float *C0, float *C, int ldc, int tiles_m, int tiles_n)
+                           float beta, const float *C0, float *C, int ldc, int tiles_m, int tiles_n,
+                           int kt_per_split, float *ws, int ldw, size_t ws_split)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -796,7 +808,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int wg = warp / 4, wi = warp % 4;
     const int g = lane / 4, q = lane % 4;
     const bool interior = m0 + kBM <= M && n0 + kBN <= N;
-    const int ktiles = CEIL_DIV(K, kBK);
+    const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
+    const int ktiles =
+        SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
     const int a_off = 2 * kBStageSw + q * kALd + wg * 64 + wi * 16 + g;
 
     if (tid == 0) {
@@ -809,10 +823,13 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     /* B chunk c = tid + 256*i (i < 4) of each of big and small: row n = c / 8 (tile column),
      * 16-byte chunk c % 8 of its 32 k; a warp copies 4 whole 128-byte rows. */
-    const float *b_big = Bbig + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8);
-    const float *b_small = Bsmall + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8);
+    const size_t b_k0 = (size_t)kt_begin * kBK; /* 0 unless SPLITK */
+    const float *b_big = Bbig + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
+    const float *b_small = Bsmall + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
     const int b_dst = BOffSwizzled::at(tid / 8, tid % 8);
     Tf32Loader<VEC, BOffSwizzled> loader(A, lda, Bbig, Kp, M, N, m0, n0, tid);
+    if (SPLITK)
+        loader.skip(kt_begin, lda);
     auto copy_tile = [&](int u) {
         if (u >= kPsStages) /* both warpgroups are done with tile u - 4 in this stage */
             mbar_wait(empty(u), (u / kPsStages - 1) & 1);
@@ -893,12 +910,34 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc[i] += part[i];
     }
 
-    store_wg_results(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta, C0,
-                     C, ldc);
+    if (SPLITK)
+        store_wg_results(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, 1.0f, 0.0f,
+                         nullptr, ws + (size_t)blockIdx.z * ws_split, ldw);
+    else
+        store_wg_results(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta,
+                         C0, C, ldc);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
 #endif
+}
+
+/* Second pass of split-K: C = alpha * sum_z ws[z] + beta * C0, the splits summed in order (the
+ * result does not depend on scheduling).  One thread per element, M fastest. */
+__global__ void tf32x3_splitk_reduce(int M, int N, int splits, const float *__restrict__ ws,
+                                     int ldw, size_t ws_split, float alpha, float beta,
+                                     const float *C0, float *C, int ldc)
+{
+    const size_t total = (size_t)M * N;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const int m = (int)(i % M), n = (int)(i / M);
+        const float *p = ws + sgemm_at(m, n, ldw);
+        float sum = 0.0f;
+        for (int z = 0; z < splits; z++)
+            sum += p[(size_t)z * ws_split];
+        sgemm_store(sum, alpha, beta, C0, C, sgemm_at(m, n, ldc));
+    }
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */
@@ -992,33 +1031,65 @@ cudaError_t run_wgmma(const Args &a)
  * in the run path) and freed by tf32x3_release().  One per process: runs on several streams at
  * once would share it (the harness uses one stream). */
 SgemmWorkspace presplit_ws;
+/* The partial sums of the split-K configuration (the same terms). */
+SgemmWorkspace splitk_ws;
 
 bool a_vec_ok(const Args &a)
 {
     return sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
 }
 
-template <bool VEC>
-cudaError_t launch_wgmma_ps(const Args &a, const float *big, const float *small, int Kp)
+template <bool VEC, bool SPLITK>
+cudaError_t launch_wgmma_ps(const Args &a, const float *big, const float *small, int Kp, int splits,
+                            int kt_per_split, float *ws, int ldw, size_t ws_split)
 {
-    static const cudaError_t once = set_smem(tf32x3_wgmma_ps_kernel<VEC>, kPsSmem);
+    static const cudaError_t once = set_smem(tf32x3_wgmma_ps_kernel<VEC, SPLITK>, kPsSmem);
     if (once != cudaSuccess)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
-    tf32x3_wgmma_ps_kernel<VEC><<<tiles_m * tiles_n, kThreads, kPsSmem, a.stream>>>(
-        a.M, a.N, a.K, a.alpha, a.A, a.lda, big, small, Kp, a.beta, a.C0, a.C, a.ldc, tiles_m,
-        tiles_n);
+    tf32x3_wgmma_ps_kernel<VEC, SPLITK>
+        <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, kPsSmem, a.stream>>>(
+            a.M, a.N, a.K, a.alpha, a.A, a.lda, big, small, Kp, a.beta, a.C0, a.C, a.ldc, tiles_m,
+            tiles_n, kt_per_split, ws, ldw, ws_split);
     return cudaGetLastError();
 }
 
-cudaError_t run_wgmma_ps(const Args &a)
+/* SMs of the current device, read once (single-device assumption, as for the SMEM attribute). */
+int sm_count()
+{
+    static const int sms = [] {
+        int dev = 0, n = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+            n = 132;
+        return n > 0 ? n : 132;
+    }();
+    return sms;
+}
+
+/* Kernel 3 after splitting B.  SPLITK: when the 128x128 tiles are fewer than half the SMs
+ * (1024^3 and 256x4096x4096 have 64 for 132), K is split so that tiles x splits fill about one
+ * wave (at least 4 K tiles, 128 k, per split; at most 16 splits), the partial sums go to a
+ * workspace and tf32x3_splitk_reduce adds them in order; otherwise it is kernel 3 as is. */
+template <bool SPLITK> cudaError_t run_wgmma_ps(const Args &a)
 {
     if (!device_is_sm90())
         return cudaErrorNotSupported;
     const int Kp = CEIL_DIV(a.K, kBK) * kBK, Np = CEIL_DIV(a.N, kBN) * kBN;
+    const int tiles = CEIL_DIV(a.M, kBM) * CEIL_DIV(a.N, kBN), ktiles = Kp / kBK;
+    int splits = 1;
+    if (SPLITK && 2 * tiles <= sm_count())
+        splits = std::max(1, std::min({sm_count() / tiles, ktiles / 4, 16}));
+    const int per_split = CEIL_DIV(ktiles, splits);
+    splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */
+
     const size_t elems = (size_t)Np * Kp;
-    float *ws = nullptr;
+    float *ws = nullptr, *part = nullptr;
     cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &ws);
+    const int ldw = (a.M + 3) / 4 * 4;
+    const size_t ws_split = (size_t)ldw * a.N;
+    if (e == cudaSuccess && splits > 1)
+        e = splitk_ws.get(ws_split * splits * sizeof(float), a.stream, &part);
     if (e != cudaSuccess)
         return e;
     const size_t threads = elems / 4;
@@ -1026,8 +1097,21 @@ cudaError_t run_wgmma_ps(const Args &a)
         a.N, a.K, a.B, a.ldb, Np, Kp, ws, ws + elems);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
-    return a_vec_ok(a) ? launch_wgmma_ps<true>(a, ws, ws + elems, Kp)
-                       : launch_wgmma_ps<false>(a, ws, ws + elems, Kp);
+    if (splits == 1)
+        return a_vec_ok(a)
+                   ? launch_wgmma_ps<true, false>(a, ws, ws + elems, Kp, 1, ktiles, nullptr, 0, 0)
+                   : launch_wgmma_ps<false, false>(a, ws, ws + elems, Kp, 1, ktiles, nullptr, 0, 0);
+    e = a_vec_ok(a) ? launch_wgmma_ps<true, true>(a, ws, ws + elems, Kp, splits, per_split, part,
+                                                  ldw, ws_split)
+                    : launch_wgmma_ps<false, true>(a, ws, ws + elems, Kp, splits, per_split, part,
+                                                   ldw, ws_split);
+    if (e != cudaSuccess)
+        return e;
+    const size_t total = (size_t)a.M * a.N;
+    tf32x3_splitk_reduce<<<(unsigned)std::min(CEIL_DIV(total, (size_t)256), (size_t)65535), 256, 0,
+                           a.stream>>>(a.M, a.N, splits, part, ldw, ws_split, a.alpha, a.beta, a.C0,
+                                       a.C, a.ldc);
+    return cudaGetLastError();
 }
 
 struct ConfigEntry {
@@ -1038,7 +1122,8 @@ struct ConfigEntry {
 const ConfigEntry kConfigs[] = {
     {"mma_sync_128x128x32_s4", run_mma, false},
     {"wgmma_128x128x32_s4", run_wgmma, true},
-    {"wgmma_presplit_128x128x32_s4", run_wgmma_ps, true},
+    {"wgmma_presplit_128x128x32_s4", run_wgmma_ps<false>, true},
+    {"wgmma_presplit_128x128x32_s4_splitk", run_wgmma_ps<true>, true},
 };
 constexpr int kNumConfigs = (int)(sizeof(kConfigs) / sizeof(kConfigs[0]));
 
@@ -1113,7 +1198,7 @@ extern "C" SGEMM_LAUNCHER(tf32x3)
 {
     int config = lookup_config(M, N, K);
     if (config < 0)
-        config = device_is_sm90() ? 2 : 0;
+        config = device_is_sm90() ? 3 : 0;
     return run_tf32x3_config(config, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
 }
 
@@ -1181,4 +1266,5 @@ extern "C" cudaError_t tf32x3_tune(int M, int N, int K, float alpha, const float
 extern "C" void tf32x3_release(void)
 {
     presplit_ws.release();
+    splitk_ws.release();
 }
