@@ -1,7 +1,7 @@
 /* The sgemm plugin on a real GPU: every device variant, and every configuration of the two
  * tuned ones forced, verifies on the tail-heavy shapes of profiles/sgemm-tails.ini; and at
  * 4096^3 the fast variants keep their distance to cuBLAS (loose bounds, far below the
- * measured 0.87x and 2.07x: they catch a broken fast path, such as a fallback to a slow
+ * measured 0.91x and 2.07x: they catch a broken fast path, such as a fallback to a slow
  * configuration, not noise).  Skips with the reason where there is no device. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
