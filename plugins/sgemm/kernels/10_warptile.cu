@@ -409,30 +409,6 @@ struct Args {
     cudaStream_t stream;
 };
 
-/* Device facts needed for launch decisions, read once per device. */
-struct DeviceInfo {
-    int sms = 132;
-};
-
-DeviceInfo device_info()
-{
-    static std::mutex mu;
-    static int cached_dev = -1;
-    static DeviceInfo cached;
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess)
-        return cached;
-    std::lock_guard<std::mutex> lock(mu);
-    if (dev != cached_dev) {
-        int sms = 0;
-        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
-            sms > 0)
-            cached.sms = sms;
-        cached_dev = dev;
-    }
-    return cached;
-}
-
 /* The split-K workspace (common.cuh): grown in stream order, freed by warptile_release(). */
 SgemmWorkspace splitk_ws;
 
@@ -503,10 +479,10 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const Args &a)
     const int tiles_m = CEIL_DIV(a.M, Cfg::BM), tiles_n = CEIL_DIV(a.N, Cfg::BN);
     const int tiles = tiles_m * tiles_n;
     const int ktiles = CEIL_DIV(a.K, Cfg::BK);
-    const int slots = device_info().sms * Cfg::MIN_BLOCKS;
+    const int slots = sgemm_sm_count() * Cfg::MIN_BLOCKS;
     int splits = 1;
     if (SPLIT == Split::kAll)
-        splits = choose_splits(tiles, ktiles, Cfg::BK, device_info().sms, Cfg::MIN_BLOCKS);
+        splits = choose_splits(tiles, ktiles, Cfg::BK, sgemm_sm_count(), Cfg::MIN_BLOCKS);
     else if (SPLIT == Split::kTail)
         splits = choose_tail_splits(tiles, ktiles, Cfg::BK, slots);
     const int per_split = CEIL_DIV(ktiles, splits);
@@ -613,7 +589,7 @@ constexpr int kNumConfigs = (int)(sizeof(kConfigs) / sizeof(kConfigs[0]));
  * otherwise. */
 int default_config(int M, int N, int K)
 {
-    const int sms = device_info().sms;
+    const int sms = sgemm_sm_count();
     const int tiles128 = CEIL_DIV(M, 128) * CEIL_DIV(N, 128);
     if (tiles128 >= sms)
         return 1;

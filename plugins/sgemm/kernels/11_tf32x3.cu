@@ -1054,19 +1054,6 @@ cudaError_t launch_wgmma_ps(const Args &a, const float *big, const float *small,
     return cudaGetLastError();
 }
 
-/* SMs of the current device, read once (single-device assumption, as for the SMEM attribute). */
-int sm_count()
-{
-    static const int sms = [] {
-        int dev = 0, n = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-            n = 132;
-        return n > 0 ? n : 132;
-    }();
-    return sms;
-}
-
 /* Kernel 3 after splitting B.  SPLITK: when the 128x128 tiles are fewer than half the SMs
  * (1024^3 and 256x4096x4096 have 64 for 132), K is split so that tiles x splits fill about one
  * wave (at least 4 K tiles, 128 k, per split; at most 16 splits), the partial sums go to a
@@ -1078,8 +1065,8 @@ template <bool SPLITK> cudaError_t run_wgmma_ps(const Args &a)
     const int Kp = CEIL_DIV(a.K, kBK) * kBK, Np = CEIL_DIV(a.N, kBN) * kBN;
     const int tiles = CEIL_DIV(a.M, kBM) * CEIL_DIV(a.N, kBN), ktiles = Kp / kBK;
     int splits = 1;
-    if (SPLITK && 2 * tiles <= sm_count())
-        splits = std::max(1, std::min({sm_count() / tiles, ktiles / 4, 16}));
+    if (SPLITK && 2 * tiles <= sgemm_sm_count())
+        splits = std::max(1, std::min({sgemm_sm_count() / tiles, ktiles / 4, 16}));
     const int per_split = CEIL_DIV(ktiles, splits);
     splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */
 
@@ -1261,8 +1248,8 @@ extern "C" cudaError_t tf32x3_tune(int M, int N, int K, float alpha, const float
     return cudaSuccess;
 }
 
-/* Frees the pre-split workspace after all work on the device has finished (synchronises the
- * device); safe to call more than once. */
+/* Frees the pre-split and split-K workspaces after all work on the device has finished
+ * (synchronises the device); safe to call more than once. */
 extern "C" void tf32x3_release(void)
 {
     presplit_ws.release();

@@ -185,6 +185,26 @@ __host__ __device__ __forceinline__ int sgemm_swizzle(int idx, int key)
     return idx ^ (key << 2);
 }
 
+/* SMs of the current device, for launch decisions (split-K, tail splitting); read once per
+ * device.  132 (an H100/H200) if the runtime cannot tell. */
+inline int sgemm_sm_count()
+{
+    static std::mutex mu;
+    static int cached_dev = -1, cached = 132;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess)
+        return cached;
+    std::lock_guard<std::mutex> lock(mu);
+    if (dev != cached_dev) {
+        int sms = 0;
+        if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess &&
+            sms > 0)
+            cached = sms;
+        cached_dev = dev;
+    }
+    return cached;
+}
+
 /* ---- stream-ordered workspace --------------------------------------------------------------
  * Device scratch memory a launcher needs beyond its arguments (split-K partial sums, pre-split
  * operands): grown on demand with cudaMallocAsync on the run's stream, so the run path never

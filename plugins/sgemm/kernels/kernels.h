@@ -67,7 +67,7 @@ int tf32x3_config_count(void);
 cudaError_t run_tf32x3_config(int config, int M, int N, int K, float alpha, const float *A, int lda,
                               const float *B, int ldb, float beta, const float *C0, float *C,
                               int ldc, cudaStream_t stream);
-void tf32x3_release(void); /* frees tf32x3's pre-split workspace */
+void tf32x3_release(void); /* frees tf32x3's pre-split and split-K workspaces */
 
 #ifdef __cplusplus
 }

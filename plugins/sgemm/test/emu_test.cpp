@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "emu_data.h"
 #include "kernels/kernels.h"
 
 extern "C" cudaError_t cudaGetLastError(void)
@@ -29,30 +30,6 @@ static const Variant kVariants[] = {
     {"cp_async", run_cp_async}, {"swizzled", run_swizzled},   {"wide_epilogue", run_wide_epilogue},
 };
 
-static uint64_t rng = 0x1234567;
-static float uniform()
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (float)((double)(rng >> 40) / 8388608.0 - 1.0);
-}
-
-/* A column-major rows x cols matrix with leading dimension ld, allocated to end exactly after
- * its last element (ASan sees a read past it), optionally starting `shift` floats into the
- * allocation (a misaligned base). */
-struct Mat {
-    std::vector<float> *store;
-    float *p;
-    size_t n;
-};
-static Mat make(int rows, int cols, int ld, int shift, float fill_nan)
-{
-    const size_t n = (size_t)ld * (cols - 1) + rows;
-    auto *v = new std::vector<float>(n + shift);
-    for (auto &x : *v)
-        x = std::isnan(fill_nan) ? fill_nan : uniform();
-    return Mat{v, v->data() + shift, n};
-}
-
 struct Case {
     int M, N, K, pad, shift;
     float alpha, beta;
@@ -63,9 +40,9 @@ struct Case {
 static bool run_case(const Variant &v, const Case &c)
 {
     const int lda = c.M + c.pad, ldb = c.K + c.pad, ldc = c.M + c.pad;
-    Mat A = make(c.M, c.K, lda, c.shift, 0), B = make(c.K, c.N, ldb, c.shift, 0);
-    Mat C0 = make(c.M, c.N, ldc, c.shift, c.nan_c0 ? NAN : 0.0f);
-    Mat C = make(c.M, c.N, ldc, c.shift, 0);
+    Mat A = make(c.M, c.K, lda, c.shift, false), B = make(c.K, c.N, ldb, c.shift, false);
+    Mat C0 = make(c.M, c.N, ldc, c.shift, c.nan_c0);
+    Mat C = make(c.M, c.N, ldc, c.shift, false);
     std::vector<float> before(C.p, C.p + C.n);
     if (c.alias)
         std::memcpy(C.p, C0.p, C.n * sizeof(float));

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "emu_data.h"
 #include "emu_async.h" /* emu_func_max_dyn_smem, shared with the kernel's translation unit */
 #include "kernels/kernels.h"
 
@@ -169,30 +170,6 @@ static const Case kDefaultCases[] = {
     {100, 100, 1030, 0, 0, 1.0f, 0.5f, false, false}, /* split-K (7) */
     {1, 300, 40, 0, 0, 1.0f, 0.5f, false, false},
 };
-
-static uint64_t rng = 0x1234567;
-static float uniform()
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (float)((double)(rng >> 40) / 8388608.0 - 1.0);
-}
-
-/* A column-major rows x cols matrix with leading dimension ld, allocated to end exactly after
- * its last element (ASan sees a read past it), optionally starting `shift` floats into the
- * allocation (a misaligned base). */
-struct Mat {
-    std::vector<float> *store;
-    float *p;
-    size_t n;
-};
-static Mat make(int rows, int cols, int ld, int shift, bool nan)
-{
-    const size_t n = (size_t)ld * (cols - 1) + rows;
-    auto *v = new std::vector<float>(n + shift);
-    for (auto &x : *v)
-        x = nan ? std::numeric_limits<float>::quiet_NaN() : uniform();
-    return Mat{v, v->data() + shift, n};
-}
 
 typedef int (*splits_fn)(int variant, int M, int N, int K);
 typedef cudaError_t (*runner)(int variant, int M, int N, int K, float alpha, const float *A,
