@@ -5,10 +5,12 @@
  * descriptor names the plugin, its variants and its parameters, and holds the
  * entry points the harness calls for every case:
  *
- *     init -> counts -> run (verified once, then warm-up and timed samples)
- *          -> verify -> teardown
+ *     [prepare, once per parameter point, shared by its variants]   (1.1)
+ *     init -> counts -> run (verified once, then warm-up and timed samples,
+ *          [reset before each sample] (1.1)) -> verify -> teardown
+ *     [release, once the point's last variant is torn down]          (1.1)
  *
- * Rules of the boundary (see DESIGN.md and STYLE.md):
+ * Rules of the boundary (docs/design.md tells the whole story):
  *   - Plain C11; no CUDA header is needed (streams travel as void *).
  *   - Every struct that crosses the boundary starts with its ABI version or
  *     size and only grows at the end; fields added by a later minor version
@@ -38,7 +40,7 @@ extern "C" {
  * meaning or place (the loader refuses another major); the minor number
  * changes when fields are appended (the loader accepts an older minor). */
 #define KB_ABI_MAJOR 1
-#define KB_ABI_MINOR 0
+#define KB_ABI_MINOR 1
 #define KB_ABI_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define KB_ABI_CURRENT KB_ABI_VERSION(KB_ABI_MAJOR, KB_ABI_MINOR)
 #define KB_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -105,10 +107,18 @@ typedef enum kb_param_type {
     KB_PARAM_INT = 0,    /* 64-bit integer: 4096, 1<<20 written as 1048576 */
     KB_PARAM_FLOAT = 1,  /* double: 1.0, 0.5, 2e-3 */
     KB_PARAM_STRING = 2, /* a word; `choices` may restrict it */
-    KB_PARAM_DIMS = 3    /* up to KB_MAX_DIMS integers joined by 'x': 4096x4096x256 */
+    KB_PARAM_DIMS = 3,   /* up to KB_MAX_RANK integers joined by 'x': 4096x4096x256 */
+    /* ABI 1.1 */
+    KB_PARAM_INTS = 4    /* a list of up to KB_MAX_INTS integers in brackets: [0,2,1,3] */
 } kb_param_type;
 
+/* The most values kb_host.param_dims (1.0) writes; a 1.0 plugin's array is
+ * this long.  Dims of higher rank are read with param_dims_cap (1.1). */
 #define KB_MAX_DIMS 4
+/* ABI 1.1: the highest rank a KB_PARAM_DIMS value may have, and the longest
+ * KB_PARAM_INTS list. */
+#define KB_MAX_RANK 8
+#define KB_MAX_INTS 64
 
 typedef struct kb_param {
     const char *name;          /* key in the plugin's profile section */
@@ -116,8 +126,11 @@ typedef struct kb_param {
     const char *default_value; /* as written in a profile; parsed like one */
     const char *help;          /* one line for `kbench list` */
     const char *choices;       /* KB_PARAM_STRING: "a|b|c", or NULL for any word;
-                                  KB_PARAM_DIMS: the exact count, e.g. "3", or NULL */
+                                  KB_PARAM_DIMS, KB_PARAM_INTS (1.1): the exact count,
+                                  e.g. "3", or a range of counts, e.g. "2-8", or NULL */
 } kb_param;
+/* kb_param and kb_variant are array elements: they never grow.  What later
+ * versions say about them sits in the descriptor (see size_param). */
 
 /* Opaque handle to one case's parameter values; read through kb_host. */
 typedef struct kb_params kb_params;
@@ -131,7 +144,25 @@ typedef struct kb_counts {
     double bytes;          /* bytes that must move to/from memory at the least */
     double items;          /* domain units of one run (atom-steps, spin flips) */
     const char *item_unit; /* name of the unit, e.g. "atom-steps"; NULL if none */
+
+    /* ABI 1.1: how run() may be repeated.  The harness zeroes the struct
+     * before counts(), so a 1.0 plugin gets the defaults (0). */
+    int max_batch;      /* most runs in one sample: 0 any number, 1 one run per
+                           sample (a state that must be reset between samples) */
+    uint32_t run_flags; /* KB_RUN_* below */
 } kb_counts;
+
+/* run_flags (ABI 1.1).  In hot mode the harness times a batch of runs as the
+ * GPU sees them: it captures the batch into a CUDA graph and replays it;
+ * where capture fails it queues the batch behind a kernel that holds the
+ * stream until every launch is enqueued; else it times plain launches.  The
+ * record says which ("timing": graph, blocked, launches).  A graph replays
+ * the work exactly as run() enqueued it during capture, so a run() whose
+ * work depends on host state that changes from call to call (a step counter
+ * passed by value, a ping-pong index kept on the host) must say NO_CAPTURE. */
+#define KB_RUN_NO_CAPTURE 0x1u /* never capture run() into a graph */
+#define KB_RUN_SYNCS 0x2u      /* run() waits on the device (reads back a flag, calls a
+                                  synchronising API): plain launches only */
 
 /* The outcome of verify(). */
 typedef struct kb_verdict {
@@ -140,6 +171,35 @@ typedef struct kb_verdict {
     double tolerance;   /* the bound it was held to */
     const char *metric; /* what `error` is, e.g. "rel_frobenius", "mismatches" */
 } kb_verdict;
+
+/* ---- declared metrics (ABI 1.1) ------------------------------------------ */
+
+/* Which direction of a metric is better; `compare` calls a move in the worse
+ * direction, beyond both runs' uncertainties, a regression. */
+typedef enum kb_better {
+    KB_BETTER_NONE = 0,   /* neither: a move is shown, never a regression */
+    KB_BETTER_HIGHER = 1, /* e.g. spin flips per ns */
+    KB_BETTER_LOWER = 2   /* e.g. energy drift, ns per atom-step */
+} kb_better;
+
+/* Bound flags of kb_metric_def. */
+#define KB_BOUND_LOW 0x1u  /* value must be >= low */
+#define KB_BOUND_HIGH 0x2u /* value must be <= high */
+
+/* A metric the plugin reports for its cases: a result in its own right (an
+ * energy drift, a moment ratio, neighbors per atom).  `compare` judges it
+ * like a time; a value outside its bound fails the case. */
+typedef struct kb_metric_def {
+    const char *name;   /* identifier: letters, digits, '_' */
+    const char *unit;   /* e.g. "ns", "1" for a plain number */
+    kb_better better;   /* which direction is better */
+    uint32_t bounds;    /* KB_BOUND_* */
+    double low, high;   /* the bound, where the flags say so */
+    const char *help;   /* one line for `kbench list` */
+} kb_metric_def;
+
+/* Opaque: the case (or point) a reported value belongs to. */
+typedef struct kb_case_handle kb_case_handle;
 
 /* ---- host services ------------------------------------------------------ */
 
@@ -162,6 +222,22 @@ typedef struct kb_host {
 
     /* Diagnostic text to stderr, prefixed with the plugin and case. */
     void (*log)(const char *fmt, ...);
+
+    /* ABI 1.1 */
+
+    /* Writes up to `cap` values into dims and their count into n; a value of
+     * more than `cap` values is KB_BAD_PARAM (n still tells how many). */
+    int (*param_dims_cap)(const kb_params *params, const char *name, int64_t *dims, int cap,
+                          int *n);
+    /* The same for a KB_PARAM_INTS value. */
+    int (*param_ints)(const kb_params *params, const char *name, int64_t *values, int cap,
+                      int *n);
+    /* Reports a declared metric of the case `h` (kb_case.handle): its value
+     * and its standard uncertainty (one standard error; 0 for an exact
+     * figure such as a count; NAN when unknown).  May be called from init,
+     * run, verify or teardown; the last value reported wins.  Returns KB_OK,
+     * or KB_BAD_PARAM for a name the descriptor does not declare. */
+    int (*report)(kb_case_handle *h, const char *name, double value, double uncertainty);
 } kb_host;
 
 /* What init() is told about the case. */
@@ -173,7 +249,24 @@ typedef struct kb_case {
     uint64_t seed;            /* seed for the inputs ([run] seed) */
     int device;               /* CUDA device ordinal, already current */
     const char *id;           /* the case id, e.g. "stream/triad/bytes=1073741824" */
+
+    /* ABI 1.1 */
+    void *shared;             /* what prepare() made for this point; NULL without prepare */
+    kb_case_handle *handle;   /* for host->report; valid until teardown() returns */
 } kb_case;
+
+/* What prepare() is told about a parameter point (ABI 1.1). */
+typedef struct kb_point {
+    uint32_t struct_size;     /* sizeof(kb_point) of the harness */
+    const kb_host *host;
+    const kb_params *params;  /* the point's parameter values */
+    uint64_t seed;            /* as kb_case.seed */
+    int device;               /* CUDA device ordinal, already current; -1 when no
+                                 device variant runs at this point or no device
+                                 is usable (prepare must not touch CUDA then) */
+    void *stream;             /* the harness's stream when device >= 0, else NULL */
+    const char *id;           /* "plugin/name=value,...": the case id less the variant */
+} kb_point;
 
 /* ---- the descriptor ------------------------------------------------------ */
 
@@ -212,6 +305,32 @@ typedef struct kb_plugin {
 
     /* Fields added in later minor versions go below, each group marked with
      * the version that added it. */
+
+    /* ABI 1.1 (every entry optional: NULL) */
+
+    /* Per-point setup shared by every variant at the point (an equilibrated
+     * liquid, a thermalised lattice, a double-precision reference): called
+     * once per point per worker process before the first init there, timed
+     * apart (recorded as prepare_s, never in a sample nor against a case's
+     * timeout).  On failure frees what it took and leaves *shared NULL;
+     * every case at the point then gets its status and message. */
+    int (*prepare)(const kb_point *pt, void **shared, char *msg);
+    /* Frees what prepare made, after the point's last teardown. */
+    int (*release)(void *shared, char *msg);
+
+    /* Untimed, before each timed sample (and before the first, verified,
+     * run): puts the state back where a sample starts (a stored bond
+     * configuration, a saved lattice).  Device work goes on `stream`; the
+     * harness waits for it before timing. */
+    int (*reset)(void *state, void *stream, char *msg);
+
+    /* Declared metrics, reported through kb_host.report. */
+    const kb_metric_def *metrics;
+    int n_metrics;
+
+    /* Name of the parameter charts use as the size axis (e.g. "L", "shape"),
+     * or NULL: the first parameter with more than one value in a profile. */
+    const char *size_param;
 } kb_plugin;
 
 #ifdef __cplusplus
