@@ -143,6 +143,12 @@ step_faults() {
   "$B/tests/test_faults_gpu" --verbose && "$B/tests/test_faults"
 }
 
+# Each plugin may bring its own steps (step_<name>_...) in
+# plugins/<name>/h200-steps.sh, sourced here so plugins stay in their folder.
+for f in "$ROOT"/plugins/*/h200-steps.sh; do
+  [ -e "$f" ] && . "$f"
+done
+
 for s in "$@"; do
   start=$(date +%s)
   ("step_$s") >"$OUT/logs/$s.log" 2>&1
