@@ -1887,6 +1887,7 @@ static int draw_charts(rep_model *m, kbi_chart_ctx *ctx, char *err)
 int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
 {
     str_list params = {0}, metrics = {0};
+    int *declared;
     /* Parameters and metrics become columns of their own, for pandas. */
     for (size_t i = 0; i < set->n_cases; i++) {
         const char *key;
@@ -1908,6 +1909,14 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
                 list_add(&metrics, set->cases[i].metrics[k].name);
         }
     }
+    /* A declared metric also gets its uncertainty column. */
+    declared = kbi_xcalloc(metrics.n ? metrics.n : 1, sizeof *declared);
+    for (size_t i = 0; i < set->n_cases; i++)
+        for (size_t k = 0; k < set->cases[i].n_metrics; k++)
+            for (size_t j = 0; j < metrics.n; j++)
+                if (set->cases[i].metrics[k].declared &&
+                    strcmp(metrics.s[j], set->cases[i].metrics[k].name) == 0)
+                    declared[j] = 1;
     fputs("id,plugin,variant,target,params_text", f);
     for (size_t k = 0; k < params.n; k++) {
         char h[300];
@@ -1925,6 +1934,11 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
         snprintf(h, sizeof h, "metric_%s", metrics.s[k]);
         fputc(',', f);
         csv_field(f, h);
+        if (declared[k]) {
+            snprintf(h, sizeof h, "metric_%s_uncertainty", metrics.s[k]);
+            fputc(',', f);
+            csv_field(f, h);
+        }
     }
     fputs(",device,run_id,source\n", f);
     for (size_t i = 0; i < set->n_cases; i++) {
@@ -2012,10 +2026,15 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
             csv_num(f, mhz, present);
         }
         for (size_t k = 0; k < metrics.n; k++) {
+            const kbi_metric *x = find_metric(c, metrics.s[k]);
             fputc(',', f);
-            for (size_t j = 0; j < c->n_metrics; j++)
-                if (strcmp(c->metrics[j].name, metrics.s[k]) == 0)
-                    csv_num(f, c->metrics[j].value, 1);
+            if (x)
+                csv_num(f, x->value, isfinite(x->value));
+            if (declared[k]) {
+                fputc(',', f);
+                if (x)
+                    csv_num(f, x->uncertainty, isfinite(x->uncertainty));
+            }
         }
         fputc(',', f);
         csv_field(f, c->env ? c->env->device_name : "");
@@ -2027,6 +2046,7 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
     }
     list_free(&params);
     list_free(&metrics);
+    free(declared);
     return ferror(f) ? KBI_ERR_IO : KBI_OK;
 }
 
