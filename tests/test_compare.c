@@ -816,8 +816,9 @@ Test(compare_metrics_cmd, version_1_metrics_never_fail, .init = make_tmp, .fini 
 
 /* ---- end to end: kbench run on the metrics fixture, then compare ---- */
 
-/* Runs the metrics fixture with `shift` into tmp/NAME (kbench run) and
- * returns the results file's path in path. */
+/* Runs the metrics fixture into tmp/NAME (kbench run) with its values
+ * moved by `shift` (the case id stays the same) and returns the results
+ * file's path in path. */
 static void run_metrics_fixture(const char *name, const char *shift, char *path, size_t n)
 {
     char profile[400], out[400], err[KBI_ERR_SIZE];
@@ -828,22 +829,29 @@ static void run_metrics_fixture(const char *name, const char *shift, char *path,
     snprintf(profile, sizeof profile, "%s/%s.ini", tmp, name);
     f = fopen(profile, "w");
     cr_assert_not_null(f);
-    fprintf(f, "[run]\nwarmup = 1\nmin_samples = 5\nmin_time = 0.001\ntimeout = 30\n\n"
-               "[metrics]\nshift = %s\n", shift);
+    fputs("[run]\nwarmup = 1\nmin_samples = 5\nmin_time = 0.001\ntimeout = 30\n\n"
+          "[metrics]\nshift = 0\n",
+          f);
     fclose(f);
     snprintf(out, sizeof out, "%s/%s", tmp, name);
     a.profile_path = profile;
     a.out_dir = out;
+    /* The same case id on every run; the fixture's values move. */
+    setenv("KBENCH_FIXTURE_METRICS_SHIFT", shift, 1);
     kbi_run(&a);
+    unsetenv("KBENCH_FIXTURE_METRICS_SHIFT");
     snprintf(path, n, "%s/results.jsonl", out);
     cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
     cr_assert_eq(set.n_cases, 1);
-    /* Until the worker implements ABI 1.1 the fixture falls back to the
-     * 1.0 metric() call, whose values carry no direction nor uncertainty. */
-    if (set.cases[0].n_metrics == 0 || !set.cases[0].metrics[0].declared) {
-        kbi_results_free(&set);
-        cr_skip_test("the worker does not record declared metrics yet (ABI 1.1 report)");
-    }
+    /* The worker recorded the declared metrics through host->report (a
+     * 1.0 host would have left them undeclared, without uncertainty). */
+    cr_assert_eq(set.cases[0].n_metrics, 3);
+    cr_assert_str_eq(set.cases[0].metrics[0].name, "drift");
+    cr_assert(set.cases[0].metrics[0].declared);
+    cr_assert_float_eq(set.cases[0].metrics[0].uncertainty, 0.01, 1e-15);
+    cr_assert_eq(set.cases[0].metrics[0].better, KB_BETTER_LOWER);
+    cr_assert_eq(set.cases[0].metrics[0].bounds, KB_BOUND_HIGH);
+    cr_assert_eq(set.cases[0].metrics[2].uncertainty, 0.0);
     kbi_results_free(&set);
 }
 

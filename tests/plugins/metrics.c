@@ -2,7 +2,12 @@
  * them at will.  It reports drift = 0.1 + shift (better lower, bound <= 1),
  * rate = 10 - shift (better higher), both with uncertainty `noise`, and
  * count = 3 exactly (no better direction).  run() sleeps a fixed time so
- * its samples are steady and timing verdicts stay out of the way. */
+ * its samples are steady and timing verdicts stay out of the way.
+ *
+ * Every parameter is part of the case id, and `compare` matches cases by
+ * id: to mimic a change of code between two runs of the same cases, a test
+ * sets KBENCH_FIXTURE_METRICS_SHIFT, which adds to shift without changing
+ * the id. */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
 #include <stdlib.h>
@@ -51,6 +56,11 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "parameters shift and noise not delivered");
         free(s);
         return KB_BAD_PARAM;
+    }
+    {
+        const char *extra = getenv("KBENCH_FIXTURE_METRICS_SHIFT");
+        if (extra && *extra)
+            s->shift += strtod(extra, NULL);
     }
     s->host = c->host;
     s->handle = host_reports(c) ? c->handle : NULL;
