@@ -329,8 +329,8 @@ static void write_lab(char *path, size_t n, int vary_t)
         for (int ti = 0; ti < (vary_t ? 3 : 1); ti++) {
             double T = 2.2 + 0.1 * ti;
             char id[128], text[96];
-            kbi_metric m = {"moment_ratio", "1", 1.2 - 0.01 * ti * L, 0.005 * L, KB_BETTER_NONE,
-                            0, 0, 0, 1, 1};
+            kbi_metric m = {
+                "moment_ratio", "1", 1.2 - 0.01 * ti * L, 0.005 * L, KB_BETTER_NONE, 0, 0, 0, 1, 1};
             kbi_case_result c;
             json_t *rec;
             memset(&c, 0, sizeof c);
@@ -392,8 +392,8 @@ Test(chart, metric_against_t_one_line_per_size, .init = make_tmp, .fini = remove
     d = slurp(dat);
     g = slurp(gp);
     /* One line per L, points at T with bars of ± the uncertainty. */
-    cr_expect(strstr(d, "# series 0: L=8\n2.2 1.2 1.16 1.24\n2.3 1.12 1.08 1.16\n") != NULL,
-              "%s", d);
+    cr_expect(strstr(d, "# series 0: L=8\n2.2 1.2 1.16 1.24\n2.3 1.12 1.08 1.16\n") != NULL, "%s",
+              d);
     cr_expect(strstr(d, "# series 2: L=32\n2.2 1.2 1.04 1.36\n") != NULL, "%s", d);
     cr_expect(strstr(g, "title 'L=16'") != NULL);
     cr_expect(strstr(g, "one line per L") != NULL);

@@ -724,8 +724,8 @@ static void write_metrics_run(const char *name, double shift, double noise, doub
     json_decref(c.params);
 }
 
-Test(compare_metrics_cmd, within_noise_is_0_beyond_it_in_the_bad_direction_is_1,
-     .init = make_tmp, .fini = remove_tmp)
+Test(compare_metrics_cmd, within_noise_is_0_beyond_it_in_the_bad_direction_is_1, .init = make_tmp,
+     .fini = remove_tmp)
 {
     char base[512], same[512], noise[512], worse[512], better[512], count[512], out[512];
     char *text;
@@ -794,8 +794,7 @@ Test(compare_metrics_cmd, out_of_bound_is_1, .init = make_tmp, .fini = remove_tm
     cr_expect_eq(run_compare(base, oob, "--out", out), 1);
     text = slurp(out);
     cr_expect(strstr(text, "1 metric out of bound") != NULL, "%s", text);
-    cr_expect(strstr(text, "Out of bound: `metrics/report/noise=0.01` drift") != NULL, "%s",
-              text);
+    cr_expect(strstr(text, "Out of bound: `metrics/report/noise=0.01` drift") != NULL, "%s", text);
     cr_expect(strstr(text, "1.05 is above its bound 1") != NULL, "%s", text);
     cr_expect(strstr(text, "≤ 1") != NULL, "%s", text);
     free(text);
@@ -878,4 +877,39 @@ Test(compare_metrics_e2e, fixture_runs_compare_by_their_metrics, .init = make_tm
     cr_expect_eq(run_compare(base, worse, "--threshold", "90%"), 1, "drift +0.5, rate -0.5");
     cr_expect_eq(run_compare(worse, base, "--threshold", "90%"), 0, "the way back is better");
     cr_expect_eq(run_compare(base, oob, "--threshold", "90%"), 1, "drift 1.1 > 1");
+}
+
+Test(compare_sets, dims_as_string_and_as_array_pair_across_a_new_parameter, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    /* A version 1 baseline wrote shape as "4x4"; the new run writes [4,4]
+     * and has a parameter more, so the ids differ. */
+    static const char *base_text =
+        "{\"schema\":\"kbench-results\",\"version\":1,\"record\":\"case\",\"run_id\":\"a\","
+        "\"id\":\"p/v/shape=4x4\",\"plugin\":\"p\",\"variant\":\"v\",\"status\":\"ok\","
+        "\"params\":{\"shape\":\"4x4\"},\"samples\":[1e-3,1e-3,1e-3]}\n";
+    static const char *res_text =
+        "{\"schema\":\"kbench-results\",\"version\":2,\"record\":\"case\",\"run_id\":\"b\","
+        "\"id\":\"p/v/shape=4x4,mode=x\",\"plugin\":\"p\",\"variant\":\"v\",\"status\":\"ok\","
+        "\"params\":{\"shape\":[4,4],\"mode\":\"x\"},\"samples\":[1e-3,1e-3,1e-3]}\n";
+    char pa[512], pb[512], err[KBI_ERR_SIZE];
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison cmp;
+    FILE *f;
+    snprintf(pa, sizeof pa, "%s/a.jsonl", tmp);
+    snprintf(pb, sizeof pb, "%s/b.jsonl", tmp);
+    f = fopen(pa, "w");
+    fputs(base_text, f);
+    fclose(f);
+    f = fopen(pb, "w");
+    fputs(res_text, f);
+    fclose(f);
+    cr_assert_eq(kbi_results_load(&a, pa, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_load(&b, pb, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &cmp, err), KBI_OK);
+    cr_assert_eq(cmp.n_rows, 1);
+    cr_expect_not_null(cmp.rows[0].res, "paired across the new parameter");
+    kbi_comparison_free(&cmp);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
 }

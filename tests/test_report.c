@@ -523,8 +523,8 @@ static void write_lab(char *path, size_t n, int vary_t)
             kbi_metric m[2] = {
                 {"moment_ratio", "1", 1.2 - 0.1 * ti * L / 8.0, 0.01, KB_BETTER_NONE, 0, 0, 0, 1,
                  1},
-                {"energy_drift", "1", oob ? 4e-4 : 1e-5 * L, 1e-6, KB_BETTER_LOWER,
-                 KB_BOUND_HIGH, 0, 3e-4, 1, !oob},
+                {"energy_drift", "1", oob ? 4e-4 : 1e-5 * L, 1e-6, KB_BETTER_LOWER, KB_BOUND_HIGH,
+                 0, 3e-4, 1, !oob},
             };
             kbi_case_result c;
             json_t *rec;
@@ -537,8 +537,8 @@ static void write_lab(char *path, size_t n, int vary_t)
             c.variant = "hostuf";
             c.target = "host";
             c.baseline = "";
-            c.params = json_pack("{s:i, s:f, s:[i,i,i], s:[i,i]}", "L", L, "T", T, "perm", 0, 2,
-                                 1, "shape", 4, 4);
+            c.params = json_pack("{s:i, s:f, s:[i,i,i], s:[i,i]}", "L", L, "T", T, "perm", 0, 2, 1,
+                                 "shape", 4, 4);
             c.params_text = text;
             c.size_param = "L";
             c.status = oob ? KBI_ST_VERIFY_FAILED : KBI_ST_OK;
@@ -586,8 +586,7 @@ Test(report_metrics, table_shows_uncertainty_unit_direction_and_bound, .init = m
     cr_expect(strstr(md, "| case | variant | moment_ratio | energy_drift (lower is better; ≤ "
                          "0.0003) |") != NULL,
               "%s", md);
-    cr_expect(strstr(md, "| L=8, T=2.2 | hostuf | 1.2 ± 0.01 | 8e-05 ± 1e-06 |") != NULL, "%s",
-              md);
+    cr_expect(strstr(md, "| L=8, T=2.2 | hostuf | 1.2 ± 0.01 | 8e-05 ± 1e-06 |") != NULL, "%s", md);
     cr_expect(strstr(md, "| L=16, T=2.4 | hostuf | 0.8 ± 0.01 | **0.0004 ± 1e-06 ✗** |") != NULL,
               "%s", md);
     cr_expect(strstr(md, "outside its declared bound (1)") != NULL);

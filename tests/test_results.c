@@ -143,12 +143,14 @@ static void expect_load_error(const char *content, const char *want_suffix)
 
 Test(results, bad_inputs_name_file_and_line)
 {
-    expect_load_error("{\"schema\":\"kbench-results\",\"version\":3,\"record\":\"env\",\"run_id\":\"r\"}\n",
-                      ":1: results schema version 3, expected 1 to 2 (written by another kbench "
-                      "version)");
-    expect_load_error("{\"schema\":\"kbench-results\",\"version\":0,\"record\":\"env\",\"run_id\":\"r\"}\n",
-                      ":1: results schema version 0, expected 1 to 2 (written by another kbench "
-                      "version)");
+    expect_load_error(
+        "{\"schema\":\"kbench-results\",\"version\":3,\"record\":\"env\",\"run_id\":\"r\"}\n",
+        ":1: results schema version 3, expected 1 to 2 (written by another kbench "
+        "version)");
+    expect_load_error(
+        "{\"schema\":\"kbench-results\",\"version\":0,\"record\":\"env\",\"run_id\":\"r\"}\n",
+        ":1: results schema version 0, expected 1 to 2 (written by another kbench "
+        "version)");
     expect_load_error("\n{\"hello\":1}\n", ":2: not a kbench results record, expected "
                                            "\"schema\":\"kbench-results\"");
     expect_load_error("{\"schema\":\"kbench-results\",\"version\":1,\"record\":\"case\","
@@ -278,8 +280,8 @@ static void build_case(kbi_case_result *c, kbi_status st)
     c->variant = "metrics";
     c->target = "host";
     c->baseline = "";
-    c->params = json_pack("{s:i, s:[i,i,i], s:[i,i,i], s:f}", "L", 8, "perm", 0, 2, 1, "shape",
-                          2, 3, 4, "T", 2.269);
+    c->params = json_pack("{s:i, s:[i,i,i], s:[i,i,i], s:f}", "L", 8, "perm", 0, 2, 1, "shape", 2,
+                          3, 4, "T", 2.269);
     c->params_text = "L=8,perm=[0,2,1],shape=2x3x4";
     c->size_param = "L";
     c->status = st;

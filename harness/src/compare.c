@@ -107,8 +107,8 @@ void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metri
         out->verdict = KBI_MV_WORSE;
     if (!out->why[0]) {
         if (out->sigma > 0)
-            snprintf(out->why, sizeof out->why, "change %+.3g is %.1f combined uncertainties%s",
-                     d, fabs(d) / out->sigma,
+            snprintf(out->why, sizeof out->why, "change %+.3g is %.1f combined uncertainties%s", d,
+                     fabs(d) / out->sigma,
                      better == KB_BETTER_NONE ? " (neither direction is better)" : "");
         else
             snprintf(out->why, sizeof out->why, "exact values differ by %+.3g%s", d,
@@ -332,6 +332,25 @@ static size_t compared_index(json_t *map, const char *id, size_t self)
     return v ? (size_t)json_integer_value(v) : self;
 }
 
+/* Whether two parameter values are equal, taking dims written as a string
+ * ("4x4", results version 1) and as an array ([4,4], version 2) alike. */
+static int same_value(json_t *a, json_t *b)
+{
+    json_t *arr = json_is_array(a) ? a : b, *str = json_is_array(a) ? b : a;
+    kbi_buf text = {0};
+    int same;
+    if (json_equal(a, b))
+        return 1;
+    if (!json_is_array(arr) || !json_is_string(str))
+        return 0;
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        kbi_buf_printf(&text, "%s%lld", i ? "x" : "",
+                       (long long)json_integer_value(json_array_get(arr, i)));
+    same = text.data && strcmp(text.data, json_string_value(str)) == 0;
+    kbi_buf_free(&text);
+    return same;
+}
+
 /* Whether a and b are the same measurement but for parameters that only one of them has (a
  * plugin gained or lost a parameter between the two runs): same plugin and variant, and every
  * parameter both have is equal.  Sets *extra when the parameter sets differ. */
@@ -347,7 +366,7 @@ static int same_but_new_params(const kbi_case_result *a, const kbi_case_result *
         json_t *vb = json_object_get(b->params, key);
         if (!vb)
             *extra = 1;
-        else if (!json_equal(va, vb))
+        else if (!same_value(va, vb))
             return 0;
     }
     return *extra;
@@ -655,8 +674,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
         fprintf(f, "; %zu metric%s worse", c->metric_count[KBI_MV_WORSE],
                 c->metric_count[KBI_MV_WORSE] == 1 ? "" : "s");
     if (c->out_of_bound)
-        fprintf(f, "; %zu metric%s out of bound", c->out_of_bound,
-                c->out_of_bound == 1 ? "" : "s");
+        fprintf(f, "; %zu metric%s out of bound", c->out_of_bound, c->out_of_bound == 1 ? "" : "s");
     fputs(".\n\n", f);
     for (int k = 0; k < 2; k++) {
         /* Name the regressions up front: a CI log shows the head first. */

@@ -1293,8 +1293,7 @@ static int chart_lines(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *er
                 if (!dup) {
                     char t[256];
                     if (json_is_string(v) || json_is_array(v))
-                        param_text_of(&set->cases[p->points[i].first], p->keys[axis], t,
-                                      sizeof t);
+                        param_text_of(&set->cases[p->points[i].first], p->keys[axis], t, sizeof t);
                     else
                         fmt_axis(x, t, sizeof t);
                     tx[n_tics] = x;
@@ -1588,8 +1587,8 @@ static int numeric_axis(const kbi_result_set *set, const rep_plugin *p, size_t k
     *square = all_square(set, p, p->keys[k]);
     for (size_t i = 0; i < p->n_points && ok; i++) {
         double x;
-        ok = axis_value(json_object_get(set->cases[p->points[i].first].params, p->keys[k]),
-                        *square, &x);
+        ok = axis_value(json_object_get(set->cases[p->points[i].first].params, p->keys[k]), *square,
+                        &x);
     }
     return ok;
 }
@@ -1751,8 +1750,13 @@ static int chart_one_metric(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, con
         if (line >= 0)
             kbi_buf_printf(&nm, "%s%s=%s", nm.len ? ", " : "", p->keys[line], l->label);
         series[k] = (kbi_line_series){
-            .name = nm.data, .color = (int)k, .n = l->n,
-            .x = l->x, .y = l->y, .low = l->lo, .high = l->hi,
+            .name = nm.data,
+            .color = (int)k,
+            .n = l->n,
+            .x = l->x,
+            .y = l->y,
+            .low = l->lo,
+            .high = l->hi,
         };
     }
     {

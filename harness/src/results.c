@@ -210,8 +210,7 @@ static json_t *metric_json(const kbi_metric *m)
     json_object_set_new(o, "unit", json_string(m->unit ? m->unit : ""));
     json_object_set_new(o, "better", json_string(kbi_better_name(m->better)));
     json_object_set_new(o, "low", m->bounds & KB_BOUND_LOW ? real_or_null(m->low) : json_null());
-    json_object_set_new(o, "high",
-                        m->bounds & KB_BOUND_HIGH ? real_or_null(m->high) : json_null());
+    json_object_set_new(o, "high", m->bounds & KB_BOUND_HIGH ? real_or_null(m->high) : json_null());
     json_object_set_new(o, "declared", json_boolean(m->declared));
     json_object_set_new(o, "in_bound", json_boolean(m->in_bound));
     return o;
@@ -246,8 +245,8 @@ static void read_metric(kbi_metric *m, const char *name, json_t *val, int versio
     }
     m->declared = json_is_true(json_object_get(val, "declared"));
     /* A record that does not say is judged here, so a bound still holds. */
-    m->in_bound = json_is_boolean(in_bound) ? json_is_true(in_bound)
-                                            : kbi_metric_within(m, m->value);
+    m->in_bound =
+        json_is_boolean(in_bound) ? json_is_true(in_bound) : kbi_metric_within(m, m->value);
 }
 
 static void free_metric(kbi_metric *m)
@@ -304,9 +303,9 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
         json_object_set_new(o, "flops", json_real(r->flops));
         json_object_set_new(o, "bytes", json_real(r->bytes));
         json_object_set_new(o, "items", json_real(r->items));
-        json_object_set_new(o, "item_unit", r->item_unit && r->item_unit[0]
-                                                ? json_string(r->item_unit)
-                                                : json_null());
+        json_object_set_new(o, "item_unit",
+                            r->item_unit && r->item_unit[0] ? json_string(r->item_unit)
+                                                            : json_null());
         json_object_set_new(rec, "counts", o);
     }
     if (r->has_verify) {

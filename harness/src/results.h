@@ -115,13 +115,13 @@ typedef struct kbi_case_result {
     char *size_param;  /* the plugin's size axis; "" when it names none */
     kbi_status status;
     char *message;
-    char *cache;       /* "cold", "hot"; "" unknown */
-    char *timing;      /* graph, blocked, launches, events, host; "" unknown (v1) */
-    long batch;        /* runs per sample; 0 unknown */
-    double prepare_s;  /* seconds prepare took; NAN when not recorded */
-    double *samples;   /* seconds */
+    char *cache;      /* "cold", "hot"; "" unknown */
+    char *timing;     /* graph, blocked, launches, events, host; "" unknown (v1) */
+    long batch;       /* runs per sample; 0 unknown */
+    double prepare_s; /* seconds prepare took; NAN when not recorded */
+    double *samples;  /* seconds */
     size_t n_samples;
-    int has_stats;     /* the record held stats (and rates) */
+    int has_stats; /* the record held stats (and rates) */
     kbi_stats stats;
     int has_counts;
     double flops, bytes, items;
