@@ -1,4 +1,4 @@
-/* sgemm plugin: fp32 GEMM, the optimisation ladder (DESIGN.md, "sgemm").
+/* sgemm plugin: fp32 GEMM, the optimisation ladder (docs/design.md, "The workloads").
  *
  * Column-major C = alpha*A*B + beta*C0 (nn); A is MxK, B is KxN, C0 and C are MxN, every
  * leading dimension the row count.  Each run reads the pristine C0 and writes C (see
