@@ -137,6 +137,17 @@ step_sanitize() {
   "$B/kbench" run /tmp/san-stream.ini --sanitize=racecheck --out "$OUT/results/racecheck-stream"
 }
 
+# The stream and sgemm runs of this batch against baselines/h200 (run the
+# stream and sgemm steps first).
+step_compare_base() {
+  local rc=0
+  for p in stream sgemm; do
+    echo "== compare $p"
+    "$B/kbench" compare "baselines/h200/$p" "$OUT/results/$p" || rc=1
+  done
+  return $rc
+}
+
 # Hot timing against graph replay: the GPU test, and the sweep kept in
 # baselines/h200/hot (kbench's hot mode beside graph_replay per size).
 step_hot() {
