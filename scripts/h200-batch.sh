@@ -148,10 +148,9 @@ step_compare_base() {
   return $rc
 }
 
-# Hot timing against graph replay: the GPU test, and the sweep kept in
-# baselines/h200/hot (kbench's hot mode beside graph_replay per size).
+# Hot timing against graph replay: the sweep kept in baselines/h200/hot
+# (kbench's hot mode beside graph_replay per size; tests_gpu has the test).
 step_hot() {
-  "$B/tests/test_hot_gpu" --jobs 1 --verbose
   "$B/kbench" run tests/hot/sweep.ini --plugins "$B/tests/plugins" --out "$OUT/results/hot"
   {
     for n in 4096 16384 65536 262144 1048576 4194304 16777216; do
