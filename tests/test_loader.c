@@ -26,11 +26,12 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 4);
+    cr_expect_eq(set.n, 5);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
     cr_expect_not_null(kbi_plugins_find(&set, "misbehave"));
     cr_expect_not_null(kbi_plugins_find(&set, "oob"));
     cr_expect_not_null(kbi_plugins_find(&set, "rogue"));
+    cr_expect_not_null(kbi_plugins_find(&set, "params11"));
     cr_expect_eq(set.n_refused, 4);
 
     r = refusal(&set, "libkbench_fixture_wrong_major.so");
@@ -93,7 +94,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 4);
+    cr_expect_eq(set.n, 5);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }

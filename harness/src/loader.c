@@ -55,8 +55,9 @@ int kbi_check_abi(const kb_plugin *d, char *err)
         }
     for (int i = 0; i < d->n_params; i++)
         if (!d->params[i].name || !*d->params[i].name || d->params[i].type < KB_PARAM_INT ||
-            d->params[i].type > KB_PARAM_DIMS || strcmp(d->params[i].name, "variants") == 0 ||
-            strcmp(d->params[i].name, "baseline") == 0) {
+            d->params[i].type > (minor >= 1 ? KB_PARAM_INTS : KB_PARAM_DIMS) ||
+            strcmp(d->params[i].name, "variants") == 0 ||
+            strcmp(d->params[i].name, "baseline") == 0 || strcmp(d->params[i].name, "zip") == 0) {
             kbi_errf(err, "parameter %d has no name, a reserved name or an unknown type", i);
             return KBI_ERR;
         }

@@ -26,6 +26,12 @@ typedef struct kbi_plugin_set {
     size_t n_refused;
 } kbi_plugin_set;
 
+/* Does the descriptor's struct_size cover `field`?  A field added by a later
+ * minor version is read only when it does (a 1.0 plugin's descriptor ends
+ * at teardown). */
+#define KBI_DESC_HAS(d, field)                                                                 \
+    ((d)->struct_size >= offsetof(kb_plugin, field) + sizeof((d)->field))
+
 /* Checks a descriptor against this harness's ABI.  Returns KBI_OK, or
  * KBI_ERR with err naming what was found and what was wanted. */
 int kbi_check_abi(const kb_plugin *desc, char *err);
