@@ -177,12 +177,15 @@ static int cmd_list(int argc, char **argv)
                    pr->default_value ? pr->default_value : "-", pr->help ? pr->help : "");
             if (pr->choices && pr->type == KB_PARAM_STRING)
                 printf(" (one of %s)", pr->choices);
-            else if (pr->type == KB_PARAM_DIMS)
-                printf(" (rank %s)", pr->choices ? pr->choices
-                                     : KB_ABI_MINOR_OF(d->abi_version) >= 1 ? "1-8"
-                                                                              : "1-4");
-            else if (pr->choices && pr->type == KB_PARAM_INTS)
+            else if (pr->type == KB_PARAM_DIMS && pr->choices)
+                printf(" (rank %s)", pr->choices);
+            else if (pr->type == KB_PARAM_DIMS) /* a 1.0 plugin reads 4 at the most */
+                printf(" (rank 1-%d)",
+                       KB_ABI_MINOR_OF(d->abi_version) >= 1 ? KB_MAX_RANK : KB_MAX_DIMS);
+            else if (pr->type == KB_PARAM_INTS && pr->choices)
                 printf(" (count %s)", pr->choices);
+            else if (pr->type == KB_PARAM_INTS)
+                printf(" (count 0-%d)", KB_MAX_INTS);
             putchar('\n');
         }
         list_metrics(d);

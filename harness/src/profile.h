@@ -40,7 +40,8 @@ typedef struct kbi_value {
     int n_dims;
     int64_t dims[KB_MAX_RANK];
     int n_ints;
-    int64_t *ints; /* KB_PARAM_INTS: heap, so a list of 100000 INT values stays small */
+    int64_t *ints; /* KB_PARAM_INTS, n_ints long; on the heap, not inline, so that
+                      each of a 100000-value list's values stays small */
     char *text; /* canonical text, as it appears in case ids; the string for STRING */
 } kbi_value;
 
