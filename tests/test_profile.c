@@ -156,7 +156,7 @@ Test(profile, unknown_section)
 {
     expect_error("[run]\n\n[nosuch]\nn = 1\n",
                  "t.ini:3: unknown section [nosuch]: no plugin of that name is loaded, expected "
-                 "[run] or a plugin (good, misbehave, oob, params11, rogue)\n");
+                 "[run] or a plugin (good, hot, misbehave, oob, params11, rogue, stateful, v10)\n");
 }
 
 Test(profile, unknown_key_in_run)
@@ -700,6 +700,7 @@ Test(profile, loader_knows_the_11_parameter_rules)
     /* A list of integers is a 1.1 type. */
     cr_expect_eq(kbi_check_abi(&d, err), KBI_ERR);
     d.abi_version = KB_ABI_VERSION(1, 1);
+    d.struct_size = sizeof d;
     cr_expect_eq(kbi_check_abi(&d, err), KBI_OK, "%s", err);
     /* `zip` is a profile key, never a parameter. */
     params[1].name = "zip";
