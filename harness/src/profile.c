@@ -209,7 +209,8 @@ static int parse_ints(const kb_param *param, const char *text, kbi_value *out, c
     }
     kbi_buf_printf(&canon, "]");
     /* Values of a long list are many: keep only what this one holds. */
-    out->ints = kbi_xrealloc(out->ints, (size_t)(out->n_ints ? out->n_ints : 1) * sizeof *out->ints);
+    out->ints =
+        kbi_xrealloc(out->ints, (size_t)(out->n_ints ? out->n_ints : 1) * sizeof *out->ints);
     if (out->n_ints < lo || out->n_ints > hi) {
         count_error(err, text, out->n_ints, "integers", lo, hi, " in brackets");
         goto fail;
@@ -841,8 +842,9 @@ static void parse_zip(parse_state *st, const entry *e, kbi_section *sec)
                 kbi_buf names = {0};
                 for (size_t j = 0; j < sec->n_axes; j++)
                     kbi_buf_printf(&names, "%s%s", j ? ", " : "", sec->axes[j].param->name);
-                add_error(st, e->line, "zip: unknown key '%s' in [%s], expected parameters of %s: %s",
-                          key, sec->name, d->name, names.data ? names.data : "(none)");
+                add_error(st, e->line,
+                          "zip: unknown key '%s' in [%s], expected parameters of %s: %s", key,
+                          sec->name, d->name, names.data ? names.data : "(none)");
                 kbi_buf_free(&names);
                 all_set = 0;
             } else if (zip[k] >= 0) {

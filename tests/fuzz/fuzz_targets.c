@@ -152,7 +152,8 @@ int kbi_fuzz_profile(const uint8_t *data, size_t size)
             }
             points = kbi_section_points(sec);
             CHECK(points <= KBI_MAX_CASES);
-            total += points > KBI_FUZZ_MAX_CASES ? KBI_FUZZ_MAX_CASES + 1 : points * sec->n_variants;
+            total += points > KBI_FUZZ_MAX_CASES ? KBI_FUZZ_MAX_CASES + 1
+                                                 : points * sec->n_variants;
         }
         if (total <= KBI_FUZZ_MAX_CASES) {
             CHECK(kbi_profile_cases(&p, &cases, &n) == KBI_OK);
