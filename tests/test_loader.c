@@ -26,13 +26,14 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 7);
+    cr_expect_eq(set.n, 8);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
     cr_expect_not_null(kbi_plugins_find(&set, "v10"));
     cr_expect_not_null(kbi_plugins_find(&set, "stateful"));
     cr_expect_not_null(kbi_plugins_find(&set, "misbehave"));
     cr_expect_not_null(kbi_plugins_find(&set, "oob"));
     cr_expect_not_null(kbi_plugins_find(&set, "rogue"));
+    cr_expect_not_null(kbi_plugins_find(&set, "params11"));
     cr_expect_eq(set.n_refused, 6);
     r = refusal(&set, "libkbench_bad_default.so");
     cr_assert_not_null(r);
@@ -170,7 +171,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 7);
+    cr_expect_eq(set.n, 8);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }

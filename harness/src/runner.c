@@ -584,7 +584,8 @@ int kbi_run(const kbi_run_args *args)
     kbi_profile_cases(&profile, &all, &n_all);
     sel = kbi_xcalloc(n_all, sizeof *sel);
     for (size_t i = 0; i < n_all; i++) {
-        if (args->filter && fnmatch(args->filter, all[i].id, 0) != 0)
+        if (args->filter && strcmp(args->filter, all[i].id) != 0 &&
+            fnmatch(args->filter, all[i].id, 0) != 0)
             continue;
         if (args->shard_count > 1 &&
             (int)(all[i].index % (size_t)args->shard_count) != args->shard_index - 1)
