@@ -55,7 +55,8 @@ Test(loader, fixture_directory)
     cr_assert_not_null(r);
     cr_expect(strstr(r, "no entry symbol kb_plugin_entry"), "%s", r);
     for (size_t i = 0; i < set.n_refused; i++)
-        cr_expect(strncmp(set.refused[i], KBENCH_TEST_FIXTURES "/", strlen(KBENCH_TEST_FIXTURES) + 1) == 0,
+        cr_expect(strncmp(set.refused[i], KBENCH_TEST_FIXTURES, strlen(KBENCH_TEST_FIXTURES)) == 0 &&
+                      set.refused[i][strlen(KBENCH_TEST_FIXTURES)] == '/',
                   "a refusal must start with the path: %s", set.refused[i]);
     kbi_plugins_free(&set);
 }

@@ -45,8 +45,8 @@ static void on_signal(int sig)
 int kbi_parse_shard(const char *text, int *index, int *count)
 {
     char tail;
-    if (!text || sscanf(text, "%d/%d%c", index, count, &tail) != 2 || *count < 1 ||
-        *index < 1 || *index > *count)
+    if (!text || sscanf(text, "%d/%d%c", index, count, &tail) != 2 || *count < 1 || *index < 1 ||
+        *index > *count)
         return -1;
     return 0;
 }
@@ -352,8 +352,7 @@ static long sanitizer_errors(const char *log_path, char *first, size_t n)
             errors = strtol(strchr(q, '(') + 1, NULL, 10);
         else if (!first[0] && strncmp(line, "========= ", 10) == 0 &&
                  (strstr(line, "Invalid") || strstr(line, "Error") || strstr(line, "hazard") ||
-                  strstr(line, "Uninitialized") || strstr(line, "Barrier")))
-        {
+                  strstr(line, "Uninitialized") || strstr(line, "Barrier"))) {
             size_t len = strlen(line + 10);
             len = len < n - 1 ? len : n - 1;
             memcpy(first, line + 10, len);
@@ -450,8 +449,8 @@ static json_t *run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, c
         json_object_set_new(rec, "samples", json_array());
         json_object_set_new(rec, "status", json_string(timed_out ? "timeout" : "crashed"));
         kbi_errf(msg, "%s under compute-sanitizer (%s); see %s",
-                 timed_out ? "no result within ten times the timeout"
-                 : pid < 0 ? "cannot fork"
+                 timed_out             ? "no result within ten times the timeout"
+                 : pid < 0             ? "cannot fork"
                  : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
                                        : "the case's process produced no record",
                  args->sanitize, log_path);
@@ -466,16 +465,15 @@ static json_t *run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, c
         json_object_set_new(rec, "sanitizer", san);
     }
     if (errors > 0 || (WIFEXITED(status) && WEXITSTATUS(status) == SANITIZER_EXIT)) {
-        kbi_errf(msg, "compute-sanitizer %s: %ld error%s: %s (log: %s)",
-                 args->sanitize, errors, errors == 1 ? "" : "s", first[0] ? first : "see the log",
-                 log_path);
+        kbi_errf(msg, "compute-sanitizer %s: %ld error%s: %s (log: %s)", args->sanitize, errors,
+                 errors == 1 ? "" : "s", first[0] ? first : "see the log", log_path);
         json_object_set_new(rec, "status", json_string("error"));
         json_object_set_new(rec, "message", json_string(msg));
     } else if (errors < 0 && !timed_out) {
         const char *st = json_string_value(json_object_get(rec, "status"));
         if (st && strcmp(st, "skipped") != 0) {
-            kbi_errf(msg, "compute-sanitizer %s left no error summary in %s",
-                     args->sanitize, log_path);
+            kbi_errf(msg, "compute-sanitizer %s left no error summary in %s", args->sanitize,
+                     log_path);
             json_object_set_new(rec, "status", json_string("error"));
             json_object_set_new(rec, "message", json_string(msg));
         }
@@ -626,8 +624,9 @@ static int find_sanitizer(run_state *rs)
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         known |= strcmp(tool, tools[i]) == 0;
     if (!known) {
-        fprintf(stderr, "kbench: --sanitize=%s: unknown tool, expected memcheck, racecheck, "
-                        "initcheck or synccheck\n",
+        fprintf(stderr,
+                "kbench: --sanitize=%s: unknown tool, expected memcheck, racecheck, "
+                "initcheck or synccheck\n",
                 tool);
         return KBI_EXIT_USAGE;
     }
@@ -646,16 +645,17 @@ static int open_output(run_state *rs)
     char err[KBI_ERR_SIZE], run_id[64], stamp[32], log_path[4200];
     struct stat st;
     struct sigaction sa;
-    rs->out_dir = rs->args->out_dir ? kbi_strdup(rs->args->out_dir)
-                                    : default_out_dir(rs->args->profile_path);
+    rs->out_dir =
+        rs->args->out_dir ? kbi_strdup(rs->args->out_dir) : default_out_dir(rs->args->profile_path);
     if (kbi_mkdirs(rs->out_dir, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         return KBI_EXIT_USAGE;
     }
     snprintf(rs->path, sizeof rs->path, "%s/results.jsonl", rs->out_dir);
     if (stat(rs->path, &st) == 0) {
-        fprintf(stderr, "kbench: %s already exists; choose another --out or move it away "
-                        "(results are never overwritten)\n",
+        fprintf(stderr,
+                "kbench: %s already exists; choose another --out or move it away "
+                "(results are never overwritten)\n",
                 rs->path);
         return KBI_EXIT_USAGE;
     }
@@ -850,8 +850,9 @@ static json_t *run_case(run_state *rs, size_t k, int *stop)
         /* Nothing to isolate: record the skip without a worker. */
         rec = kbi_case_record_base(&rs->ctx, c);
         json_object_set_new(rec, "status", json_string("skipped"));
-        json_object_set_new(rec, "message", json_string(rs->ctx.device_error ? rs->ctx.device_error
-                                                                             : "no CUDA device"));
+        json_object_set_new(
+            rec, "message",
+            json_string(rs->ctx.device_error ? rs->ctx.device_error : "no CUDA device"));
         json_object_set_new(rec, "samples", json_array());
         return rec;
     }
@@ -913,8 +914,9 @@ static int write_end(run_state *rs)
         rs->write_failed = 1;
     }
     json_decref(end);
-    fprintf(stderr, "kbench: %zu of %zu cases run: %zu ok, %zu verify_failed, %zu skipped, %zu "
-                    "error, %zu crashed, %zu timeout\n",
+    fprintf(stderr,
+            "kbench: %zu of %zu cases run: %zu ok, %zu verify_failed, %zu skipped, %zu "
+            "error, %zu crashed, %zu timeout\n",
             rs->done, rs->n_sel, n[KBI_ST_OK], n[KBI_ST_VERIFY_FAILED], n[KBI_ST_SKIPPED],
             n[KBI_ST_ERROR], n[KBI_ST_CRASHED], n[KBI_ST_TIMEOUT]);
     fprintf(stderr, "kbench: results: %s\n", rs->path);
