@@ -12,10 +12,8 @@ OUT=${OUT:-/tmp/kbench-out}
 mkdir -p "$OUT/logs" "$OUT/results"
 export LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
-# The build has absolute paths of the CPU machine baked into the tests.
-if [ ! -e /work/main ] && [ "$ROOT" != /work/main ]; then
-  mkdir -p /work && ln -s "$ROOT" /work/main
-fi
+# The tests find the build folder from their own path and the sources as its parent
+# (tests/paths.c): no path of the CPU machine is needed here.
 
 step_info() {
   nvidia-smi
@@ -137,10 +135,20 @@ step_sanitize() {
   "$B/kbench" run /tmp/san-stream.ini --sanitize=racecheck --out "$OUT/results/racecheck-stream"
 }
 
-# Hot timing against graph replay: the GPU test, and the sweep kept in
-# baselines/h200/hot (kbench's hot mode beside graph_replay per size).
+# The stream and sgemm runs of this batch against baselines/h200 (run the
+# stream and sgemm steps first).
+step_compare_base() {
+  local rc=0
+  for p in stream sgemm; do
+    echo "== compare $p"
+    "$B/kbench" compare "baselines/h200/$p" "$OUT/results/$p" || rc=1
+  done
+  return $rc
+}
+
+# Hot timing against graph replay: the sweep kept in baselines/h200/hot
+# (kbench's hot mode beside graph_replay per size; tests_gpu has the test).
 step_hot() {
-  "$B/tests/test_hot_gpu" --jobs 1 --verbose
   "$B/kbench" run tests/hot/sweep.ini --plugins "$B/tests/plugins" --out "$OUT/results/hot"
   {
     for n in 4096 16384 65536 262144 1048576 4194304 16777216; do
