@@ -508,6 +508,18 @@ static void add_error(parse_state *st, int line, const char *fmt, ...)
     st->n_errors++;
 }
 
+/* Cuts a continuation line at an inline comment (';' after white space), as inih does for
+ * the first line of a key but not for the lines that continue it. */
+static void strip_inline_comment(char *line)
+{
+    for (char *q = line + 1; *q; q++)
+        if (*q == ';' && (q[-1] == ' ' || q[-1] == '\t')) {
+            q[0] = '\n';
+            q[1] = '\0';
+            return;
+        }
+}
+
 /* inih's reader: hands over one line at a time so the handler knows its
  * number, notes sections (inih does not report empty ones), and refuses
  * lines inih would split. */
@@ -518,6 +530,10 @@ static char *reader(char *str, int num, void *stream)
     size_t len;
     if (!*st->pos)
         return NULL;
+    /* A UTF-8 byte-order mark (editors on Windows write one) is not part of the first line:
+     * left there it would hide a first section from the checks below. */
+    if (st->line == 0 && strncmp(st->pos, "\xEF\xBB\xBF", 3) == 0)
+        st->pos += 3;
     nl = strchr(st->pos, '\n');
     len = nl ? (size_t)(nl - st->pos) : strlen(st->pos);
     st->line++;
@@ -535,6 +551,8 @@ static char *reader(char *str, int num, void *stream)
         str[len + 1] = '\0';
         for (p = str; *p == ' ' || *p == '\t'; p++)
             ;
+        if (st->line_indented && st->key_in_section)
+            strip_inline_comment(str);
         if (*p == '[' && !(st->line_indented && st->key_in_section)) {
             const char *close = strchr(p, ']');
             if (close) {
