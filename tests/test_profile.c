@@ -202,6 +202,15 @@ Test(profile, the_readme_example_parses)
     free(readme);
 }
 
+/* A cross-key error names the line of the key, never "line 0". */
+Test(profile, max_samples_below_min_samples_names_its_line)
+{
+    expect_error("[run]\nmin_samples = 10\nmax_samples = 5\n",
+                 "t.ini:3: [run] max_samples 5 is below min_samples 10, expected max >= min\n");
+    expect_error("[run]\nmin_samples = 5000\n",
+                 "t.ini:2: [run] max_samples 1000 is below min_samples 5000, expected max >= min\n");
+}
+
 Test(profile, unknown_section)
 {
     expect_error("[run]\n\n[nosuch]\nn = 1\n",

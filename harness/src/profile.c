@@ -504,8 +504,20 @@ static void add_error(parse_state *st, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    kbi_buf_printf(st->errors, "%s:%d: %s\n", st->name, line, msg);
+    if (line > 0)
+        kbi_buf_printf(st->errors, "%s:%d: %s\n", st->name, line, msg);
+    else /* not tied to a line (the file as a whole) */
+        kbi_buf_printf(st->errors, "%s: %s\n", st->name, msg);
     st->n_errors++;
+}
+
+/* The line where `key` was set in [section], or 0. */
+static int key_line(const parse_state *st, const char *section, const char *key)
+{
+    for (size_t i = 0; i < st->n_entries; i++)
+        if (strcmp(st->entries[i].section, section) == 0 && strcmp(st->entries[i].key, key) == 0)
+            return st->entries[i].line;
+    return 0;
 }
 
 /* Cuts a continuation line at an inline comment (';' after white space), as inih does for
@@ -1104,7 +1116,10 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
             parse_zip(&st, zips[i], &out->sections[i]);
     free(zips);
     if (out->run.max_samples < out->run.min_samples)
-        add_error(&st, 0, "[run] max_samples %d is below min_samples %d, expected max >= min",
+        add_error(&st,
+                  key_line(&st, "run", "max_samples") ? key_line(&st, "run", "max_samples")
+                                                      : key_line(&st, "run", "min_samples"),
+                  "[run] max_samples %d is below min_samples %d, expected max >= min",
                   out->run.max_samples, out->run.min_samples);
     if (out->run.max_time == 0.0)
         out->run.max_time = out->run.timeout / 2.0;
