@@ -13,29 +13,30 @@
 #include "common.h"
 #include "profile.h"
 
-/* Nonzero for a plugin or variant name: letters, digits, '_', '-' and '.', the characters
- * that survive in a case id (plugin/variant/name=value,...) and in a file name. */
-static int is_name(const char *s)
+/* Nonzero when s is non-empty and made of letters, digits, '_' and the characters of
+ * `extra`. */
+static int is_word(const char *s, const char *extra)
 {
     if (!s || !*s)
         return 0;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '-' || *s == '.'))
+              *s == '_' || strchr(extra, *s)))
             return 0;
     return 1;
 }
 
-/* Nonzero for a metric or parameter name of letters, digits and '_'. */
+/* A plugin or variant name: the characters that survive in a case id
+ * (plugin/variant/name=value,...) and in a file name. */
+static int is_name(const char *s)
+{
+    return is_word(s, "-.");
+}
+
+/* A metric or parameter name. */
 static int is_identifier(const char *s)
 {
-    if (!s || !*s)
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return 0;
-    return 1;
+    return is_word(s, "");
 }
 
 /* The fields ABI 1.1 appended: all of them must be there (a 1.1 plugin
