@@ -183,12 +183,18 @@ Test(loader, plugin_dirs_order)
     char *dirs[8];
     int req[8];
     size_t n;
-    setenv(KBI_PLUGIN_PATH_ENV, "/a:/b", 1);
-    n = kbi_plugin_dirs("/cli", dirs, req, 8);
-    cr_assert_eq(n, 3);
+    setenv(KBI_PLUGIN_PATH_ENV, "/a:/b::/cli", 1);
+    /* --plugins first (a repeated one arrives joined by ':'), then the environment, then the
+     * built-in folder, which they add to rather than replace; each folder once. */
+    n = kbi_plugin_dirs("/cli:/cli2", dirs, req, 8);
+    cr_assert_eq(n, 5);
     cr_expect_str_eq(dirs[0], "/cli");
-    cr_expect_str_eq(dirs[1], "/a");
-    cr_expect_str_eq(dirs[2], "/b");
+    cr_expect_str_eq(dirs[1], "/cli2");
+    cr_expect_str_eq(dirs[2], "/a");
+    cr_expect_str_eq(dirs[3], "/b");
+    cr_expect(strstr(dirs[4], "/plugins") != NULL);
+    cr_expect_eq(req[0] + req[1] + req[2] + req[3], 4);
+    cr_expect_eq(req[4], 0, "the built-in folder may be missing");
     for (size_t i = 0; i < n; i++)
         free(dirs[i]);
     unsetenv(KBI_PLUGIN_PATH_ENV);
@@ -197,6 +203,18 @@ Test(loader, plugin_dirs_order)
     cr_expect(strstr(dirs[0], "/plugins") != NULL);
     cr_expect_eq(req[0], 0);
     free(dirs[0]);
+}
+
+Test(loader, repeated_plugins_options_join)
+{
+    char list[KBI_PLUGIN_DIRS_MAX] = "", big[KBI_PLUGIN_DIRS_MAX];
+    cr_expect_eq(kbi_plugin_dirs_add(list, sizeof list, "/x"), KBI_OK);
+    cr_expect_eq(kbi_plugin_dirs_add(list, sizeof list, "/y:/z"), KBI_OK);
+    cr_expect_str_eq(list, "/x:/y:/z");
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    cr_expect_eq(kbi_plugin_dirs_add(list, sizeof list, big), KBI_ERR);
+    cr_expect_str_eq(list, "/x:/y:/z", "unchanged when it does not fit");
 }
 
 Test(loader, world_writable_directory_warns)

@@ -508,7 +508,9 @@ static void format_seconds(double t, char *buf, size_t n)
         snprintf(buf, n, "%.4g s", t);
 }
 
-static void progress(size_t k, size_t n, json_t *rec)
+/* One progress line per case.  A message equal to `said` (the reason device cases are
+ * skipped, printed once before the cases) is not repeated on every line. */
+static void progress(size_t k, size_t n, json_t *rec, const char *said)
 {
     json_t *stats = json_object_get(rec, "stats"), *rates = json_object_get(rec, "rates");
     char t[32] = "";
@@ -524,7 +526,9 @@ static void progress(size_t k, size_t n, json_t *rec)
         fprintf(stderr, "  %.4g GFLOP/s", gflops);
     if (gbs > 0)
         fprintf(stderr, "  %.4g GB/s", gbs);
-    if (msg && *msg)
+    if (msg && *msg && said && strcmp(msg, said) == 0)
+        fprintf(stderr, "  (no device: see above)");
+    else if (msg && *msg)
         fprintf(stderr, "  (%s)", msg);
     fputc('\n', stderr);
 }
@@ -873,7 +877,7 @@ static void run_cases(run_state *rs)
         s = kbi_status_parse(rec_status(rec));
         rs->counts[s >= 0 ? s : KBI_ST_ERROR]++;
         rs->done++;
-        progress(k + 1, rs->n_sel, rec);
+        progress(k + 1, rs->n_sel, rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
         if (kbi_results_write(&rs->w, "case", rec, err) != KBI_OK) {
             fprintf(stderr, "kbench: %s\n", err);
             json_decref(rec);
