@@ -8,7 +8,9 @@
  * boundary codes: the region holds at least 3 cells of rc + delta per edge, so the nearest
  * image is the only one within range.
  */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
