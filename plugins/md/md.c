@@ -79,6 +79,8 @@ static const kb_param md_params[] = {
 #define MD_TOL_DRIFT 2e-3     /* energy drift of one run, relative */
 #define MD_TOL_FIRST_U 2e-5   /* first-step energy against the point's double reference */
 #define MD_ALLPAIRS_MAX_N 65536
+/* Host variants beyond this take seconds per run of 100 steps (about 1-2 us per atom-step). */
+#define MD_HOST_MAX_N 32768
 #define MD_REF_ALLPAIRS_MAX_N 4096 /* above it the double reference goes through cells */
 
 static const kb_metric_def md_metrics[] = {
@@ -321,6 +323,12 @@ static int md_init(const kb_case *c, void **state, char *msg)
     }
     if (s->variant == V_ALLPAIRS && s->cfg.n > MD_ALLPAIRS_MAX_N) {
         kb_msgf(msg, "allpairs is O(N^2): %d atoms is more than %d", s->cfg.n, MD_ALLPAIRS_MAX_N);
+        rc = KB_SKIP;
+        goto fail;
+    }
+    if (is_host(s->variant) && s->cfg.n > MD_HOST_MAX_N) {
+        kb_msgf(msg, "host variants take at most %d atoms (%d here: seconds per run)",
+                MD_HOST_MAX_N, s->cfg.n);
         rc = KB_SKIP;
         goto fail;
     }
