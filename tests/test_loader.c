@@ -26,19 +26,24 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 4);
+    cr_expect_eq(set.n, 7);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
+    cr_expect_not_null(kbi_plugins_find(&set, "v10"));
+    cr_expect_not_null(kbi_plugins_find(&set, "stateful"));
     cr_expect_not_null(kbi_plugins_find(&set, "misbehave"));
     cr_expect_not_null(kbi_plugins_find(&set, "oob"));
     cr_expect_not_null(kbi_plugins_find(&set, "rogue"));
-    cr_expect_eq(set.n_refused, 4);
+    cr_expect_eq(set.n_refused, 5);
+    r = refusal(&set, "libkbench_fixture_short11.so");
+    cr_assert_not_null(r);
+    cr_expect(strstr(r, "is shorter than ABI 1.1's"), "%s", r);
 
     r = refusal(&set, "libkbench_fixture_wrong_major.so");
     cr_assert_not_null(r);
     cr_expect(strstr(r, "ABI version 2.0, wanted 1.x"), "%s", r);
     r = refusal(&set, "libkbench_fixture_newer_minor.so");
     cr_assert_not_null(r);
-    cr_expect(strstr(r, "ABI version 1.1 is newer than this kbench's 1.0"), "%s", r);
+    cr_expect(strstr(r, "ABI version 1.2 is newer than this kbench's 1.1"), "%s", r);
     r = refusal(&set, "libkbench_fixture_short_struct.so");
     cr_assert_not_null(r);
     cr_expect(strstr(r, "descriptor of 16 bytes is shorter than ABI 1.0's"), "%s", r);
@@ -93,7 +98,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 4);
+    cr_expect_eq(set.n, 7);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }

@@ -12,6 +12,66 @@
 
 #include "common.h"
 
+/* Nonzero for a metric or parameter name of letters, digits and '_'. */
+static int is_identifier(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return 0;
+    return 1;
+}
+
+/* The fields ABI 1.1 appended: all of them must be there (a 1.1 plugin
+ * with a short descriptor was built against a broken header), and what
+ * they declare must be well formed. */
+static int check_abi_1_1(const kb_plugin *d, uint32_t minor, char *err)
+{
+    size_t want = offsetof(kb_plugin, size_param) + sizeof d->size_param;
+    if (d->struct_size < want) {
+        kbi_errf(err, "descriptor of %u bytes is shorter than ABI 1.%u's %zu bytes",
+                 d->struct_size, minor, want);
+        return KBI_ERR;
+    }
+    if (!d->prepare != !d->release) {
+        kbi_errf(err, "descriptor has %s without %s: both or neither",
+                 d->prepare ? "prepare" : "release", d->prepare ? "release" : "prepare");
+        return KBI_ERR;
+    }
+    if (d->n_metrics < 0 || (d->n_metrics && !d->metrics)) {
+        kbi_errf(err, "descriptor has a bad metrics table (%d entries)", d->n_metrics);
+        return KBI_ERR;
+    }
+    for (int i = 0; i < d->n_metrics; i++) {
+        const kb_metric_def *m = &d->metrics[i];
+        if (!is_identifier(m->name) || (unsigned)m->better > KB_BETTER_LOWER ||
+            (m->bounds & ~(KB_BOUND_LOW | KB_BOUND_HIGH)) ||
+            ((m->bounds & KB_BOUND_LOW) && (m->bounds & KB_BOUND_HIGH) && m->low > m->high)) {
+            kbi_errf(err, "metric %d (%s) needs a name of letters, digits and '_', a known "
+                          "better direction and a bound with low <= high",
+                     i, m->name ? m->name : "no name");
+            return KBI_ERR;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(d->metrics[j].name, m->name) == 0) {
+                kbi_errf(err, "metric '%s' is declared twice", m->name);
+                return KBI_ERR;
+            }
+    }
+    if (d->size_param) {
+        int found = 0;
+        for (int i = 0; i < d->n_params; i++)
+            found |= d->params[i].name && strcmp(d->params[i].name, d->size_param) == 0;
+        if (!found) {
+            kbi_errf(err, "size_param '%s' is not one of the plugin's parameters", d->size_param);
+            return KBI_ERR;
+        }
+    }
+    return KBI_OK;
+}
+
 int kbi_check_abi(const kb_plugin *d, char *err)
 {
     uint32_t major, minor;
@@ -34,8 +94,8 @@ int kbi_check_abi(const kb_plugin *d, char *err)
     }
     /* Every 1.0 field must be present; later minors only append. */
     if (d->struct_size < offsetof(kb_plugin, teardown) + sizeof d->teardown) {
-        kbi_errf(err, "descriptor of %u bytes is shorter than ABI %u.%u's %zu bytes", d->struct_size,
-                 major, minor, offsetof(kb_plugin, teardown) + sizeof d->teardown);
+        kbi_errf(err, "descriptor of %u bytes is shorter than ABI 1.0's %zu bytes", d->struct_size,
+                 offsetof(kb_plugin, teardown) + sizeof d->teardown);
         return KBI_ERR;
     }
     if (!d->name || !*d->name || !d->init || !d->run || !d->verify || !d->teardown ||
@@ -55,12 +115,13 @@ int kbi_check_abi(const kb_plugin *d, char *err)
         }
     for (int i = 0; i < d->n_params; i++)
         if (!d->params[i].name || !*d->params[i].name || d->params[i].type < KB_PARAM_INT ||
-            d->params[i].type > KB_PARAM_DIMS || strcmp(d->params[i].name, "variants") == 0 ||
-            strcmp(d->params[i].name, "baseline") == 0) {
+            d->params[i].type > (minor >= 1 ? KB_PARAM_INTS : KB_PARAM_DIMS) ||
+            strcmp(d->params[i].name, "variants") == 0 ||
+            strcmp(d->params[i].name, "baseline") == 0 || strcmp(d->params[i].name, "zip") == 0) {
             kbi_errf(err, "parameter %d has no name, a reserved name or an unknown type", i);
             return KBI_ERR;
         }
-    return KBI_OK;
+    return minor >= 1 ? check_abi_1_1(d, minor, err) : KBI_OK;
 }
 
 int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)

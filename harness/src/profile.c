@@ -1027,3 +1027,22 @@ int kbi_param_dims(const kb_params *params, const char *name, int64_t *dims, int
     *n = v->n_dims;
     return KB_OK;
 }
+
+int kbi_param_dims_cap(const kb_params *params, const char *name, int64_t *dims, int cap, int *n)
+{
+    const kbi_value *v = param_value(params, name, KB_PARAM_DIMS);
+    if (!v)
+        return KB_BAD_PARAM;
+    *n = v->n_dims;
+    if (v->n_dims > cap)
+        return KB_BAD_PARAM;
+    for (int i = 0; i < v->n_dims; i++)
+        dims[i] = v->dims[i];
+    return KB_OK;
+}
+
+int kbi_param_ints(const kb_params *params, const char *name, int64_t *values, int cap, int *n)
+{
+    (void)params, (void)name, (void)values, (void)cap, (void)n;
+    return KB_BAD_PARAM; /* KB_PARAM_INTS values are not parsed yet */
+}

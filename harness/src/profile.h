@@ -126,4 +126,6 @@ int kbi_param_int(const kb_params *params, const char *name, int64_t *out);
 int kbi_param_float(const kb_params *params, const char *name, double *out);
 int kbi_param_string(const kb_params *params, const char *name, const char **out);
 int kbi_param_dims(const kb_params *params, const char *name, int64_t *dims, int *n);
+int kbi_param_dims_cap(const kb_params *params, const char *name, int64_t *dims, int cap, int *n);
+int kbi_param_ints(const kb_params *params, const char *name, int64_t *values, int cap, int *n);
 #endif

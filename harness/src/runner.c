@@ -197,6 +197,28 @@ static int child_read_line(child *ch, double deadline, char **out)
     }
 }
 
+/* Reads a worker's answer to "case K": its record line, after any
+ * "prepare"/"prepared" pair, whose time does not count against the case's
+ * timeout (prepare has its own: ten times the timeout).  Returns as
+ * child_read_line. */
+static int read_case_answer(child *ch, const kbi_run_opts *o, char **out)
+{
+    double deadline = kbi_now() + o->timeout;
+    for (;;) {
+        int r = child_read_line(ch, deadline, out);
+        if (r != 1)
+            return r;
+        if (strcmp(*out, "prepare") == 0)
+            deadline = kbi_now() + 10.0 * o->timeout;
+        else if (strcmp(*out, "prepared") == 0)
+            deadline = kbi_now() + o->timeout;
+        else
+            return 1;
+        free(*out);
+        *out = NULL;
+    }
+}
+
 /* Why a child ended, once it has closed its pipe. */
 static void child_reap(child *ch, kbi_status *st, char *msg, size_t size)
 {
@@ -735,7 +757,7 @@ int kbi_run(const kbi_run_args *args)
             if (write(worker.cmd_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
                 r = 0;
             else
-                r = child_read_line(&worker, kbi_now() + profile.run.timeout, &line);
+                r = read_case_answer(&worker, &profile.run, &line);
             if (r == -2) {
                 child_stop(&worker, 1);
                 break;
@@ -790,6 +812,8 @@ int kbi_run(const kbi_run_args *args)
         json_decref(rec);
     }
     child_stop(&worker, interrupted != 0);
+    if (args->in_process)
+        kbi_worker_release_point();
 
     end = json_object();
     json_object_set_new(end, "complete", json_boolean(!interrupted && !write_failed && done == n_sel));
