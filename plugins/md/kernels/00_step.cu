@@ -120,6 +120,28 @@ __global__ void k_hfill(md_view v)
     }
 }
 
+/* The neighbour total of the build (for N_p/N_a): one atomic per block, the same cost for
+ * every strategy. */
+__global__ void k_count_neighbors(md_view v)
+{
+    __shared__ unsigned long long ws[32];
+    MD_REBUILD_GUARD(v);
+    int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    unsigned long long m = i < v.n ? (unsigned long long)v.nn[i] : 0ull;
+    for (int off = 16; off > 0; off >>= 1)
+        m += __shfl_down_sync(0xffffffffu, m, off);
+    if (lane == 0)
+        ws[w] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long t = 0;
+        for (int k = 0; k < (int)(blockDim.x >> 5); k++)
+            t += ws[k];
+        if (t)
+            atomicAdd(&v.ctl->nbr_total, t);
+    }
+}
+
 __global__ void k_finish_rebuild(md_view v)
 {
     MD_REBUILD_GUARD(v);
@@ -285,6 +307,12 @@ extern "C" cudaError_t md_launch_hfill(md_view v, cudaStream_t s)
 
 extern "C" cudaError_t md_launch_finish_rebuild(md_view v, cudaStream_t s)
 {
+    if (v.nn) {
+        k_count_neighbors<<<atom_blocks(v), v.threads, 0, s>>>(v);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess)
+            return e;
+    }
     k_finish_rebuild<<<1, 1, 0, s>>>(v);
     return cudaGetLastError();
 }

@@ -45,7 +45,6 @@ __global__ void k_build_cell_block(md_view v)
         if (m > v.mcap)
             atomicOr(&v.ctl->overflow, MD_OVERFLOW_NEIGHBORS);
         v.nn[i] = min(m, v.mcap);
-        atomicAdd(&v.ctl->nbr_total, (unsigned long long)m);
     }
 }
 

@@ -9,7 +9,6 @@ template <bool LDG> __global__ void k_build_layer_matrix(md_view v)
 {
     MD_REBUILD_GUARD(v);
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned long long m = 0;
     if (i < v.n) {
         float4 ri = v.r[i];
         int c = v.cell[i], cx = c % v.G, cy = (c / v.G) % v.G, cz = c / (v.G * v.G), k = 0;
@@ -35,13 +34,7 @@ template <bool LDG> __global__ void k_build_layer_matrix(md_view v)
         if (k > v.mcap)
             atomicOr(&v.ctl->overflow, MD_OVERFLOW_NEIGHBORS);
         v.nn[i] = min(k, v.mcap);
-        m = (unsigned long long)k;
     }
-    /* One atomic per warp for the neighbour total. */
-    for (int off = 16; off > 0; off >>= 1)
-        m += __shfl_down_sync(0xffffffffu, m, off);
-    if ((threadIdx.x & 31) == 0 && m)
-        atomicAdd(&v.ctl->nbr_total, m);
 }
 
 template <bool LDG> __global__ void k_force_w(md_view v)

@@ -70,7 +70,7 @@ cudaError_t md_launch_first_half(md_view v, cudaStream_t s);
 cudaError_t md_launch_cells(md_view v, cudaStream_t s);        /* clear kc, assign cells */
 cudaError_t md_launch_reorder(md_view v, cudaStream_t s);      /* counting sort when due */
 cudaError_t md_launch_hfill(md_view v, cudaStream_t s);        /* H from cell and layer */
-cudaError_t md_launch_finish_rebuild(md_view v, cudaStream_t s);
+cudaError_t md_launch_finish_rebuild(md_view v, cudaStream_t s); /* counts, stats, clears */
 cudaError_t md_launch_second_half(md_view v, cudaStream_t s);
 cudaError_t md_launch_end_step(md_view v, cudaStream_t s);
 cudaError_t md_launch_rescale(md_view v, cudaStream_t s);      /* velocities to temp */
