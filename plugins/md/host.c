@@ -783,6 +783,7 @@ void md_summarize(const md_config *cfg, const double *hist, int steps, md_summar
         last += e[2 * (steps - 1 - t)];
     }
     scale = fabs(s->e_mean) > s->ke_mean ? fabs(s->e_mean) : s->ke_mean;
-    s->drift = scale > 0 ? fabs(last - first) / w / scale : 0.0;
+    /* NaN energies (a blown-up run) give a NaN drift, which fails every bound. */
+    s->drift = scale > 0 || isnan(scale) ? fabs(last - first) / w / scale : 0.0;
     free(e);
 }

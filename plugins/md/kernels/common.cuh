@@ -4,7 +4,10 @@
 #ifndef KBENCH_MD_COMMON_CUH
 #define KBENCH_MD_COMMON_CUH
 
+/* MD_HOST_EMULATION: test/run_emu.sh compiles the kernels as C++ against test/emu_cuda.h. */
+#ifndef MD_HOST_EMULATION
 #include <cuda_runtime.h>
+#endif
 
 #include "kernels.h"
 
