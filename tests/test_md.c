@@ -57,7 +57,8 @@ static md_point_state prepared(int system, int ne, int steps)
 Test(md, lattice_has_zero_momentum_and_the_set_speed)
 {
     md_config c = sys_config(MD_SYS_SP, 6, 10);
-    double *r = malloc(3 * (size_t)c.n * sizeof(double)), *v = malloc(3 * (size_t)c.n * sizeof(double));
+    double *r = malloc(3 * (size_t)c.n * sizeof(double)),
+           *v = malloc(3 * (size_t)c.n * sizeof(double));
     double p[3] = {0, 0, 0}, v2 = 0;
     md_lattice(&c, 3, r, v);
     for (int i = 0; i < c.n; i++) {
@@ -81,7 +82,8 @@ Test(md, cell_reference_equals_all_pairs, .timeout = 60)
     for (int s = 0; s < 3; s++) {
         md_point_state ps = prepared(systems[s], ne[s], 10);
         int n = ps.cfg.n;
-        double *f1 = malloc(3 * (size_t)n * sizeof(double)), *f2 = malloc(3 * (size_t)n * sizeof(double));
+        double *f1 = malloc(3 * (size_t)n * sizeof(double)),
+               *f2 = malloc(3 * (size_t)n * sizeof(double));
         double u1, u2, w1, w2, worst = 0;
         md_ref_allpairs(&ps.cfg, ps.r, n, f1, &u1, &w1);
         cr_assert_eq(md_ref_cells(&ps.cfg, ps.r, n, f2, &u2, &w2), 0);
@@ -119,7 +121,8 @@ Test(md, host_engines_match_the_references_and_the_set_check_can_fail, .timeout 
     /* host_layer grew its capacities (4 layers, 16 neighbours were too few) */
     cr_expect_geq(h[1].lcap, ps.max_occ);
     cr_expect_geq(h[1].mcap, ps.max_nbr);
-    cr_expect_eq(md_check_neighbor_matrix(&ps.cfg, ps.r, n, h[1].W, n, h[1].nn, h[1].mcap, 1e-9), 0);
+    cr_expect_eq(md_check_neighbor_matrix(&ps.cfg, ps.r, n, h[1].W, n, h[1].nn, h[1].mcap, 1e-9),
+                 0);
     {
         long long pairs = 0;
         for (int i = 0; i < n; i++)
@@ -129,7 +132,8 @@ Test(md, host_engines_match_the_references_and_the_set_check_can_fail, .timeout 
     }
     /* drop atom 5's last neighbour */
     h[1].nn[5]--;
-    cr_expect_eq(md_check_neighbor_matrix(&ps.cfg, ps.r, n, h[1].W, n, h[1].nn, h[1].mcap, 1e-9), 1);
+    cr_expect_eq(md_check_neighbor_matrix(&ps.cfg, ps.r, n, h[1].W, n, h[1].nn, h[1].mcap, 1e-9),
+                 1);
     h[1].nn[5]++;
     /* replace atom 7's first neighbour by a far atom */
     {
@@ -141,7 +145,8 @@ Test(md, host_engines_match_the_references_and_the_set_check_can_fail, .timeout 
         }
         cr_assert_geq(far, 0);
         h[1].W[7] = far;
-        cr_expect_eq(md_check_neighbor_matrix(&ps.cfg, ps.r, n, h[1].W, n, h[1].nn, h[1].mcap, 1e-9), 1);
+        cr_expect_eq(
+            md_check_neighbor_matrix(&ps.cfg, ps.r, n, h[1].W, n, h[1].nn, h[1].mcap, 1e-9), 1);
     }
     md_host_destroy(&h[0]);
     md_host_destroy(&h[1]);
@@ -159,9 +164,9 @@ static void table1(int system, int ne, double np_lo, double np_hi, double nl_lo,
     md_summary sm;
     char msg[KB_MSG_SIZE];
     double np, nl, nu;
-    cr_assert_eq(md_host_create(&h, &ps.cfg, MD_HOST_LAYER, ps.r, ps.v, ps.max_occ + 4,
-                                ps.max_nbr + 8, msg),
-                 0, "%s", msg);
+    cr_assert_eq(
+        md_host_create(&h, &ps.cfg, MD_HOST_LAYER, ps.r, ps.v, ps.max_occ + 4, ps.max_nbr + 8, msg),
+        0, "%s", msg);
     for (int k = 0; k < 2000; k++)
         md_host_step(&h);
     md_summarize(&ps.cfg, h.hist, 2000, &sm);
@@ -209,11 +214,13 @@ static const kbi_metric *metric(const kbi_case_result *c, const char *name)
 Test(md, host_variants_verify_through_the_runner, .timeout = 300)
 {
     kbi_result_set set = {0};
-    cr_expect_eq(run_profile_text("[run]\nwarmup = 0\nmin_samples = 2\nmin_time = 0\nmax_time = 0.3\ntimeout = 120\n"
-                                  "[md]\nvariants = host_pairlist, host_layer\n"
-                                  "system = sp, lj, ljstd\nN_e = 9\nsteps = 40\n",
-                                  &set),
-                 0);
+    cr_expect_eq(
+        run_profile_text(
+            "[run]\nwarmup = 0\nmin_samples = 2\nmin_time = 0\nmax_time = 0.3\ntimeout = 120\n"
+            "[md]\nvariants = host_pairlist, host_layer\n"
+            "system = sp, lj, ljstd\nN_e = 9\nsteps = 40\n",
+            &set),
+        0);
     cr_assert_eq(set.n_cases, 6);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];

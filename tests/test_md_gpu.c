@@ -33,16 +33,17 @@ Test(md_gpu, every_strategy_verifies_on_every_system, .timeout = 900)
 {
     kbi_result_set set = {0};
     need_gpu();
-    cr_expect_eq(run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\nmax_time = 1\n"
-                                  "timeout = 300\ncache = hot\n"
-                                  "[md]\nvariants = allpairs, cell_block, layer_matrix, layer_atomic, "
-                                  "sorted, host_pairlist\nsystem = sp, lj, ljstd\nN_e = 16\n"
-                                  "steps = 200\n"
-                                  "[md.options]\nvariants = layer_matrix, layer_atomic, cell_block\n"
-                                  "system = sp\nN_e = 20\nreorder = 0, 7\nldg = 0, 1\nthreads = 64\n"
-                                  "steps = 300\n",
-                                  &set),
-                 0);
+    cr_expect_eq(
+        run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\nmax_time = 1\n"
+                         "timeout = 300\ncache = hot\n"
+                         "[md]\nvariants = allpairs, cell_block, layer_matrix, layer_atomic, "
+                         "sorted, host_pairlist\nsystem = sp, lj, ljstd\nN_e = 16\n"
+                         "steps = 200\n"
+                         "[md.options]\nvariants = layer_matrix, layer_atomic, cell_block\n"
+                         "system = sp\nN_e = 20\nreorder = 0, 7\nldg = 0, 1\nthreads = 64\n"
+                         "steps = 300\n",
+                         &set),
+        0);
     cr_assert_eq(set.n_cases, 18 + 12);
     for (size_t sys = 0; sys < 3; sys++) {
         double np_ref = -1;

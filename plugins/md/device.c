@@ -127,9 +127,9 @@ static int host_layer_assign(md_dev *d, cudaStream_t s, char *msg)
 {
     md_view *v = &d->v;
     int rc = KB_OK;
-    KB_CUDA_GOTO(cudaMemcpyAsync(d->h_cell, v->cell, (size_t)v->n * sizeof(int),
-                                 cudaMemcpyDeviceToHost, s),
-                 msg, fail);
+    KB_CUDA_GOTO(
+        cudaMemcpyAsync(d->h_cell, v->cell, (size_t)v->n * sizeof(int), cudaMemcpyDeviceToHost, s),
+        msg, fail);
     KB_CUDA_GOTO(cudaStreamSynchronize(s), msg, fail);
     memset(d->h_kc, 0, (size_t)v->ncell * sizeof(int));
     for (int i = 0; i < v->n; i++)
@@ -137,9 +137,9 @@ static int host_layer_assign(md_dev *d, cudaStream_t s, char *msg)
     KB_CUDA_GOTO(cudaMemcpyAsync(v->layer, d->h_layer, (size_t)v->n * sizeof(int),
                                  cudaMemcpyHostToDevice, s),
                  msg, fail);
-    KB_CUDA_GOTO(cudaMemcpyAsync(v->kc, d->h_kc, (size_t)v->ncell * sizeof(int),
-                                 cudaMemcpyHostToDevice, s),
-                 msg, fail);
+    KB_CUDA_GOTO(
+        cudaMemcpyAsync(v->kc, d->h_kc, (size_t)v->ncell * sizeof(int), cudaMemcpyHostToDevice, s),
+        msg, fail);
 fail:
     return rc;
 }
@@ -325,15 +325,17 @@ int md_prepare_device(const md_config *cfg, uint64_t seed, cudaStream_t s, md_po
     if ((rc = md_dev_read_ctl(&d, &ctl, s, msg)))
         goto fail;
     if (ctl.overflow) {
-        kb_msgf(msg, "equilibration overflowed its capacities (flags %d; layers %d, neighbours "
-                     "%d)", ctl.overflow, lcap, mcap);
+        kb_msgf(msg,
+                "equilibration overflowed its capacities (flags %d; layers %d, neighbours "
+                "%d)",
+                ctl.overflow, lcap, mcap);
         rc = KB_ERROR;
         goto fail;
     }
-    KB_CUDA_GOTO(cudaMemcpy(ps->r, d.v.r, (size_t)n * sizeof(float4), cudaMemcpyDeviceToHost),
-                 msg, fail);
-    KB_CUDA_GOTO(cudaMemcpy(ps->v, d.v.v, (size_t)n * sizeof(float4), cudaMemcpyDeviceToHost),
-                 msg, fail);
+    KB_CUDA_GOTO(cudaMemcpy(ps->r, d.v.r, (size_t)n * sizeof(float4), cudaMemcpyDeviceToHost), msg,
+                 fail);
+    KB_CUDA_GOTO(cudaMemcpy(ps->v, d.v.v, (size_t)n * sizeof(float4), cudaMemcpyDeviceToHost), msg,
+                 fail);
     for (int i = 0; i < n; i++)
         ps->r[4 * i + 3] = ps->v[4 * i + 3] = 0.0f;
     if (md_point_reference(ps, msg)) {

@@ -24,12 +24,12 @@ typedef struct md_timing {
 } md_timing;
 
 typedef struct md_dev {
-    md_view v;          /* device pointers and sizes, passed to every kernel */
-    int strategy;       /* MD_DEV_* */
-    int host_layers;    /* layers assigned on the host (cell_block, layer_matrix): run() syncs */
+    md_view v;       /* device pointers and sizes, passed to every kernel */
+    int strategy;    /* MD_DEV_* */
+    int host_layers; /* layers assigned on the host (cell_block, layer_matrix): run() syncs */
     int *h_cell, *h_layer, *h_kc; /* pinned host copies for the host layer assignment */
-    md_ctl *h_ctl;      /* pinned host copy of the control block */
-    size_t bytes;       /* device memory held */
+    md_ctl *h_ctl;                /* pinned host copy of the control block */
+    size_t bytes;                 /* device memory held */
     cudaEvent_t ev[5];
     int have_events;
 } md_dev;
@@ -53,7 +53,7 @@ int md_dev_read_ctl(md_dev *d, md_ctl *out, cudaStream_t stream, char *msg);
 
 /* Equilibrates on the device (layer_matrix with host layers: deterministic), fills ps like
  * md_prepare_host.  Returns KB_OK or a status with msg. */
-int md_prepare_device(const md_config *cfg, uint64_t seed, cudaStream_t stream,
-                      md_point_state *ps, char *msg);
+int md_prepare_device(const md_config *cfg, uint64_t seed, cudaStream_t stream, md_point_state *ps,
+                      char *msg);
 
 #endif /* KBENCH_MD_DEVICE_H */

@@ -601,7 +601,7 @@ void md_ref_allpairs(const md_config *cfg, const float *r4, int n, double *f, do
 }
 
 /* Calls fn(i, j, r2, d) for every ordered pair i != j with r2 < cut2, through cells. */
-#define FOR_EACH_NEIGHBOR(cfg, r, q, n, cut2, ...)                                                \
+#define FOR_EACH_NEIGHBOR(cfg, r, q, n, cut2, ...)                                                 \
     for (int c1 = 0; c1 < (cfg)->ncell; c1++)                                                      \
         for (int dz = -1; dz <= 1; dz++)                                                           \
             for (int dy = -1; dy <= 1; dy++)                                                       \
@@ -622,7 +622,7 @@ void md_ref_allpairs(const md_config *cfg, const float *r4, int n, double *f, do
 int md_ref_cells(const md_config *cfg, const float *r4, int n, double *f, double *u, double *vir)
 {
     double rc2 = cfg->rc * cfg->rc, pe = 0.0, vs = 0.0;
-    double *r = malloc(3 * (size_t)n * sizeof(double));
+    double *r = calloc(3 * (size_t)n, sizeof(double)); /* calloc: quiets -Wmaybe-uninitialized */
     int *q = malloc(((size_t)n + (size_t)cfg->ncell) * sizeof(int));
     if (!r || !q) {
         free(r);
@@ -651,7 +651,7 @@ long long md_ref_neighbor_counts(const md_config *cfg, const float *r4, int n, i
 {
     double rn2 = (cfg->rc + cfg->delta) * (cfg->rc + cfg->delta);
     long long total = 0;
-    double *r = malloc(3 * (size_t)n * sizeof(double));
+    double *r = calloc(3 * (size_t)n, sizeof(double)); /* calloc: quiets -Wmaybe-uninitialized */
     int *q = malloc(((size_t)n + (size_t)cfg->ncell) * sizeof(int));
     if (!r || !q) {
         free(r);
@@ -677,7 +677,7 @@ long long md_check_neighbor_matrix(const md_config *cfg, const float *r4, int n,
     double rn = cfg->rc + cfg->delta, lo2 = (rn - slack) * (rn - slack),
            hi2 = (rn + slack) * (rn + slack);
     long long bad = 0;
-    double *r = malloc(3 * (size_t)n * sizeof(double));
+    double *r = calloc(3 * (size_t)n, sizeof(double)); /* calloc: quiets -Wmaybe-uninitialized */
     int *q = malloc(((size_t)n + (size_t)cfg->ncell) * sizeof(int));
     int *mark = malloc((size_t)n * sizeof(int)), *found = calloc((size_t)n, sizeof(int));
     char *sure_missing = calloc((size_t)n, 1);

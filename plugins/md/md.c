@@ -74,10 +74,10 @@ static const kb_param md_params[] = {
 #define N_PARAMS ((int)(sizeof md_params / sizeof md_params[0]))
 
 /* Bounds of verify (see NOTES.md, "Verification"). */
-#define MD_TOL_FORCE 1e-3     /* max_i |F_i - F_ref,i| / rms |F_ref| */
-#define MD_TOL_ENERGY 1e-5    /* |U - U_ref| / |U_ref| */
-#define MD_TOL_DRIFT 2e-3     /* energy drift of one run, relative */
-#define MD_TOL_FIRST_U 2e-5   /* first-step energy against the point's double reference */
+#define MD_TOL_FORCE 1e-3   /* max_i |F_i - F_ref,i| / rms |F_ref| */
+#define MD_TOL_ENERGY 1e-5  /* |U - U_ref| / |U_ref| */
+#define MD_TOL_DRIFT 2e-3   /* energy drift of one run, relative */
+#define MD_TOL_FIRST_U 2e-5 /* first-step energy against the point's double reference */
 #define MD_ALLPAIRS_MAX_N 65536
 /* Host variants beyond this take seconds per run of 100 steps (about 1-2 us per atom-step). */
 #define MD_HOST_MAX_N 32768
@@ -114,9 +114,9 @@ typedef struct md_state {
     int own;
     md_host h;
     md_dev d;
-    double u_first;       /* potential energy per atom of the loaded state, this variant */
-    long long np_first;   /* its pairs within rc + delta */
-    int timed;            /* the instrumented run was made */
+    double u_first;     /* potential energy per atom of the loaded state, this variant */
+    long long np_first; /* its pairs within rc + delta */
+    int timed;          /* the instrumented run was made */
     md_timing tm;
 } md_state;
 
@@ -179,10 +179,11 @@ static int read_config(const kb_host *host, const kb_params *p, md_config *cfg, 
         cfg->rc = rc;
     if (delta > 0)
         cfg->delta = delta;
-    if (steps < 1 || steps > 10000000 || equil < 0 || reorder < 0 ||
-        (threads & (threads - 1)) || threads < 32 || threads > 1024) {
-        kb_msgf(msg, "steps (%lld), equil, reorder or threads (%lld: a power of 2 in 32..1024) "
-                     "out of range",
+    if (steps < 1 || steps > 10000000 || equil < 0 || reorder < 0 || (threads & (threads - 1)) ||
+        threads < 32 || threads > 1024) {
+        kb_msgf(msg,
+                "steps (%lld), equil, reorder or threads (%lld: a power of 2 in 32..1024) "
+                "out of range",
                 (long long)steps, (long long)threads);
         return KB_BAD_PARAM;
     }
@@ -554,8 +555,7 @@ static int verify_device(md_state *s, cudaStream_t st, md_checks *k, char *msg)
         KB_CUDA_GOTO(cudaStreamSynchronize(st), msg, done);
         KB_CUDA_GOTO(cudaMemcpy(r4, d->v.r, (size_t)n * sizeof(float4), cudaMemcpyDeviceToHost),
                      msg, done);
-        KB_CUDA_GOTO(cudaMemcpy(W, d->v.W, (size_t)mcap * n * sizeof(int),
-                                cudaMemcpyDeviceToHost),
+        KB_CUDA_GOTO(cudaMemcpy(W, d->v.W, (size_t)mcap * n * sizeof(int), cudaMemcpyDeviceToHost),
                      msg, done);
         KB_CUDA_GOTO(cudaMemcpy(nn, d->v.nn, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost), msg,
                      done);
@@ -588,9 +588,9 @@ static int read_history(md_state *s, double *hist, char *msg)
         memcpy(hist, s->h.hist, 3 * (size_t)steps * sizeof(double));
         return KB_OK;
     }
-    KB_CUDA_TRY(cudaMemcpy(hist, s->d.v.hist, 3 * (size_t)steps * sizeof(double),
-                           cudaMemcpyDeviceToHost),
-                msg);
+    KB_CUDA_TRY(
+        cudaMemcpy(hist, s->d.v.hist, 3 * (size_t)steps * sizeof(double), cudaMemcpyDeviceToHost),
+        msg);
     return KB_OK;
 }
 

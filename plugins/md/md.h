@@ -46,15 +46,15 @@ int md_config_derive(md_config *cfg, char *msg);
 /* The equilibrated state of a point, shared by its variants (what prepare makes). */
 typedef struct md_point_state {
     md_config cfg;
-    float *r;         /* 4 floats per atom (x, y, z, 0), positions wrapped into the region */
-    float *v;         /* 4 floats per atom */
-    double u0, vir0;  /* potential energy per atom and virial sum of r.f per atom, in double,
-                         of that state (the reference for the first-step energies) */
-    double ke0;       /* kinetic energy per atom of that state */
-    long long np0;    /* pairs with r < rc + delta in that state (brute force) */
-    int max_occ;      /* most atoms in one cell, in that state */
-    int max_nbr;      /* most neighbours (r < rc + delta) of one atom, in that state */
-    int on_device;    /* equilibrated on the device (1) or on the host (0) */
+    float *r;        /* 4 floats per atom (x, y, z, 0), positions wrapped into the region */
+    float *v;        /* 4 floats per atom */
+    double u0, vir0; /* potential energy per atom and virial sum of r.f per atom, in double,
+                        of that state (the reference for the first-step energies) */
+    double ke0;      /* kinetic energy per atom of that state */
+    long long np0;   /* pairs with r < rc + delta in that state (brute force) */
+    int max_occ;     /* most atoms in one cell, in that state */
+    int max_nbr;     /* most neighbours (r < rc + delta) of one atom, in that state */
+    int on_device;   /* equilibrated on the device (1) or on the host (0) */
 } md_point_state;
 
 /* The initial lattice: ne^3 atoms at cell centres, speeds sqrt(3T) in random directions from
@@ -88,9 +88,9 @@ typedef struct md_host {
     int *cell_of, *layer_of, *kc, *H, *W, *nn;
     int lcap, mcap, nl;
     /* neighbour-list bookkeeping */
-    double disp;     /* cumulative max displacement since the last rebuild */
-    int rebuild;     /* rebuild due at the next step */
-    int overflow;    /* a capacity (pairs, layers, neighbours) was exceeded: results invalid */
+    double disp;  /* cumulative max displacement since the last rebuild */
+    int rebuild;  /* rebuild due at the next step */
+    int overflow; /* a capacity (pairs, layers, neighbours) was exceeded: results invalid */
     long long steps_done, builds, rebuilds, steps_since_rebuild;
     /* sums over builds: neighbour entries per atom (both directions), layers; over rebuilds
      * due to displacement: the steps since the previous one */
@@ -146,11 +146,11 @@ long long md_check_neighbor_matrix(const md_config *cfg, const float *r4, int n,
 
 /* Per-step (ke, pe, vir) history of one run -> summary. */
 typedef struct md_summary {
-    double e_mean, e_err;     /* total energy per atom and its standard error (10 blocks) */
+    double e_mean, e_err; /* total energy per atom and its standard error (10 blocks) */
     double ke_mean, ke_err;
     double pe_mean, pe_err;
-    double p_mean, p_err;     /* pressure */
-    double drift;             /* |<E>_last - <E>_first| / |<E>| over windows of 5% of the run */
+    double p_mean, p_err; /* pressure */
+    double drift;         /* |<E>_last - <E>_first| / |<E>| over windows of 5% of the run */
 } md_summary;
 void md_summarize(const md_config *cfg, const double *hist, int steps, md_summary *s);
 

@@ -244,8 +244,7 @@ __global__ void k_end_step(md_view v)
     c->disp += sqrtf((float)c->vmax2) * v.dt;
     if (c->disp > v.half_delta) {
         c->rebuild = 1;
-        c->reorder_now =
-            v.sort_always || (v.reorder > 0 && c->since_reorder >= v.reorder) ? 1 : 0;
+        c->reorder_now = v.sort_always || (v.reorder > 0 && c->since_reorder >= v.reorder) ? 1 : 0;
     }
 }
 

@@ -53,6 +53,6 @@ extern "C" cudaError_t md_launch_build_cell_block(md_view v, cudaStream_t s)
     int threads = CEIL_DIV(v.lcap, 32) * 32;
     if (threads > 1024)
         return cudaErrorInvalidConfiguration;
-    k_build_cell_block<<<v.ncell, threads, threads * (sizeof(float4) + sizeof(int)), s>>>(v);
+    k_build_cell_block<<<v.ncell, threads, threads *(sizeof(float4) + sizeof(int)), s>>>(v);
     return cudaGetLastError();
 }

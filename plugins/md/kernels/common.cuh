@@ -57,8 +57,7 @@ __device__ __forceinline__ int md_cell_of(float4 p, const md_view &v)
 }
 
 /* The cell at offset (dx, dy, dz) of cell (cx, cy, cz), periodic. */
-__device__ __forceinline__ int md_cell_shift(int cx, int cy, int cz, int dx, int dy, int dz,
-                                             int G)
+__device__ __forceinline__ int md_cell_shift(int cx, int cy, int cz, int dx, int dy, int dz, int G)
 {
     cx += dx;
     cy += dy;
