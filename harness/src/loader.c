@@ -11,17 +11,32 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "profile.h"
 
-/* Nonzero for a metric or parameter name of letters, digits and '_'. */
-static int is_identifier(const char *s)
+/* Nonzero when s is non-empty and made of letters, digits, '_' and the characters of
+ * `extra`. */
+static int is_word(const char *s, const char *extra)
 {
     if (!s || !*s)
         return 0;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
+              *s == '_' || strchr(extra, *s)))
             return 0;
     return 1;
+}
+
+/* A plugin or variant name: the characters that survive in a case id
+ * (plugin/variant/name=value,...) and in a file name. */
+static int is_name(const char *s)
+{
+    return is_word(s, "-.");
+}
+
+/* A metric or parameter name. */
+static int is_identifier(const char *s)
+{
+    return is_word(s, "");
 }
 
 /* The fields ABI 1.1 appended: all of them must be there (a 1.1 plugin
@@ -103,17 +118,36 @@ int kbi_check_abi(const kb_plugin *d, char *err)
         kbi_errf(err, "descriptor lacks a name or one of init, counts, run, verify, teardown");
         return KBI_ERR;
     }
+    if (!is_name(d->name)) {
+        kbi_errf(err, "plugin name '%s' has characters other than letters, digits, '_', '-' and "
+                      "'.'",
+                 d->name);
+        return KBI_ERR;
+    }
     if (d->n_variants <= 0 || !d->variants || d->n_params < 0 || (d->n_params && !d->params)) {
         kbi_errf(err, "descriptor declares no variants (or a bad parameter table)");
         return KBI_ERR;
     }
-    for (int i = 0; i < d->n_variants; i++)
+    for (int i = 0; i < d->n_variants; i++) {
         if (!d->variants[i].name || !*d->variants[i].name ||
             (d->variants[i].target != KB_HOST && d->variants[i].target != KB_DEVICE)) {
             kbi_errf(err, "variant %d has no name or an unknown target", i);
             return KBI_ERR;
         }
-    for (int i = 0; i < d->n_params; i++)
+        if (!is_name(d->variants[i].name)) {
+            kbi_errf(err, "variant name '%s' has characters other than letters, digits, '_', '-' "
+                          "and '.' (case ids could not be told apart)",
+                     d->variants[i].name);
+            return KBI_ERR;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(d->variants[j].name, d->variants[i].name) == 0) {
+                kbi_errf(err, "variant '%s' is declared twice (their case ids would collide)",
+                         d->variants[i].name);
+                return KBI_ERR;
+            }
+    }
+    for (int i = 0; i < d->n_params; i++) {
         if (!d->params[i].name || !*d->params[i].name || d->params[i].type < KB_PARAM_INT ||
             d->params[i].type > (minor >= 1 ? KB_PARAM_INTS : KB_PARAM_DIMS) ||
             strcmp(d->params[i].name, "variants") == 0 ||
@@ -121,7 +155,45 @@ int kbi_check_abi(const kb_plugin *d, char *err)
             kbi_errf(err, "parameter %d has no name, a reserved name or an unknown type", i);
             return KBI_ERR;
         }
+        if (!is_identifier(d->params[i].name)) {
+            kbi_errf(err, "parameter name '%s' is not letters, digits and '_'", d->params[i].name);
+            return KBI_ERR;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(d->params[j].name, d->params[i].name) == 0) {
+                kbi_errf(err, "parameter '%s' is declared twice", d->params[i].name);
+                return KBI_ERR;
+            }
+    }
     return minor >= 1 ? check_abi_1_1(d, minor, err) : KBI_OK;
+}
+
+/* A plugin's file must be named after it (libkbench_NAME.so), so that the file a user sees is
+ * the plugin a profile names; and every parameter default must parse, so a bad one is found
+ * when the plugin loads rather than when a profile first leaves it out. */
+static int check_file_and_defaults(const char *path, const kb_plugin *d, char *err)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+    base = base ? base + 1 : path;
+    n = strlen(base);
+    if (strncmp(base, "libkbench_", 10) == 0 && n > 13 && strcmp(base + n - 3, ".so") == 0 &&
+        (n - 13 != strlen(d->name) || strncmp(base + 10, d->name, n - 13) != 0)) {
+        kbi_errf(err, "the file holds plugin '%s': rename it libkbench_%s.so", d->name, d->name);
+        return KBI_ERR;
+    }
+    for (int i = 0; i < d->n_params; i++) {
+        kbi_value v;
+        char why[KBI_ERR_SIZE];
+        const char *def = d->params[i].default_value ? d->params[i].default_value : "";
+        if (kbi_value_parse(&d->params[i], def, &v, why) != KBI_OK) {
+            kbi_errf(err, "parameter %s: default '%s' does not parse: %s", d->params[i].name, def,
+                     why);
+            return KBI_ERR;
+        }
+        kbi_value_free(&v);
+    }
+    return KBI_OK;
 }
 
 int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
@@ -152,7 +224,7 @@ int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
         return KBI_ERR;
     }
     d = entry();
-    if (kbi_check_abi(d, why) != KBI_OK) {
+    if (kbi_check_abi(d, why) != KBI_OK || check_file_and_defaults(path, d, why) != KBI_OK) {
         kbi_errf(err, "%s: refused: %s", path, why);
         dlclose(h);
         return KBI_ERR;
@@ -246,32 +318,48 @@ int kbi_plugins_load(const char *const *dirs, const int *required, kbi_plugin_se
     return KBI_OK;
 }
 
-size_t kbi_plugin_dirs(const char *cli_dir, char **dirs, int *required, size_t max)
+/* Adds each entry of a colon-separated list (empty entries skipped: an empty entry is not
+ * the current folder) unless already listed. */
+static void add_dirs(const char *list, int req, char **dirs, int *required, size_t *n, size_t max)
+{
+    char *copy = kbi_strdup(list), *save = NULL;
+    for (char *tok = strtok_r(copy, ":", &save); tok && *n < max; tok = strtok_r(NULL, ":", &save)) {
+        int seen = 0;
+        for (size_t i = 0; i < *n; i++)
+            seen |= strcmp(dirs[i], tok) == 0;
+        if (!seen) {
+            dirs[*n] = kbi_strdup(tok);
+            required[(*n)++] = req;
+        }
+    }
+    free(copy);
+}
+
+size_t kbi_plugin_dirs(const char *cli_dirs, char **dirs, int *required, size_t max)
 {
     size_t n = 0;
     const char *env = getenv(KBI_PLUGIN_PATH_ENV);
-    if (cli_dir && n < max) {
-        dirs[n] = kbi_strdup(cli_dir);
-        required[n++] = 1;
-    }
-    if (env && *env) {
-        char *copy = kbi_strdup(env), *save = NULL;
-        for (char *tok = strtok_r(copy, ":", &save); tok && n < max;
-             tok = strtok_r(NULL, ":", &save)) {
-            dirs[n] = kbi_strdup(tok);
-            required[n++] = 1;
-        }
-        free(copy);
-    }
-    if (n == 0 && n < max) {
-        char exe[4096];
-        if (kbi_exe_dir(exe, sizeof exe - 16) == KBI_OK) {
-            strcat(exe, "/plugins");
-            dirs[n] = kbi_strdup(exe);
-            required[n++] = 0;
-        }
+    char exe[4096];
+    if (cli_dirs)
+        add_dirs(cli_dirs, 1, dirs, required, &n, max);
+    if (env && *env)
+        add_dirs(env, 1, dirs, required, &n, max);
+    if (kbi_exe_dir(exe, sizeof exe - 16) == KBI_OK) {
+        strcat(exe, "/plugins");
+        add_dirs(exe, 0, dirs, required, &n, max);
     }
     return n;
+}
+
+int kbi_plugin_dirs_add(char *list, size_t size, const char *more)
+{
+    size_t len = strlen(list);
+    int k = snprintf(list + len, size - len, "%s%s", len ? ":" : "", more);
+    if (k < 0 || (size_t)k >= size - len) {
+        list[len] = '\0';
+        return KBI_ERR;
+    }
+    return KBI_OK;
 }
 
 const kbi_plugin *kbi_plugins_find(const kbi_plugin_set *set, const char *name)
