@@ -137,6 +137,13 @@ void kbi_case_record_init(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_re
                 json_array_append_new(arr, json_integer(val->dims[k]));
             json_object_set_new(out->params, name, arr);
             break;
+        case KB_PARAM_INTS:
+            /* An integer list too (params_text tells it from dims). */
+            arr = json_array();
+            for (int k = 0; k < val->n_ints; k++)
+                json_array_append_new(arr, json_integer(val->ints[k]));
+            json_object_set_new(out->params, name, arr);
+            break;
         default:
             json_object_set_new(out->params, name, json_string(val->text));
         }
