@@ -758,6 +758,8 @@ static const struct {
     {"stream", "[stream]\nvariants = host_copy, host_scale, host_add, host_triad\n"
                "bytes = 4, 4100\n"},
     {"sgemm", "[sgemm]\nvariants = host\nshape = 1x1x1, 17x9x33\nbeta = 0, 0.5\n"},
+    {"md", "[md]\nvariants = host_pairlist, host_layer\nsystem = sp, lj\nN_e = 9\nsteps = 5\n"
+           "equil = 20\nreorder = 2\n"},
 };
 
 Test(faults, every_plugin_frees_what_it_takes)
