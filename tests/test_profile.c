@@ -222,8 +222,8 @@ Test(profile, unknown_key_in_run)
 {
     expect_error("[run]\nwarmpu = 3\n",
                  "t.ini:2: unknown key 'warmpu' in [run], expected one of warmup, min_samples, "
-                 "max_samples, min_time, max_time, max_noise, timeout, cache, device, seed, "
-                 "bandwidth, peak_gflops\n");
+                 "max_samples, min_time, max_time, max_noise, rounds, timeout, cache, device, "
+                 "seed, bandwidth, peak_gflops\n");
 }
 
 Test(profile, unknown_key_in_plugin)

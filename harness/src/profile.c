@@ -30,6 +30,7 @@ void kbi_run_opts_default(kbi_run_opts *o)
     o->cache = KBI_CACHE_COLD;
     o->device = 0;
     o->seed = 1;
+    o->rounds = 1;
 }
 
 /* ---- values ---- */
@@ -654,6 +655,10 @@ static void parse_run_key(parse_state *st, const entry *e, kbi_run_opts *o)
         o->max_samples = (int)v;
     } else if (strcmp(k, "min_time") == 0) {
         run_number(st, e, 0, 1e6, 0, &o->min_time);
+    } else if (strcmp(k, "rounds") == 0) {
+        v = o->rounds;
+        run_number(st, e, 1, 1000, 1, &v);
+        o->rounds = (int)v;
     } else if (strcmp(k, "max_time") == 0) {
         run_number(st, e, 1e-6, 1e6, 0, &o->max_time);
     } else if (strcmp(k, "max_noise") == 0) {
@@ -686,8 +691,8 @@ static void parse_run_key(parse_state *st, const entry *e, kbi_run_opts *o)
     } else {
         add_error(st, e->line,
                   "unknown key '%s' in [run], expected one of warmup, min_samples, max_samples, "
-                  "min_time, max_time, max_noise, timeout, cache, device, seed, bandwidth, "
-                  "peak_gflops",
+                  "min_time, max_time, max_noise, rounds, timeout, cache, device, seed, "
+                  "bandwidth, peak_gflops",
                   k);
     }
 }

@@ -363,6 +363,14 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
         json_object_set_new(rec, "sanitizer", json_deep_copy(r->sanitizer));
     if (isfinite(r->wall_s))
         json_object_set_new(rec, "wall_s", json_real(r->wall_s));
+    if (r->sanitize && r->sanitize[0])
+        set_str(rec, "sanitize", r->sanitize);
+    if (r->n_rounds > 1) {
+        json_t *o = json_array();
+        for (size_t i = 0; i < r->n_rounds; i++)
+            json_array_append_new(o, json_integer((json_int_t)r->rounds[i]));
+        json_object_set_new(rec, "rounds", o);
+    }
     return rec;
 }
 
@@ -371,6 +379,139 @@ static long get_long(json_t *obj, const char *key, long otherwise)
 {
     json_t *v = json_object_get(obj, key);
     return json_is_integer(v) ? (long)json_integer_value(v) : otherwise;
+}
+
+int kbi_case_result_set_rounds(kbi_case_result *r, const size_t *per_round, size_t n)
+{
+    size_t total = 0, at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (per_round[i] == 0 || per_round[i] > r->n_samples)
+            return -1;
+        total += per_round[i];
+    }
+    if (n < 2 || total != r->n_samples)
+        return -1;
+    free(r->rounds);
+    free(r->round_medians);
+    r->rounds = kbi_xcalloc(n, sizeof *r->rounds);
+    r->round_medians = kbi_xcalloc(n, sizeof *r->round_medians);
+    memcpy(r->rounds, per_round, n * sizeof *per_round);
+    r->n_rounds = n;
+    for (size_t i = 0; i < n; i++) {
+        r->round_medians[i] = kbi_median(r->samples + at, per_round[i]);
+        at += per_round[i];
+    }
+    return 0;
+}
+
+void kbi_case_result_derive(kbi_case_result *r, double bandwidth_gbs, double peak_gflops)
+{
+    kbi_stats_compute(r->samples, r->n_samples, &r->stats);
+    r->has_stats = r->n_samples > 0;
+    if (!r->has_counts || !(r->stats.median > 0))
+        return;
+    r->gflops = r->flops / r->stats.median / 1e9;
+    r->gbs = r->bytes / r->stats.median / 1e9;
+    r->items_per_s = r->items / r->stats.median;
+    r->frac_bandwidth = bandwidth_gbs > 0 ? r->gbs / bandwidth_gbs : 0;
+    r->frac_peak = peak_gflops > 0 ? r->gflops / peak_gflops : 0;
+}
+
+int kbi_case_not_timing(const kbi_case_result *c)
+{
+    const char *env_tool =
+        c->env ? json_string_value(json_object_get(c->env->json, "sanitize")) : NULL;
+    return (c->sanitize && c->sanitize[0]) || c->sanitizer || (env_tool && env_tool[0]);
+}
+
+/* Whether two stored figures differ by more than the 10 significant digits
+ * a results file keeps. */
+static int figure_differs(double stored, double computed)
+{
+    if (isnan(stored) || isnan(computed))
+        return isnan(stored) != isnan(computed);
+    return fabs(stored - computed) > 1e-6 * fmax(fabs(stored), fabs(computed));
+}
+
+/* The statistics of c come from its samples, never from the record's
+ * "stats": a record edited by hand or by a faulty tool cannot make report
+ * or compare quote a figure the samples do not support.  When the stored
+ * figures disagree, c->stats_note says which (kbi_results_read warns).
+ * Rates are derived again from the counts and the samples' median. */
+static void stats_from_samples(kbi_case_result *c, json_t *stored)
+{
+    static const char *const names[] = {"median", "min", "max", "mean",
+                                        "stddev", "ci_low", "ci_high", "noise"};
+    double computed[8];
+    json_t *n_json = json_object_get(stored, "n");
+    kbi_stats_compute(c->samples, c->n_samples, &c->stats);
+    computed[0] = c->stats.median;
+    computed[1] = c->stats.min;
+    computed[2] = c->stats.max;
+    computed[3] = c->stats.mean;
+    computed[4] = c->stats.stddev;
+    computed[5] = c->stats.ci_low;
+    computed[6] = c->stats.ci_high;
+    computed[7] = c->stats.noise;
+    if (json_is_object(stored)) {
+        if (!json_is_number(n_json) || json_number_value(n_json) != (double)c->n_samples) {
+            snprintf(c->stats_note, sizeof c->stats_note,
+                     "stored stats.n %.6g disagrees with the %zu samples; the "
+                     "statistics are computed from the samples",
+                     json_is_number(n_json) ? json_number_value(n_json) : NAN, c->n_samples);
+        } else {
+            for (size_t i = 0; i < 8 && !c->stats_note[0]; i++) {
+                json_t *v = json_object_get(stored, names[i]);
+                double s = json_is_number(v) ? json_number_value(v) : NAN;
+                if (figure_differs(s, computed[i]))
+                    snprintf(c->stats_note, sizeof c->stats_note,
+                             "stored stats.%s %.6g disagrees with the samples' %.6g; the "
+                             "statistics are computed from the samples",
+                             names[i], s,
+                             computed[i]);
+            }
+        }
+    }
+    if (c->has_counts && c->stats.median > 0) {
+        double old_gbs = c->gbs, old_gflops = c->gflops;
+        c->gflops = c->flops / c->stats.median / 1e9;
+        c->gbs = c->bytes / c->stats.median / 1e9;
+        c->items_per_s = c->items / c->stats.median;
+        /* Fractions of the ceilings keep their ceiling (kbi_results_read
+         * takes it from the env record when there is one). */
+        c->frac_bandwidth =
+            old_gbs > 0 && isfinite(c->frac_bandwidth) ? c->frac_bandwidth * c->gbs / old_gbs : 0;
+        c->frac_peak = old_gflops > 0 && isfinite(c->frac_peak)
+                           ? c->frac_peak * c->gflops / old_gflops
+                           : 0;
+    }
+}
+
+/* A stored figure without samples to check it against: absurd values
+ * (negative, not finite) are dropped rather than shown. */
+static double sane_figure(json_t *stats, const char *key)
+{
+    double v = get_num(stats, key);
+    return isfinite(v) && v >= 0 ? v : 0.0;
+}
+
+/* Reads "rounds" (samples per round); a list that does not add up to the
+ * samples is ignored, with a note. */
+static void read_rounds(kbi_case_result *c, json_t *rounds)
+{
+    size_t n = json_array_size(rounds), *per;
+    if (!json_is_array(rounds) || n == 0)
+        return;
+    per = kbi_xcalloc(n, sizeof *per);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = json_array_get(rounds, i);
+        per[i] = json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v)
+                                                                 : 0;
+    }
+    if (n > 1 && kbi_case_result_set_rounds(c, per, n) != 0 && !c->stats_note[0])
+        snprintf(c->stats_note, sizeof c->stats_note,
+                 "\"rounds\" does not add up to the %zu samples; rounds ignored", c->n_samples);
+    free(per);
 }
 
 /* Parses a case record; returns NULL on success or the name of what was
@@ -422,6 +563,7 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     c->prepare_s = get_num_or_nan(obj, "prepare_s");
     c->wall_s = get_num_or_nan(obj, "wall_s");
     c->sticky_error = json_is_true(json_object_get(obj, "sticky_error"));
+    c->sanitize = dup_str(obj, "sanitize");
     if (json_is_object(json_object_get(obj, "sanitizer")))
         c->sanitizer = json_incref(json_object_get(obj, "sanitizer"));
     c->n_samples = samples ? json_array_size(samples) : 0;
@@ -433,19 +575,21 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
         c->samples[i] = json_number_value(s);
     }
     stats = json_object_get(obj, "stats");
-    if (json_is_object(stats)) {
-        c->has_stats = 1;
+    c->has_stats = json_is_object(stats);
+    if (c->has_stats && !c->n_samples) {
         c->stats.n = get_count(stats, "n");
-        c->stats.median = get_num(stats, "median");
-        c->stats.min = get_num(stats, "min");
-        c->stats.max = get_num(stats, "max");
-        c->stats.mean = get_num(stats, "mean");
-        c->stats.stddev = get_num(stats, "stddev");
-        c->stats.ci_low = get_num(stats, "ci_low");
-        c->stats.ci_high = get_num(stats, "ci_high");
-        c->stats.noise = get_num(stats, "noise");
-    } else if (c->n_samples) {
-        kbi_stats_compute(c->samples, c->n_samples, &c->stats);
+        c->stats.median = sane_figure(stats, "median");
+        c->stats.min = sane_figure(stats, "min");
+        c->stats.max = sane_figure(stats, "max");
+        c->stats.mean = sane_figure(stats, "mean");
+        c->stats.stddev = sane_figure(stats, "stddev");
+        c->stats.ci_low = sane_figure(stats, "ci_low");
+        c->stats.ci_high = sane_figure(stats, "ci_high");
+        c->stats.noise = sane_figure(stats, "noise");
+        if (c->stats.n > 0)
+            snprintf(c->stats_note, sizeof c->stats_note,
+                     "stats (n = %zu) without the samples to check them against",
+                     c->stats.n);
     }
     counts = json_object_get(obj, "counts");
     c->has_counts = json_is_object(counts);
@@ -487,6 +631,10 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
         c->throttle_reasons = get_long(clocks, "throttle_reasons", 0);
         c->clock_drop = json_is_true(json_object_get(clocks, "drop"));
     }
+    /* After counts and rates: the rates are derived again. */
+    if (c->n_samples)
+        stats_from_samples(c, stats);
+    read_rounds(c, json_object_get(obj, "rounds"));
     return NULL;
 }
 
@@ -508,6 +656,9 @@ void kbi_case_result_free(kbi_case_result *c)
     free(c->samples);
     free(c->item_unit);
     free(c->verify_metric);
+    free(c->sanitize);
+    free(c->rounds);
+    free(c->round_medians);
     for (size_t i = 0; i < c->n_metrics; i++)
         free_metric(&c->metrics[i]);
     free(c->metrics);
@@ -558,6 +709,18 @@ static long read_line(FILE *f, kbi_buf *b, int *had_newline)
         b->data = kbi_xmalloc(1);
     b->data[b->len] = '\0';
     return (long)b->len;
+}
+
+/* Quotes c's rates as fractions of its run's ceilings (env record). */
+static void quote_ceilings(kbi_case_result *c)
+{
+    const kbi_env_record *e = c->env;
+    if (!e || !c->has_counts || !(c->stats.median > 0))
+        return;
+    if (e->bandwidth_gbs > 0)
+        c->frac_bandwidth = c->gbs / e->bandwidth_gbs;
+    if (e->peak_gflops > 0)
+        c->frac_peak = c->gflops / e->peak_gflops;
 }
 
 int kbi_results_load(kbi_result_set *set, const char *path, char *err)
@@ -652,6 +815,11 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
             snprintf(where, sizeof where, "%s:%ld", path, lineno);
             free(c.source);
             c.source = kbi_strdup(where);
+            if (c.stats_note[0]) {
+                char note[KBI_ERR_SIZE];
+                snprintf(note, sizeof note, "%.700s: %s", where, c.stats_note);
+                kbi_results_add_warning(set, note);
+            }
             set->cases = kbi_xrealloc(set->cases, (set->n_cases + 1) * sizeof *set->cases);
             set->cases[set->n_cases++] = c;
         } else if (strcmp(record, "end") == 0) {
@@ -690,8 +858,11 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
         while (set->n_warnings > n_warnings_before)
             free(set->warnings[--set->n_warnings]);
     }
+    /* Every case: the env array may have moved. */
     for (size_t i = 0; i < set->n_cases; i++)
         set->cases[i].env = find_env(set, set->cases[i].run_id);
+    for (size_t i = n_cases_before; i < set->n_cases; i++)
+        quote_ceilings(&set->cases[i]);
     return rc;
 }
 

@@ -142,7 +142,32 @@ typedef struct kbi_case_result {
     double wall_s;     /* NAN unknown */
     char *time;        /* when the case ended; "" unknown */
     json_t *json;      /* the whole record as read (owned); NULL when built */
+    /* The compute-sanitizer tool of a --sanitize run ("" otherwise): its
+     * times are not timings (kbi_case_not_timing also asks the env). */
+    char *sanitize;
+    /* Samples of each round, in order, when the run measured the case in
+     * rounds spread over the run ([run] rounds > 1); NULL and 0 otherwise.
+     * round_medians (n_rounds, owned) are computed from the samples. */
+    size_t *rounds;
+    size_t n_rounds;
+    double *round_medians;
+    /* Why the stored stats were not believed (they disagree with the
+     * samples, which are the truth); "" when they agree. */
+    char stats_note[224];
 } kbi_case_result;
+
+/* Computes r's statistics from its samples, and its rates from its counts
+ * and the median, as fractions of the given ceilings (0: unknown). */
+void kbi_case_result_derive(kbi_case_result *r, double bandwidth_gbs, double peak_gflops);
+
+/* Nonzero when c's times are not timings: it comes from a --sanitize run
+ * (its record, its "sanitizer" findings, or its env record says so). */
+int kbi_case_not_timing(const kbi_case_result *c);
+
+/* Sets r's rounds from the samples per round (copied), and computes the
+ * round medians from r's samples.  Returns 0, or -1 (rounds left unset)
+ * when the counts do not add up to r's samples. */
+int kbi_case_result_set_rounds(kbi_case_result *r, const size_t *per_round, size_t n);
 
 /* The case record of r as written in results files (without "schema",
  * "version", "record" and "run_id", which kbi_results_write adds): exactly

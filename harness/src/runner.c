@@ -682,6 +682,7 @@ static json_t *run_opts_json(const kbi_run_opts *o)
     json_object_set_new(runj, "cache", json_string(o->cache == KBI_CACHE_HOT ? "hot" : "cold"));
     json_object_set_new(runj, "device", json_integer(o->device));
     json_object_set_new(runj, "seed", json_integer((json_int_t)o->seed));
+    json_object_set_new(runj, "rounds", json_integer(o->rounds));
     return runj;
 }
 
@@ -825,29 +826,139 @@ static int run_case(run_state *rs, size_t k, int *stop, kbi_case_result *rec)
     return worker_case(rs, k, stop, rec);
 }
 
+/* Counts rec, marks it as a --sanitize run's, writes and frees it.  Returns 0, or -1 when the
+ * results file cannot be written (the run must end). */
+static int write_case(run_state *rs, kbi_case_result *rec)
+{
+    char err[KBI_ERR_SIZE];
+    json_t *obj;
+    int rc = 0;
+    rs->counts[rec->status < KBI_ST_COUNT ? rec->status : KBI_ST_ERROR]++;
+    rs->done++;
+    if (rs->args->sanitize) {
+        /* Every case of the run, host ones included: report and compare must not take any
+         * time of a sanitized run for a timing. */
+        free(rec->sanitize);
+        rec->sanitize = kbi_strdup(rs->args->sanitize);
+    }
+    obj = kbi_case_record_json(rec);
+    kbi_case_result_free(rec);
+    if (kbi_results_write(&rs->w, "case", obj, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        rs->write_failed = 1;
+        rc = -1;
+    }
+    json_decref(obj);
+    return rc;
+}
+
+/* ---- rounds ----
+ * With [run] rounds = R > 1 every case is measured R times: the whole selection once per
+ * round, so that what else the machine does during the run (other users, clock changes)
+ * falls on every case alike and shows as a difference between a case's rounds.  The spread
+ * of the round medians is what `compare` judges a change against.  A case's record is
+ * written when its last round ends, or at a round that does not end ok (that ends its
+ * rounds); it holds every sample and "rounds", the number of samples of each round. */
+
+typedef struct round_acc {
+    kbi_case_result rec; /* the first round's record, later rounds' samples appended */
+    size_t *per_round;   /* samples of each round */
+    size_t n_rounds;
+    int have, written;
+} round_acc;
+
+/* Adds one round's record of a case to a (takes rec over).  Returns 1 when the case needs
+ * no further round: it did not end ok (the failing round's record replaces the others). */
+static int add_round(round_acc *a, kbi_case_result *rec, int round, int rounds)
+{
+    if (!a->have || rec->status != KBI_ST_OK) {
+        if (a->have) {
+            char msg[KBI_ERR_SIZE];
+            snprintf(msg, sizeof msg, "round %d of %d: %.900s", round + 1, rounds, rec->message);
+            kbi_case_record_set_status(rec, rec->status, msg);
+            kbi_case_result_free(&a->rec);
+        }
+        if (!a->per_round)
+            a->per_round = kbi_xcalloc((size_t)rounds, sizeof *a->per_round);
+        a->rec = *rec;
+        a->have = 1;
+        a->n_rounds = 0;
+        a->per_round[a->n_rounds++] = rec->n_samples;
+        memset(rec, 0, sizeof *rec);
+        return a->rec.status != KBI_ST_OK;
+    }
+    a->rec.samples = kbi_xrealloc(a->rec.samples,
+                                  (a->rec.n_samples + rec->n_samples + 1) * sizeof *rec->samples);
+    memcpy(a->rec.samples + a->rec.n_samples, rec->samples, rec->n_samples * sizeof *rec->samples);
+    a->rec.n_samples += rec->n_samples;
+    a->per_round[a->n_rounds++] = rec->n_samples;
+    if (rec->wall_s > 0 && a->rec.wall_s > 0)
+        a->rec.wall_s += rec->wall_s;
+    kbi_case_result_free(rec);
+    return 0;
+}
+
+/* Writes a's record once: every round's samples, the statistics and rates of them all, and
+ * the samples per round.  Returns write_case's status. */
+static int write_rounds(run_state *rs, round_acc *a)
+{
+    int rc;
+    if (!a->have || a->written)
+        return 0;
+    a->written = 1;
+    if (a->rec.status == KBI_ST_OK && a->n_rounds > 1) {
+        kbi_case_result_derive(&a->rec, rs->ctx.bandwidth_gbs, rs->ctx.peak_gflops);
+        kbi_case_result_set_rounds(&a->rec, a->per_round, a->n_rounds);
+    }
+    rc = write_case(rs, &a->rec);
+    free(a->per_round);
+    a->per_round = NULL;
+    return rc;
+}
+
+/* Every selected case in rounds (see above). */
+static void run_rounds(run_state *rs)
+{
+    int rounds = rs->profile.run.rounds, stop = 0;
+    round_acc *acc = kbi_xcalloc(rs->n_sel, sizeof *acc);
+    for (int r = 0; r < rounds && !stop && !interrupted; r++) {
+        for (size_t k = 0; k < rs->n_sel && !stop && !interrupted; k++) {
+            kbi_case_result rec;
+            int last;
+            if (acc[k].written)
+                continue; /* failed or skipped in an earlier round */
+            if (!run_case(rs, k, &stop, &rec))
+                break;
+            fprintf(stderr, "round %d/%d ", r + 1, rounds);
+            progress(k + 1, rs->n_sel, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
+            last = add_round(&acc[k], &rec, r, rounds) || r == rounds - 1;
+            if (last && write_rounds(rs, &acc[k]) != 0)
+                stop = 1;
+        }
+    }
+    /* Interrupted: the cases keep the rounds they have. */
+    for (size_t k = 0; k < rs->n_sel; k++) {
+        if (!rs->write_failed)
+            write_rounds(rs, &acc[k]);
+        if (!acc[k].written)
+            kbi_case_result_free(&acc[k].rec);
+        free(acc[k].per_round);
+    }
+    free(acc);
+}
+
 /* Every selected case, each record written and flushed as it ends. */
 static void run_cases(run_state *rs)
 {
-    char err[KBI_ERR_SIZE];
-    for (size_t k = 0; k < rs->n_sel && !interrupted; k++) {
+    if (rs->profile.run.rounds > 1)
+        run_rounds(rs);
+    for (size_t k = 0; rs->profile.run.rounds <= 1 && k < rs->n_sel && !interrupted; k++) {
         int stop = 0;
         kbi_case_result rec;
-        json_t *obj;
         if (!run_case(rs, k, &stop, &rec))
             break;
-        rs->counts[rec.status < KBI_ST_COUNT ? rec.status : KBI_ST_ERROR]++;
-        rs->done++;
         progress(k + 1, rs->n_sel, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
-        obj = kbi_case_record_json(&rec);
-        kbi_case_result_free(&rec);
-        if (kbi_results_write(&rs->w, "case", obj, err) != KBI_OK) {
-            fprintf(stderr, "kbench: %s\n", err);
-            json_decref(obj);
-            rs->write_failed = 1;
-            break;
-        }
-        json_decref(obj);
-        if (stop)
+        if (write_case(rs, &rec) != 0 || stop)
             break;
     }
     child_stop(&rs->worker, interrupted != 0);
