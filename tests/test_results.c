@@ -307,6 +307,7 @@ static void build_case(kbi_case_result *c, kbi_status st)
         c->flops = 8;
         c->item_unit = "spins";
         c->items = 64;
+        c->items_per_s = 64 / 1e-3; /* rates follow from the counts and the median */
         c->has_verify = 1;
         c->verify_passed = st == KBI_ST_OK;
         c->verify_error = 0.5;
@@ -421,4 +422,162 @@ Test(results, status_of_plugin_codes)
     cr_expect_eq(kbi_status_of_code(KB_ERROR), KBI_ST_ERROR);
     cr_expect_eq(kbi_status_of_code(KB_CUDA_ERROR), KBI_ST_ERROR);
     cr_expect_eq(kbi_status_of_code(KB_BAD_PARAM), KBI_ST_ERROR);
+}
+
+/* Writes env (may be NULL) and the case records to path, with an end record. */
+static void write_records(json_t *env, json_t **cases, int n)
+{
+    kbi_results_writer w;
+    char err[KBI_ERR_SIZE];
+    json_t *e = json_pack("{s:b}", "complete", 1);
+    cr_assert_eq(kbi_results_open(&w, path, "run1", err), KBI_OK, "%s", err);
+    if (env)
+        cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(kbi_results_write(&w, "case", cases[i], err), KBI_OK, "%s", err);
+    kbi_results_write(&w, "end", e, err);
+    json_decref(e);
+    kbi_results_close(&w);
+}
+
+/* Whether a warning of set contains every one of the given texts. */
+static int warned(const kbi_result_set *set, const char *a, const char *b)
+{
+    for (size_t i = 0; i < set->n_warnings; i++)
+        if (strstr(set->warnings[i], a) && (!b || strstr(set->warnings[i], b)))
+            return 1;
+    return 0;
+}
+
+Test(results, samples_overrule_stored_stats)
+{
+    /* Issue 15, item 4: a median multiplied by 1000, a negative n, an absurd
+     * median and made-up rates; the samples say otherwise. */
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE], where[128];
+    json_t *env = json_pack("{s:{s:f, s:f}}", "ceilings", "bandwidth_gbs", 100.0, "peak_gflops",
+                            1000.0);
+    json_t *cases[3];
+    for (int i = 0; i < 3; i++) {
+        cases[i] = case_record(i == 0 ? "a" : i == 1 ? "b" : "c", "ok", 1e-3);
+        json_object_set_new(cases[i], "stats",
+                            json_pack("{s:i, s:f, s:f, s:f}", "n", 5, "median", 1.02e-3, "min",
+                                      1e-3, "max", 1.04e-3));
+        json_object_set_new(cases[i], "rates", json_pack("{s:f, s:f}", "gflops", 1e6,
+                                                         "frac_bandwidth", 123.0));
+    }
+    json_object_set_new(json_object_get(cases[0], "stats"), "median", json_real(1.02));
+    json_object_set_new(json_object_get(cases[1], "stats"), "n", json_integer(-5));
+    json_object_set_new(json_object_get(cases[2], "stats"), "median", json_real(1e308));
+    write_records(env, cases, 3);
+    json_decref(env);
+    for (int i = 0; i < 3; i++)
+        json_decref(cases[i]);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 3);
+    for (int i = 0; i < 3; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        cr_expect_eq(c->stats.n, 5, "%s: n = %zu", c->id, c->stats.n);
+        cr_expect_float_eq(c->stats.median, 1.02e-3, 1e-12, "%s: median %g", c->id,
+                           c->stats.median);
+        cr_expect_float_eq(c->gflops, 8.0 / 1.02e-3 / 1e9, 1e-12, "%s: gflops %g", c->id,
+                           c->gflops);
+        cr_expect_float_eq(c->frac_bandwidth, 64.0 / 1.02e-3 / 1e9 / 100.0, 1e-12,
+                           "%s: frac_bandwidth %g", c->id, c->frac_bandwidth);
+    }
+    /* Lines 2, 3, 4 (the env record is line 1), each named with the field. */
+    snprintf(where, sizeof where, "%s:2:", path);
+    cr_expect(warned(&set, where, "stats.median 1.02 "), "no warning for %s", where);
+    snprintf(where, sizeof where, "%s:3:", path);
+    cr_expect(warned(&set, where, "stats.n -5 "), "no warning for %s", where);
+    snprintf(where, sizeof where, "%s:4:", path);
+    cr_expect(warned(&set, where, "stats.median 1e+308"), "no warning for %s", where);
+    kbi_results_free(&set);
+}
+
+Test(results, stats_that_agree_raise_no_warning)
+{
+    kbi_case_result c;
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    json_t *rec;
+    build_case(&c, KBI_ST_OK);
+    rec = kbi_case_record_json(&c);
+    json_decref(c.params);
+    write_records(NULL, &rec, 1);
+    json_decref(rec);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    for (size_t i = 0; i < set.n_warnings; i++)
+        cr_expect_null(strstr(set.warnings[i], "stats"), "%s", set.warnings[i]);
+    kbi_results_free(&set);
+}
+
+Test(results, stats_without_samples_drop_absurd_values)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    json_t *rec = case_record("a", "ok", 1e-3);
+    json_object_del(rec, "samples");
+    json_object_set_new(rec, "stats", json_pack("{s:i, s:f, s:f}", "n", -5, "median", -1.0,
+                                                "max", 1e308));
+    write_records(NULL, &rec, 1);
+    json_decref(rec);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.cases[0].stats.n, 0);
+    cr_expect_eq(set.cases[0].stats.median, 0.0);
+    kbi_results_free(&set);
+}
+
+Test(results, rounds_give_round_medians)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    json_t *good = case_record("a", "ok", 1e-3), *bad = case_record("b", "ok", 1e-3);
+    json_t *recs[2] = {good, bad};
+    /* Samples are t * (1, 1.01, 1.02, 1.03, 1.04): rounds of 2 and 3. */
+    json_object_set_new(good, "rounds", json_pack("[i, i]", 2, 3));
+    json_object_set_new(bad, "rounds", json_pack("[i, i]", 2, 4));
+    write_records(NULL, recs, 2);
+    json_decref(good);
+    json_decref(bad);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.cases[0].n_rounds, 2);
+    cr_expect_eq(set.cases[0].rounds[1], 3);
+    cr_expect_float_eq(set.cases[0].round_medians[0], 1.005e-3, 1e-12);
+    cr_expect_float_eq(set.cases[0].round_medians[1], 1.03e-3, 1e-12);
+    cr_expect_eq(set.cases[1].n_rounds, 0, "rounds that do not add up are ignored");
+    cr_expect(warned(&set, "rounds", "does not add up"));
+    /* They are written back as read. */
+    json_t *j = kbi_case_record_json(&set.cases[0]);
+    cr_expect(json_equal(json_object_get(j, "rounds"), json_pack("[i, i]", 2, 3)));
+    json_decref(j);
+    kbi_results_free(&set);
+}
+
+Test(results, sanitized_runs_are_not_timings)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_pack("{s:s}", "sanitize", "racecheck");
+    json_t *marked = case_record("a", "ok", 1e-3), *plain = case_record("b", "ok", 1e-3);
+    json_t *recs[2] = {marked, plain};
+    json_object_set_new(marked, "sanitize", json_string("memcheck"));
+    /* A case record says it itself ... */
+    write_records(NULL, recs, 2);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_expect_str_eq(set.cases[0].sanitize, "memcheck");
+    cr_expect(kbi_case_not_timing(&set.cases[0]));
+    cr_expect_not(kbi_case_not_timing(&set.cases[1]));
+    json_t *j = kbi_case_record_json(&set.cases[0]);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "sanitize")), "memcheck");
+    json_decref(j);
+    kbi_results_free(&set);
+    /* ... and an older file's env record says it for all its cases. */
+    write_records(env, recs, 2);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_expect(kbi_case_not_timing(&set.cases[1]));
+    kbi_results_free(&set);
+    json_decref(env);
+    json_decref(marked);
+    json_decref(plain);
 }
