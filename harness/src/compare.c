@@ -159,7 +159,7 @@ void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size
     int big, beyond_noise, significant;
     resolve_options(opt, &t, &alpha);
     memset(out, 0, sizeof *out);
-    out->ratio = out->noise_base = out->noise_results = out->p = NAN;
+    out->ratio = out->noise_base = out->noise_results = out->p = out->detectable = NAN;
     if (!(base->median > 0) || !(res->median > 0)) {
         out->verdict = KBI_VERDICT_UNSURE;
         snprintf(out->why, sizeof out->why, "no median time on the %s side",
@@ -208,11 +208,69 @@ void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size
     }
 }
 
+/* Both sides measured in rounds: the verdict from the round medians (see compare.h). */
+static void compare_rounds(const kbi_case_result *base, const kbi_case_result *res, double t,
+                           double alpha, const kbi_shift *s, kbi_compare_outcome *out)
+{
+    double lim = log1p(t);
+    char ci[96];
+    out->ratio = exp(s->est);
+    out->noise_base = base->stats.noise;
+    out->noise_results = res->stats.noise;
+    out->p = NAN;
+    out->detectable = expm1(lim + KBI_COMPARE_DETECT_WIDTHS * (s->hi - s->lo));
+    out->rounds_base = base->n_rounds;
+    out->rounds_results = res->n_rounds;
+    if (isinf(s->lo))
+        snprintf(ci, sizeof ci, "rounds %zu/%zu: too few for a %g%% interval", base->n_rounds,
+                 res->n_rounds, 100 * (1 - alpha));
+    else
+        snprintf(ci, sizeof ci, "rounds %zu/%zu: change %+.2f%% to %+.2f%% (%g%% CI)",
+                 base->n_rounds, res->n_rounds, 100 * expm1(s->lo), 100 * expm1(s->hi),
+                 100 * (1 - alpha));
+    if (s->lo > lim || s->hi < -lim)
+        out->verdict = s->lo > lim ? KBI_VERDICT_SLOWER : KBI_VERDICT_FASTER;
+    else if (s->lo >= -lim && s->hi <= lim)
+        out->verdict = KBI_VERDICT_SAME;
+    else
+        out->verdict = KBI_VERDICT_UNSURE;
+    snprintf(out->why, sizeof out->why, "%s%s", ci,
+             out->verdict == KBI_VERDICT_UNSURE && !isinf(s->lo) ? ", across the threshold" : "");
+}
+
+/* Both sides ok: by rounds where both have them, else by the samples. */
+static void compare_measured(const kbi_case_result *base, const kbi_case_result *res,
+                             const kbi_compare_options *opt, kbi_compare_outcome *out)
+{
+    kbi_shift s;
+    double t, alpha;
+    if (kbi_case_not_timing(base) || kbi_case_not_timing(res)) {
+        out->verdict = KBI_VERDICT_NOT_MEASURED;
+        snprintf(out->why, sizeof out->why,
+                 "the %s side is a --sanitize run: its times are not timings",
+                 kbi_case_not_timing(base) ? (kbi_case_not_timing(res) ? "either" : "baseline")
+                                           : "results");
+        return;
+    }
+    resolve_options(opt, &t, &alpha);
+    if (base->n_rounds >= 2 && res->n_rounds >= 2 &&
+        kbi_log_shift(base->round_medians, base->n_rounds, res->round_medians, res->n_rounds,
+                      1.0 - alpha, &s) == 0 &&
+        !(base->n_samples == res->n_samples &&
+          memcmp(base->samples, res->samples, base->n_samples * sizeof *base->samples) == 0)) {
+        compare_rounds(base, res, t, alpha, &s, out);
+        return;
+    }
+    kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats, res->samples,
+                        res->n_samples, opt, out);
+    out->detectable = isnan(out->noise_base) ? NAN : fmax(t, out->noise_base + out->noise_results);
+}
+
 void kbi_compare_case(const kbi_case_result *base, const kbi_case_result *res,
                       const kbi_compare_options *opt, kbi_compare_outcome *out)
 {
     memset(out, 0, sizeof *out);
-    out->ratio = out->noise_base = out->noise_results = out->p = NAN;
+    out->ratio = out->noise_base = out->noise_results = out->p = out->detectable = NAN;
     if (!res) {
         out->verdict = KBI_VERDICT_ONLY_BASELINE;
         return;
@@ -222,8 +280,7 @@ void kbi_compare_case(const kbi_case_result *base, const kbi_case_result *res,
         return;
     }
     if (base->status == KBI_ST_OK && res->status == KBI_ST_OK) {
-        kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats, res->samples,
-                            res->n_samples, opt, out);
+        compare_measured(base, res, opt, out);
         return;
     }
     if (base->status == KBI_ST_OK && kbi_status_is_failure(res->status)) {
@@ -431,6 +488,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
                 paired++;
             }
         }
+        out->not_timing_base += kbi_case_not_timing(b);
         row = &out->rows[out->n_rows++];
         row->base = b;
         row->res = r;
@@ -444,6 +502,8 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
             cache_differs |= cb && cr && strcmp(cb, cr) != 0;
         }
     }
+    for (size_t i = 0; i < res->n_cases; i++)
+        out->not_timing_results += kbi_case_not_timing(&res->cases[i]);
     for (size_t i = 0; i < res->n_cases; i++) {
         const kbi_case_result *r = &res->cases[i];
         kbi_compare_row *row;
@@ -490,6 +550,8 @@ void kbi_comparison_free(kbi_comparison *c)
 
 int kbi_comparison_exit_code(const kbi_comparison *c)
 {
+    if (c->not_timing_base || c->not_timing_results)
+        return KBI_EXIT_USAGE; /* not timing evidence, whatever the statuses say */
     return c->count[KBI_VERDICT_SLOWER] || c->count[KBI_VERDICT_FAILED] ||
                    c->metric_count[KBI_MV_WORSE] || c->out_of_bound
                ? KBI_EXIT_FAILED
@@ -917,7 +979,15 @@ int kbi_cmd_compare(int argc, char **argv)
         }
     }
     code = kbi_comparison_exit_code(&cmp);
-    if (code == KBI_EXIT_FAILED)
+    if (cmp.not_timing_base || cmp.not_timing_results)
+        fprintf(stderr,
+                "kbench compare: the %s a --sanitize run: its times are not timings, so no "
+                "timing verdict is given (statuses are compared above); compare runs "
+                "without --sanitize\n",
+                cmp.not_timing_base && cmp.not_timing_results ? "baseline and the results are"
+                : cmp.not_timing_base                         ? "baseline is"
+                                                              : "results are");
+    else if (code == KBI_EXIT_FAILED)
         fprintf(stderr,
                 "kbench compare: regression: %zu slower, %zu failed, %zu metrics worse, %zu "
                 "metrics out of bound\n",

@@ -20,6 +20,36 @@
  *                    noise or the test does not support, or runs too noisy
  *                    to resolve the threshold (the "why" column says which)
  *
+ * Cases measured in rounds on both sides ([run] rounds >= 2: each case
+ * measured several times, interleaved over the run, each round in a fresh
+ * worker) are judged by their round medians instead, because on a shared
+ * machine the samples of one round are not independent of each other: load
+ * that comes and goes moves a whole round, and only the spread between
+ * rounds shows it.  With
+ *   est, lo..hi  the Hodges-Lehmann shift of the logs of the round medians
+ *                (results against baseline) and its distribution-free
+ *                1 - alpha confidence interval (kbi_log_shift)
+ *   L = ln(1 + t):
+ *   ratio            exp(est), the typical ratio of round medians
+ *   slower / faster  the whole interval lies beyond +L / -L: a change larger
+ *                    than the threshold, surely
+ *   same             the interval lies within -L..+L
+ *   unsure           the interval reaches across a threshold (or is
+ *                    unbounded: too few rounds for the confidence asked)
+ *   detectable       exp(L + 1.5 (hi - lo)) - 1: to miss a true change this
+ *                    large, the interval would have to sit off it by twice
+ *                    its half-width, so it is called slower or faster
+ *                    nearly always; where it exceeds a change that matters,
+ *                    the rounds were too noisy to tell (the answer is then
+ *                    unsure, never a guess)
+ * Without rounds on both sides "detectable" is max(t, nb + nr): drift
+ * between the runs is then not measured, and a shared machine's verdicts
+ * need rounds.
+ *
+ * A --sanitize run's times are not timings (kbi_case_not_timing): a case
+ * ok on both sides with such a side is "not measured", and kbench compare
+ * exits 2 (its statuses are still compared and shown).
+ *
  * Cases not measured on both sides:
  *   failed           ok in the baseline, verify_failed/error/crashed/timeout
  *                    in the results: counted as a regression
@@ -69,6 +99,9 @@ const char *kbi_verdict_name(kbi_verdict v);
 
 #define KBI_COMPARE_THRESHOLD 0.02
 #define KBI_COMPARE_ALPHA 0.05
+/* Interval widths past the threshold that a change must be to be called
+ * detectable (see "detectable" above). */
+#define KBI_COMPARE_DETECT_WIDTHS 1.5
 
 typedef struct kbi_compare_options {
     double threshold; /* relative change that matters; 0: the default */
@@ -82,6 +115,9 @@ typedef struct kbi_compare_outcome {
     double noise_results;
     double p;      /* Mann-Whitney p-value; NAN if not computed */
     char why[192]; /* one line for the table; "" when nothing to add */
+    /* Appended for rounds (see the top of this file). */
+    double detectable; /* smallest relative change these runs resolve; NAN unknown */
+    size_t rounds_base, rounds_results; /* rounds judged on each side; 0: samples judged */
 } kbi_compare_outcome;
 
 /* The statistical core: the verdict of two measured cases from their
@@ -138,6 +174,7 @@ typedef struct kbi_comparison {
     size_t count[KBI_VERDICT_COUNT];
     size_t metric_count[KBI_MV_COUNT];
     size_t out_of_bound; /* metrics of the results outside their bound */
+    size_t not_timing_base, not_timing_results; /* cases of a --sanitize run on each side */
     char **warnings; /* different GPUs, clocks, revisions, settings; duplicates */
     size_t n_warnings;
     kbi_compare_options opt;
@@ -156,8 +193,8 @@ void kbi_comparison_free(kbi_comparison *c);
 int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, const char *res_name,
                                FILE *f);
 
-/* 1 when a case is slower or failed, or a metric worse or out of bound,
- * else 0. */
+/* 2 when a side holds a --sanitize run's cases (not timings); else 1 when
+ * a case is slower or failed, or a metric worse or out of bound; else 0. */
 int kbi_comparison_exit_code(const kbi_comparison *c);
 
 /* `kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]`.

@@ -922,6 +922,10 @@ static void run_rounds(run_state *rs)
     int rounds = rs->profile.run.rounds, stop = 0;
     round_acc *acc = kbi_xcalloc(rs->n_sel, sizeof *acc);
     for (int r = 0; r < rounds && !stop && !interrupted; r++) {
+        /* Each round in a fresh worker: what a process draws by chance (its core, its memory
+         * layout, its device context) then varies between rounds too, instead of moving one
+         * run against another unseen. */
+        child_stop(&rs->worker, 0);
         for (size_t k = 0; k < rs->n_sel && !stop && !interrupted; k++) {
             kbi_case_result rec;
             int last;

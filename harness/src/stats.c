@@ -123,9 +123,9 @@ double kbi_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb
     return erfc(z / sqrt(2.0));
 }
 
-/* The normal quantile, by bisection on erfc: plenty fast for a few calls
- * per case, and exact to double precision. */
-static double normal_quantile(double p)
+/* By bisection on erfc: plenty fast for a few calls per case, and exact to
+ * double precision. */
+double kbi_normal_quantile(double p)
 {
     double lo = -40.0, hi = 40.0;
     for (int i = 0; i < 200; i++) {
@@ -138,47 +138,33 @@ static double normal_quantile(double p)
     return 0.5 * (lo + hi);
 }
 
-double kbi_t_quantile(double p, double df)
+int kbi_log_shift(const double *a, size_t na, const double *b, size_t nb, double conf,
+                  kbi_shift *out)
 {
-    double z = normal_quantile(p), z2 = z * z, g[4];
-    if (!(df > 0) || isinf(df))
-        return z;
-    /* The terms of the expansion in 1/df (Abramowitz and Stegun 26.7.5). */
-    g[0] = (z2 + 1.0) * z / 4.0;
-    g[1] = ((5.0 * z2 + 16.0) * z2 + 3.0) * z / 96.0;
-    g[2] = (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) * z / 384.0;
-    g[3] = ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) * z / 92160.0;
-    return z + g[0] / df + g[1] / (df * df) + g[2] / (df * df * df) +
-           g[3] / (df * df * df * df);
-}
-
-/* Mean and sample variance of ln x[0..n); -1 when a value is not positive. */
-static int log_moments(const double *x, size_t n, double *mean, double *var)
-{
-    double sum = 0.0, ss = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        if (!(x[i] > 0) || !isfinite(x[i]))
-            return -1;
-        sum += log(x[i]);
-    }
-    *mean = sum / (double)n;
-    for (size_t i = 0; i < n; i++)
-        ss += (log(x[i]) - *mean) * (log(x[i]) - *mean);
-    *var = ss / (double)(n - 1);
-    return 0;
-}
-
-int kbi_log_shift(const double *a, size_t na, const double *b, size_t nb, kbi_shift *out)
-{
-    double ma, va, mb, vb, qa, qb;
-    if (na < 2 || nb < 2 || log_moments(a, na, &ma, &va) || log_moments(b, nb, &mb, &vb))
+    size_t m = na * nb, k = 0;
+    double *d, half;
+    long r;
+    if (na < 2 || nb < 2)
         return -1;
-    qa = va / (double)na;
-    qb = vb / (double)nb;
-    out->est = mb - ma;
-    out->se = sqrt(qa + qb);
-    out->df = qa + qb > 0 ? (qa + qb) * (qa + qb) /
-                                (qa * qa / (double)(na - 1) + qb * qb / (double)(nb - 1))
-                          : INFINITY;
+    for (size_t i = 0; i < na; i++)
+        if (!(a[i] > 0) || !isfinite(a[i]))
+            return -1;
+    for (size_t j = 0; j < nb; j++)
+        if (!(b[j] > 0) || !isfinite(b[j]))
+            return -1;
+    d = kbi_xmalloc(m * sizeof *d);
+    for (size_t i = 0; i < na; i++)
+        for (size_t j = 0; j < nb; j++)
+            d[k++] = log(b[j]) - log(a[i]);
+    qsort(d, m, sizeof *d, cmp_double);
+    out->est = median_sorted(d, m);
+    /* The r-th smallest and r-th largest difference bound the shift with
+     * the confidence asked: r from the null distribution of U. */
+    half = kbi_normal_quantile(0.5 + conf / 2.0) *
+           sqrt((double)na * (double)nb * ((double)(na + nb) + 1.0) / 12.0);
+    r = (long)floor((double)m / 2.0 - half);
+    out->lo = r >= 1 ? d[r - 1] : -INFINITY;
+    out->hi = r >= 1 ? d[m - (size_t)r] : INFINITY;
+    free(d);
     return 0;
 }

@@ -27,23 +27,24 @@ double kbi_median(const double *x, size_t n);
  * has fewer than 2 samples or every value is tied). */
 double kbi_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
 
-/* The p-quantile (0 < p < 1) of Student's t distribution with df > 0
- * degrees of freedom (a Cornish-Fisher expansion about the normal
- * quantile: within 1% of the exact value from df = 2 on, 10% low at
- * df = 1); the normal quantile for an infinite df. */
-double kbi_t_quantile(double p, double df);
+/* The p-quantile (0 < p < 1) of the standard normal distribution. */
+double kbi_normal_quantile(double p);
 
 /* The shift between two sets of replicate measurements, on a log scale. */
 typedef struct kbi_shift {
-    double est; /* mean(ln b) - mean(ln a): exp(est) is the ratio b / a */
-    double se;  /* its standard error, from both sides' spreads (Welch) */
-    double df;  /* Welch-Satterthwaite degrees of freedom */
+    double est;    /* Hodges-Lehmann: the median of every ln b[j] - ln a[i], so
+                      exp(est) is the typical ratio b / a */
+    double lo, hi; /* its distribution-free confidence interval; -/+INFINITY
+                      when the sets are too small for the confidence asked */
 } kbi_shift;
 
-/* The shift of b against a (e.g. the round medians of a case in two runs).
- * Returns 0, or -1 when a side has fewer than 2 values or a value is not
- * positive and finite.  Both sides without spread give se = 0 and df =
- * infinity. */
-int kbi_log_shift(const double *a, size_t na, const double *b, size_t nb, kbi_shift *out);
+/* The shift of b against a (e.g. the round medians of a case in two runs)
+ * with a confidence interval at level conf (e.g. 0.95) from the order
+ * statistics of the pairwise differences (the Mann-Whitney interval,
+ * normal approximation).  Median-based, so one disturbed round moves it
+ * little.  Returns 0, or -1 when a side has fewer than 2 values or a
+ * value is not positive and finite. */
+int kbi_log_shift(const double *a, size_t na, const double *b, size_t nb, double conf,
+                  kbi_shift *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* Fixture: a well-behaved host-only plugin with one parameter of each type.
  * "sum" adds n seeded numbers; "sleep" sleeps usec microseconds (a known
- * duration for timing tests). */
+ * duration for timing tests).  $KBENCH_FIXTURE_EXTRA_WORK=P makes "sum" do
+ * P% more work, the same case id: a real slowdown for compare's tests. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,8 @@ static const kb_param params[] = {
 
 typedef struct state {
     int variant;
-    int64_t n, usec;
-    double *x, sum, want;
+    int64_t n, usec, extra; /* extra: numbers added once more, into sink */
+    double *x, sum, want, sink;
 } state;
 
 static int init(const kb_case *c, void **out, char *msg)
@@ -52,6 +53,10 @@ static int init(const kb_case *c, void **out, char *msg)
         s->want += s->x[i];
     }
     s->sum = -1.0; /* poison */
+    if (getenv("KBENCH_FIXTURE_EXTRA_WORK"))
+        s->extra = s->n * atoi(getenv("KBENCH_FIXTURE_EXTRA_WORK")) / 100;
+    if (s->extra < 0 || s->extra > s->n)
+        s->extra = 0;
     c->host->metric("fixture_metric", 42.0, "units");
     *out = s;
     return KB_OK;
@@ -80,6 +85,10 @@ static int run(void *p, void *stream, char *msg)
     for (int64_t i = 0; i < s->n; i++)
         acc += s->x[i];
     s->sum = acc;
+    acc = 0;
+    for (int64_t i = 0; i < s->extra; i++)
+        acc += s->x[i];
+    s->sink = acc; /* kept, so the extra loop is not optimised away */
     return KB_OK;
 }
 
