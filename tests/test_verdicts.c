@@ -1,0 +1,301 @@
+/* Verdicts a user can trust on a shared machine (issue 15, items 5 and 9):
+ * the runner's rounds, compare's round verdict and its detectable change,
+ * ten back-to-back runs of an unchanged binary against a real 10% slowdown,
+ * and --sanitize runs, whose times are not timings. */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "results.h"
+#include "helpers.h"
+
+static void setup(void)
+{
+    make_tmp_named("verdicts");
+}
+
+TestSuite(verdicts, .init = setup, .fini = remove_tmp, .timeout = 300);
+
+/* ---- the runner's rounds ---- */
+
+Test(verdicts, rounds_measure_every_case_once_per_round)
+{
+    kbi_result_set set = {0};
+    int rc = run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmax_samples = 3\n"
+                              "min_time = 0\nrounds = 4\ncache = hot\n\n"
+                              "[good]\nvariants = sum\nn = 100, 200\n\n"
+                              "[misbehave]\nvariants = verify_fail\n",
+                              &set);
+    cr_assert_eq(rc, 1, "the verify_fail case fails the run");
+    cr_assert_eq(set.n_cases, 3);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(set.envs[0].json, "run"),
+                                                    "rounds")),
+                 4);
+    for (size_t i = 0; i < set.n_cases; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        if (strcmp(c->plugin, "misbehave") == 0) {
+            /* A round that fails ends the case's rounds, with the failing record. */
+            cr_expect_eq(c->status, KBI_ST_VERIFY_FAILED);
+            cr_expect_eq(c->n_rounds, 0);
+            continue;
+        }
+        cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
+        cr_assert_eq(c->n_rounds, 4, "%s: %zu rounds", c->id, c->n_rounds);
+        for (size_t r = 0; r < 4; r++) {
+            cr_expect_eq(c->rounds[r], 3);
+            cr_expect(c->round_medians[r] > 0);
+        }
+        cr_expect_eq(c->n_samples, 12, "every round's samples are kept");
+        cr_expect_eq(c->stats.n, 12, "the statistics are those of every sample");
+    }
+    kbi_results_free(&set);
+}
+
+/* ---- compare's verdict on synthetic rounds ---- */
+
+static double uniform(unsigned long long *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* A measured case of `rounds` rounds of 20 samples around `t`: each round
+ * is moved as a whole by up to +-round_noise (the machine's load), samples
+ * within a round vary by +-0.5%. */
+static void synthetic_case(kbi_case_result *c, double t, double round_noise, int rounds,
+                           unsigned long long seed)
+{
+    size_t per[64];
+    memset(c, 0, sizeof *c);
+    c->status = KBI_ST_OK;
+    c->n_samples = (size_t)rounds * 20;
+    c->samples = calloc(c->n_samples, sizeof *c->samples);
+    for (int r = 0; r < rounds; r++) {
+        double shift = 1.0 + round_noise * (2.0 * uniform(&seed) - 1.0);
+        per[r] = 20;
+        for (int i = 0; i < 20; i++)
+            c->samples[r * 20 + i] = t * shift * (1.0 + 0.005 * (2.0 * uniform(&seed) - 1.0));
+    }
+    kbi_stats_compute(c->samples, c->n_samples, &c->stats);
+    cr_assert_eq(kbi_case_result_set_rounds(c, per, (size_t)rounds), 0);
+}
+
+static void free_case(kbi_case_result *c)
+{
+    free(c->samples);
+    free(c->rounds);
+    free(c->round_medians);
+}
+
+Test(verdicts, drift_between_rounds_is_not_a_regression)
+{
+    /* Two runs of the same code on a loaded machine: each round tight, the
+     * rounds moved by the load.  Judged by all samples, the second run looks
+     * slower beyond any doubt; by its rounds, it cannot be told apart. */
+    kbi_case_result a, b;
+    kbi_compare_outcome out;
+    int slower = 0;
+    for (unsigned long long seed = 1; seed <= 20; seed++) {
+        synthetic_case(&a, 1e-3, 0.15, 8, seed);
+        synthetic_case(&b, 1.04e-3, 0.15, 8, seed + 1000);
+        kbi_compare_case(&a, &b, NULL, &out);
+        slower += out.verdict == KBI_VERDICT_SLOWER;
+        cr_expect(out.detectable > 0.10, "seed %llu: detectable %g with rounds this noisy", seed,
+                  out.detectable);
+        cr_expect_eq(out.rounds_base, 8);
+        free_case(&a);
+        free_case(&b);
+    }
+    cr_expect_eq(slower, 0, "%d of 20 comparisons called a 4%% drift slower", slower);
+}
+
+Test(verdicts, a_real_slowdown_over_quiet_rounds_is_slower)
+{
+    kbi_case_result a, b;
+    kbi_compare_outcome out;
+    for (unsigned long long seed = 1; seed <= 20; seed++) {
+        synthetic_case(&a, 1e-3, 0.01, 8, seed);
+        synthetic_case(&b, 1.1e-3, 0.01, 8, seed + 1000);
+        kbi_compare_case(&a, &b, NULL, &out);
+        cr_expect(out.detectable < 0.10, "seed %llu: detectable %g", seed, out.detectable);
+        cr_expect_eq(out.verdict, KBI_VERDICT_SLOWER, "seed %llu: %s (%s)", seed,
+                     kbi_verdict_name(out.verdict), out.why);
+        cr_expect(fabs(out.ratio - 1.1) < 0.02, "ratio %g", out.ratio);
+        /* And the same code twice over quiet rounds is the same. */
+        kbi_compare_case(&a, &a, NULL, &out);
+        cr_expect_eq(out.verdict, KBI_VERDICT_SAME);
+        free_case(&b);
+        synthetic_case(&b, 1e-3, 0.01, 8, seed + 2000);
+        kbi_compare_case(&a, &b, NULL, &out);
+        cr_expect_neq(out.verdict, KBI_VERDICT_SLOWER, "seed %llu: %s", seed, out.why);
+        cr_expect_neq(out.verdict, KBI_VERDICT_FASTER, "seed %llu: %s", seed, out.why);
+        free_case(&a);
+        free_case(&b);
+    }
+}
+
+/* ---- ten runs of an unchanged binary on this machine ---- */
+
+#define RUNS 10
+#define SLOW_RUNS 2
+
+static const char *const ten_runs_profile =
+    "[run]\nwarmup = 2\nmin_samples = 7\nmax_samples = 7\nmin_time = 0\nrounds = 10\n"
+    "cache = hot\ntimeout = 60\n\n[good]\nvariants = sum\nn = 2000, 20000\n";
+
+/* Runs the profile into tmp/NAME and loads it. */
+static void run_into(const char *name, kbi_result_set *set)
+{
+    char profile[300], out[300], results[320], err[KBI_ERR_SIZE];
+    char *argv[] = {"run", NULL};
+    kbi_run_args a = {.device = -1, .argc = 1, .argv = argv, .plugins_dir = KBENCH_TEST_PLUGINS};
+    FILE *f;
+    snprintf(profile, sizeof profile, "%s/p.ini", tmp);
+    f = fopen(profile, "w");
+    cr_assert_not_null(f);
+    fputs(ten_runs_profile, f);
+    fclose(f);
+    snprintf(out, sizeof out, "%s/%s", tmp, name);
+    a.profile_path = profile;
+    a.out_dir = out;
+    cr_assert_eq(kbi_run(&a), 0, "%s", name);
+    snprintf(results, sizeof results, "%s/results.jsonl", out);
+    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
+}
+
+Test(verdicts, ten_unchanged_runs_are_never_slower_and_ten_percent_is_seen)
+{
+    kbi_result_set runs[RUNS] = {{0}}, slow[SLOW_RUNS] = {{0}};
+    size_t count[KBI_VERDICT_COUNT] = {0}, called = 0, too_noisy = 0, faster_slow = 0;
+    double det_min = INFINITY, det_max = 0;
+    char name[32];
+    for (int i = 0; i < RUNS; i++) {
+        snprintf(name, sizeof name, "run%d", i);
+        run_into(name, &runs[i]);
+    }
+    /* The same binary made to do 10% more work: the same case ids. */
+    setenv("KBENCH_FIXTURE_EXTRA_WORK", "10", 1);
+    for (int i = 0; i < SLOW_RUNS; i++) {
+        snprintf(name, sizeof name, "slow%d", i);
+        run_into(name, &slow[i]);
+    }
+    unsetenv("KBENCH_FIXTURE_EXTRA_WORK");
+    /* Every ordered pair of unchanged runs: never slower. */
+    for (int i = 0; i < RUNS; i++)
+        for (int j = 0; j < RUNS; j++) {
+            kbi_comparison c;
+            char err[KBI_ERR_SIZE];
+            if (i == j)
+                continue;
+            cr_assert_eq(kbi_compare_sets(&runs[i], &runs[j], NULL, &c, err), KBI_OK);
+            for (size_t r = 0; r < c.n_rows; r++) {
+                kbi_compare_outcome *o = &c.rows[r].out;
+                count[o->verdict]++;
+                cr_expect_neq(o->verdict, KBI_VERDICT_SLOWER, "run%d -> run%d: %s: %s", i, j,
+                              c.rows[r].base->id, o->why);
+                if (o->detectable < det_min)
+                    det_min = o->detectable;
+                if (o->detectable > det_max)
+                    det_max = o->detectable;
+            }
+            kbi_comparison_free(&c);
+        }
+    /* Each unchanged run against each slow one: slower wherever the runs
+     * could detect 10%, and never faster. */
+    for (int i = 0; i < RUNS; i++)
+        for (int j = 0; j < SLOW_RUNS; j++) {
+            kbi_comparison c;
+            char err[KBI_ERR_SIZE];
+            cr_assert_eq(kbi_compare_sets(&runs[i], &slow[j], NULL, &c, err), KBI_OK);
+            for (size_t r = 0; r < c.n_rows; r++) {
+                kbi_compare_outcome *o = &c.rows[r].out;
+                cr_assert(o->rounds_base == 10 && o->rounds_results == 10, "%s",
+                          c.rows[r].base->id);
+                faster_slow += o->verdict == KBI_VERDICT_FASTER;
+                if (o->detectable < 0.10) {
+                    cr_expect_eq(o->verdict, KBI_VERDICT_SLOWER,
+                                 "run%d -> slow%d: %s: detectable %.1f%% but %s (%s)", i, j,
+                                 c.rows[r].base->id, 100 * o->detectable,
+                                 kbi_verdict_name(o->verdict), o->why);
+                    called += o->verdict == KBI_VERDICT_SLOWER;
+                } else {
+                    too_noisy++;
+                }
+            }
+            kbi_comparison_free(&c);
+        }
+    cr_expect_eq(faster_slow, 0, "a 10%% slowdown called faster");
+    /* The figures, for the record (ctest -V shows them). */
+    fprintf(stderr,
+            "ten runs: %zu unchanged comparisons: %zu same, %zu unsure, %zu faster, %zu slower; "
+            "detectable %.1f%%..%.1f%%; 10%% slowdown: %zu slower where detectable < 10%%, %zu "
+            "too noisy to tell\n",
+            count[KBI_VERDICT_SAME] + count[KBI_VERDICT_UNSURE] + count[KBI_VERDICT_FASTER] +
+                count[KBI_VERDICT_SLOWER],
+            count[KBI_VERDICT_SAME], count[KBI_VERDICT_UNSURE], count[KBI_VERDICT_FASTER],
+            count[KBI_VERDICT_SLOWER], 100 * det_min, 100 * det_max, called, too_noisy);
+    for (int i = 0; i < RUNS; i++)
+        kbi_results_free(&runs[i]);
+    for (int i = 0; i < SLOW_RUNS; i++)
+        kbi_results_free(&slow[i]);
+}
+
+/* ---- --sanitize runs are not timings ---- */
+
+Test(verdicts, a_sanitized_run_is_marked_and_refused_as_timings)
+{
+    static const char profile_text[] = "[run]\nwarmup = 1\nmin_samples = 3\nmax_samples = 3\n"
+                                       "min_time = 0\n\n[good]\nvariants = sum\nn = 100\n";
+    char profile[300], plain[300], sanitized[300], err[KBI_ERR_SIZE], path[340];
+    char *argv[] = {"run", NULL};
+    kbi_run_args a = {.device = -1, .argc = 1, .argv = argv, .plugins_dir = KBENCH_TEST_PLUGINS};
+    kbi_result_set base = {0}, res = {0};
+    kbi_comparison c;
+    FILE *f;
+    snprintf(profile, sizeof profile, "%s/p.ini", tmp);
+    f = fopen(profile, "w");
+    cr_assert_not_null(f);
+    fputs(profile_text, f);
+    fclose(f);
+    snprintf(plain, sizeof plain, "%s/plain", tmp);
+    snprintf(sanitized, sizeof sanitized, "%s/sanitized", tmp);
+    a.profile_path = profile;
+    a.out_dir = plain;
+    cr_assert_eq(kbi_run(&a), 0);
+    /* Host cases run as they are; the run is still a --sanitize run, and a
+     * stand-in for compute-sanitizer is enough to start it. */
+    setenv("KBENCH_COMPUTE_SANITIZER", "/bin/true", 1);
+    a.out_dir = sanitized;
+    a.sanitize = "memcheck";
+    cr_assert_eq(kbi_run(&a), 0);
+    unsetenv("KBENCH_COMPUTE_SANITIZER");
+    snprintf(path, sizeof path, "%s/results.jsonl", plain);
+    cr_assert_eq(kbi_results_load(&base, path, err), KBI_OK, "%s", err);
+    snprintf(path, sizeof path, "%s/results.jsonl", sanitized);
+    cr_assert_eq(kbi_results_load(&res, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(res.n_cases, 1);
+    cr_expect_str_eq(res.cases[0].sanitize, "memcheck", "the case record says it");
+    cr_expect(kbi_case_not_timing(&res.cases[0]));
+    cr_expect_not(kbi_case_not_timing(&base.cases[0]));
+    /* Either side: no timing verdict, exit 2. */
+    cr_assert_eq(kbi_compare_sets(&base, &res, NULL, &c, err), KBI_OK);
+    cr_expect_eq(c.rows[0].out.verdict, KBI_VERDICT_NOT_MEASURED);
+    cr_expect_not_null(strstr(c.rows[0].out.why, "--sanitize"), "%s", c.rows[0].out.why);
+    cr_expect_eq(kbi_comparison_exit_code(&c), KBI_EXIT_USAGE);
+    kbi_comparison_free(&c);
+    cr_assert_eq(kbi_compare_sets(&res, &base, NULL, &c, err), KBI_OK);
+    cr_expect_eq(c.rows[0].out.verdict, KBI_VERDICT_NOT_MEASURED);
+    cr_expect_eq(kbi_comparison_exit_code(&c), KBI_EXIT_USAGE);
+    kbi_comparison_free(&c);
+    {
+        char *cmp_argv[] = {"compare", plain, sanitized, NULL};
+        cr_expect_eq(kbi_cmd_compare(3, cmp_argv), KBI_EXIT_USAGE);
+    }
+    kbi_results_free(&base);
+    kbi_results_free(&res);
+}
