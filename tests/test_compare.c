@@ -550,7 +550,8 @@ Test(compare_cmd, warns_about_another_gpu_and_clock, .init = make_tmp, .fini = r
                    "\"git_revision\":\"0badc0ffee11\"");
     cr_assert_eq(kbi_results_load(&b, path, err), KBI_OK, "%s", err);
     kbi_compare_sets(&a, &b, NULL, &c, NULL);
-    cr_assert_eq(c.n_warnings, 1);
+    cr_assert_eq(c.n_warnings, 2, "the revisions, and cases judged from one round");
+    cr_assert(strstr(c.warnings[1], "one round per side") != NULL, "%s", c.warnings[1]);
     cr_assert(strstr(c.warnings[0], "different revisions: baseline 9f3c2a1e7b44, results "
                                     "0badc0ffee11") != NULL,
               "%s", c.warnings[0]);

@@ -450,11 +450,26 @@ static const kbi_case_result *pair_across_params(const kbi_case_result *b,
     return found;
 }
 
+/* Whether row got a timing verdict from its samples, not its rounds (a file compared with
+ * itself aside). */
+static int judged_by_one_round(const kbi_compare_row *row)
+{
+    const kbi_compare_outcome *o = &row->out;
+    if (!row->base || !row->res || o->rounds_base || isnan(o->ratio))
+        return 0;
+    if (o->verdict != KBI_VERDICT_SAME && o->verdict != KBI_VERDICT_SLOWER &&
+        o->verdict != KBI_VERDICT_FASTER && o->verdict != KBI_VERDICT_UNSURE)
+        return 0;
+    return !(row->base->n_samples == row->res->n_samples &&
+             memcmp(row->base->samples, row->res->samples,
+                    row->base->n_samples * sizeof *row->base->samples) == 0);
+}
+
 int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
                      const kbi_compare_options *opt, kbi_comparison *out, char *err)
 {
     json_t *bmap, *rmap;
-    size_t drops = 0, paired = 0;
+    size_t drops = 0, paired = 0, one_round = 0;
     int cache_differs = 0;
     unsigned char *taken = kbi_xcalloc(res->n_cases + 1, 1); /* results paired by params */
     memset(out, 0, sizeof *out);
@@ -515,6 +530,16 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
         out->count[row->out.verdict]++;
         compare_row_metrics(out, row);
     }
+    for (size_t i = 0; i < out->n_rows; i++)
+        one_round += judged_by_one_round(&out->rows[i]);
+    if (one_round)
+        add_count_warning(out, one_round,
+                          "%zu case was judged from one round per side: its verdict cannot see "
+                          "drift between runs or worker processes (on a shared machine, "
+                          "measure with [run] rounds = 5 or more)",
+                          "%zu cases were judged from one round per side: their verdicts cannot "
+                          "see drift between runs or worker processes (on a shared machine, "
+                          "measure with [run] rounds = 5 or more)");
     if (drops)
         add_count_warning(out, drops,
                           "the SM clock dropped during %zu compared case (on either side); its "
