@@ -1071,7 +1071,8 @@ static int resolve_devices(run_state *rs)
             char *end;
             long d = strtol(p, &end, 10);
             int dup = 0;
-            if (end == p || d < 0 || (*end && *end != ',') || (size_t)d >= n) {
+            if (end == p || d < 0 || (*end && *end != ',') || (*end && !end[1]) ||
+                (size_t)d >= n) {
                 fprintf(stderr,
                         "kbench run: --devices '%s': expected 'all' or CUDA ordinals like 0,1,3 "
                         "below %zu (the devices this process sees)\n",
