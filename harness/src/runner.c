@@ -1221,6 +1221,18 @@ static void finish_multi(run_state *rs, dev_worker *w, size_t k, kbi_case_result
     w->k = -1;
 }
 
+/* Whether worker w should take case c: a device case goes to a worker whose device failed
+ * its probe (to be recorded skipped) only when no device passed it. */
+static int can_take(const run_state *rs, const dev_worker *w, const kbi_case *c)
+{
+    if (w->ctx.device_ok || c->section->plugin->desc->variants[c->variant].target != KB_DEVICE)
+        return 1;
+    for (size_t i = 0; i < rs->n_dw; i++)
+        if (rs->dw[i].ctx.device_ok)
+            return 0;
+    return 1;
+}
+
 /* The next case for idle worker w, or -1: the next case of the point it just ran (prepared
  * there already), else the first case not taken whose point no other worker is running,
  * else (at the end of the list) the first case not taken. */
@@ -1228,11 +1240,12 @@ static long next_case(run_state *rs, const dev_worker *w)
 {
     long any = -1;
     if (w->last >= 0 && (size_t)w->last + 1 < rs->n_sel && !rs->taken[w->last + 1] &&
-        same_point_cases(rs->sel[w->last], rs->sel[w->last + 1]))
+        same_point_cases(rs->sel[w->last], rs->sel[w->last + 1]) &&
+        can_take(rs, w, rs->sel[w->last + 1]))
         return w->last + 1;
     for (size_t k = 0; k < rs->n_sel; k++) {
         int busy = 0;
-        if (rs->taken[k])
+        if (rs->taken[k] || !can_take(rs, w, rs->sel[k]))
             continue;
         if (any < 0)
             any = (long)k;
