@@ -28,9 +28,10 @@ struct SgemmArgs {
     cudaStream_t stream;
 };
 
-/* One configuration of a tuned variant.  needs_sm90: it runs only on compute capability 9.0
- * (sm_90a code), so the tuner does not try it elsewhere; its launcher must still refuse with
- * cudaErrorNotSupported there, for a forced run. */
+/* One configuration of a tuned variant.  needs_sm90 (false when left out of an initialiser):
+ * it runs only on compute capability 9.0 (sm_90a code), so the tuner does not try it
+ * elsewhere; its launcher must still refuse with cudaErrorNotSupported there, for a forced
+ * run. */
 struct SgemmConfig {
     const char *name; /* what *_config_name returns and a forced configuration is called */
     cudaError_t (*launch)(const SgemmArgs &);
