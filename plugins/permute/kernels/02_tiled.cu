@@ -1,0 +1,147 @@
+// tiled: the seed's kernel (TensorKit.jl PR #616) in CUDA C.  One CTA per tile; a tile is a
+// power-of-two region of a block (2^lg[k] along destination axis k) times up to 32 consecutive
+// destination trees.  The CTA gathers the region of `chunk` source trees at a time into shared
+// memory in source order (coalesced reads), then every thread recouples its (element, tree)
+// slots over those trees with U[i][j], and finally writes its slots in destination order
+// (coalesced writes).  All the trees of a tile share the source reads.  Tile index arithmetic
+// is shifts and masks in 32-bit integers (one division per axis per tile, for its origin);
+// shared memory has one pad element per source row of the tile against bank conflicts.
+// Abelian blocks, recoupling blocks and GEMM extracts (PM_FLAG_TO_WS) share one launch,
+// scheduled most source trees first (the host orders the descriptors).  The tile length (32 to
+// 256 threads) and beta != 0 are template parameters, chosen per launch.
+#include "common.cuh"
+
+namespace {
+
+template <typename T, int NT, bool BETA>
+__global__ void __launch_bounds__(NT)
+    tiled(const pm_tile_block *__restrict__ blk, const int32_t *__restrict__ begin, int nblk,
+          const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
+          T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    __shared__ pm_tile_block b;
+    const int bi = pm_find_block(begin, nblk, (int32_t)blockIdx.x);
+    const int32_t first = begin[bi];
+    pm_load_desc<pm_tile_block, NT>(&b, blk + bi);
+    __syncthreads();
+
+    int32_t i0, org[PM_MAX_RANK];
+    pm_tile_origin(&b, (int32_t)blockIdx.x - first, &i0, org);
+    const int32_t log_p = b.log_p, pmask = (1 << log_p) - 1;
+    const int32_t slots = (1 << log_p) << b.log_r;
+    const int32_t pp = (1 << log_p) + ((1 << log_p) >> b.pad_shift);
+    const bool to_ws = (b.flags & PM_FLAG_TO_WS) != 0;
+    const bool no_u = (b.flags & (PM_FLAG_UNIQUE | PM_FLAG_TO_WS)) != 0;
+
+    int32_t dpos[PM_MAX_ACC], doff[PM_MAX_ACC], tree[PM_MAX_ACC];
+    bool ok[PM_MAX_ACC];
+    T acc[PM_MAX_ACC];
+#pragma unroll
+    for (int m = 0; m < PM_MAX_ACC; m++) {
+        const int32_t s = (int32_t)threadIdx.x + NT * m;
+        int32_t es = 0, off = 0;
+        tree[m] = i0 + (s >> log_p);
+        ok[m] = s < slots && pm_tile_dst(&b, org, s & pmask, &off, &es) && tree[m] < b.rows;
+        dpos[m] = pm_pad(es, b.pad_shift);
+        doff[m] = off;
+        acc[m] = T(0);
+    }
+
+    // An extract copies tree i0 of the source into tree i0 of the workspace (identity U).
+    const int32_t ncols = to_ws ? 1 : b.cols;
+    const T *sbase = src + b.src_off + (to_ws ? (int64_t)i0 * b.n : 0);
+    for (int32_t jc = 0; jc < ncols; jc += b.chunk) {
+        const int32_t nc = min(b.chunk, ncols - jc);
+        for (int32_t s = threadIdx.x; s < (nc << log_p); s += NT) {
+            const int32_t jj = s >> log_p, es = s & pmask;
+            int32_t off;
+            const bool in = pm_tile_src(&b, org, es, &off);
+            sm[jj * pp + pm_pad(es, b.pad_shift)] =
+                in ? sbase[(int64_t)(jc + jj) * b.n + off] : T(0);
+        }
+        __syncthreads();
+        if (no_u) {
+#pragma unroll
+            for (int m = 0; m < PM_MAX_ACC; m++)
+                if (ok[m])
+                    acc[m] = sm[dpos[m]];
+        } else {
+            for (int32_t jj = 0; jj < nc; jj++) {
+                const T *sj = sm + jj * pp;
+#pragma unroll
+                for (int m = 0; m < PM_MAX_ACC; m++)
+                    if (ok[m])
+                        acc[m] += __ldg(u + b.u_off + (int64_t)tree[m] * b.cols + jc + jj) *
+                                  sj[dpos[m]];
+            }
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int m = 0; m < PM_MAX_ACC; m++) {
+        if (!ok[m])
+            continue;
+        const int64_t d = b.dst_off + (int64_t)tree[m] * b.n + doff[m];
+        if (to_ws)
+            ws[d] = acc[m];
+        else
+            out[d] = BETA ? alpha * acc[m] + beta * cin[d] : alpha * acc[m];
+    }
+}
+
+template <typename T, int NT>
+cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const int32_t *begin,
+                   const void *src, const void *cin, const void *u, void *out, void *ws,
+                   double alpha, double beta, cudaStream_t s)
+{
+    const size_t smem = h->smem_elems * sizeof(T);
+    if (beta != 0.0)
+        tiled<T, NT, true><<<(unsigned)h->tiles, NT, smem, s>>>(
+            blk, begin, h->n_blocks, (const T *)src, (const T *)cin, (const T *)u, (T *)out,
+            (T *)ws, (T)alpha, (T)beta);
+    else
+        tiled<T, NT, false><<<(unsigned)h->tiles, NT, smem, s>>>(
+            blk, begin, h->n_blocks, (const T *)src, (const T *)cin, (const T *)u, (T *)out,
+            (T *)ws, (T)alpha, (T)beta);
+    return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_len(const pm_tile_plan *h, const pm_tile_block *blk, const int32_t *begin,
+                       const void *src, const void *cin, const void *u, void *out, void *ws,
+                       double alpha, double beta, cudaStream_t s)
+{
+    switch (h->len_log) {
+    case 0:
+        return launch<T, 32>(h, blk, begin, src, cin, u, out, ws, alpha, beta, s);
+    case 1:
+        return launch<T, 64>(h, blk, begin, src, cin, u, out, ws, alpha, beta, s);
+    case 2:
+        return launch<T, 128>(h, blk, begin, src, cin, u, out, ws, alpha, beta, s);
+    default:
+        return launch<T, 256>(h, blk, begin, src, cin, u, out, ws, alpha, beta, s);
+    }
+}
+
+} // namespace
+
+extern "C" size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan)
+{
+    return plan->smem_elems * (size_t)esize;
+}
+
+extern "C" int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
+                            const int32_t *dbegin, const void *src, const void *cin,
+                            const void *u, void *out, void *ws, double alpha, double beta,
+                            void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (hplan->tiles == 0)
+        return (int)cudaSuccess;
+    if (esize == 4)
+        return (int)launch_len<float>(hplan, dblk, dbegin, src, cin, u, out, ws, alpha, beta, s);
+    return (int)launch_len<double>(hplan, dblk, dbegin, src, cin, u, out, ws, alpha, beta, s);
+}
