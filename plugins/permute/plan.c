@@ -21,7 +21,7 @@
 #define NS_PER_TILE 0.25      /* scheduling a tile */
 #define NS_PER_THREAD 0.001   /* each thread of a tile, busy or idle */
 #define NS_PER_SYNC 0.02      /* one shared-memory fill (two barriers) */
-#define GEMM_FLOP_PER_NS 30.0 /* cuBLAS on mid-size problems */
+#define GEMM_FLOP_PER_NS 30000.0 /* cuBLAS on mid-size problems: 30 TFLOP/s */
 #define NS_PER_GEMM 500.0     /* each problem of a grouped GEMM */
 
 typedef struct geom {
