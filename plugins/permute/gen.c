@@ -477,14 +477,14 @@ void pm_host_apply(const pm_problem *p, void *out)
 }
 
 /* The bound of an element of block b, in units of its magnitude: a sum of cols products
- * rounds at most cols times per term (gamma_cols, any order, so cuBLAS's too), alpha and the
- * beta term once each; an abelian block rounds only where alpha != 1 or beta != 0 and is
- * exact otherwise.  A float64 result is held against a double reference that rounds as
- * often, hence twice the figure. */
+ * rounds at most cols times per term (gamma_cols, any order, so cuBLAS's too), the alpha
+ * product once, the beta term twice (product and sum, where not fused); an abelian block
+ * rounds only where alpha != 1 or beta != 0 and is exact otherwise.  A float64 result is
+ * held against a double reference that rounds as often, hence twice the figure. */
 static double bound_units(const pm_problem *p, const pm_block *b)
 {
     double u = p->esize == 4 ? ldexp(1.0, -24) : ldexp(1.0, -53);
-    double k = pm_is_unique(b) ? (p->alpha != 1.0) + (p->beta != 0.0) : b->cols + 2.0;
+    double k = (pm_is_unique(b) ? (p->alpha != 1.0) : b->cols + 1.0) + 2.0 * (p->beta != 0.0);
     if (p->esize == 8)
         k *= 2.0;
     return k * u * 1.0001;
