@@ -50,9 +50,10 @@ static pm_spec spec_of(pm_preset preset, int esize, double beta, double scale)
 /* ---- host emulation of the kernels -------------------------------------------------------- */
 
 /* The tiled kernel, thread by thread and phase by phase, in double, rounded to the element
- * type on store.  Counts the writes of every output element into `writes`. */
-static void emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *out, void *ws,
-                          int *writes, int64_t ws_elems)
+ * type on store.  Counts the writes of every output element into `writes`; returns how many
+ * tiles took the interior fast path. */
+static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *out, void *ws,
+                             int *writes, int64_t ws_elems)
 {
     const int nt = 32 << tp->len_log;
     double *sm = malloc((tp->smem_elems + 1) * sizeof *sm);
@@ -61,6 +62,7 @@ static void emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *out
     int32_t *doff = malloc((size_t)nt * PM_MAX_ACC * sizeof *doff);
     int32_t *tree = malloc((size_t)nt * PM_MAX_ACC * sizeof *tree);
     char *ok = malloc((size_t)nt * PM_MAX_ACC);
+    int64_t n_inside = 0;
     cr_assert(sm && acc && dpos && doff && tree && ok);
     for (int32_t tile = 0; tile < (int32_t)tp->tiles; tile++) {
         const int bi = pm_find_block(tp->begin, tp->n_blocks, tile);
@@ -74,32 +76,69 @@ static void emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *out
         const int to_ws = (b->flags & PM_FLAG_TO_WS) != 0;
         const int no_u = (b->flags & (PM_FLAG_UNIQUE | PM_FLAG_TO_WS)) != 0;
         cr_assert_leq(slots, nt * PM_MAX_ACC, "tile of %d slots for %d threads", slots, nt);
-        for (int t = 0; t < nt; t++)
+        /* The kernel's two paths: parts for interior tiles, coordinates for the others. */
+        pm_part part[PM_MAX_ACC];
+        int32_t dorg, sorg;
+        const int inside = pm_tile_base(b, org, &dorg, &sorg);
+        for (int m = 0; m < PM_MAX_ACC; m++)
+            pm_part_of(b, m * nt, &part[m]);
+        n_inside += inside;
+        for (int t = 0; t < nt; t++) {
+            pm_part mine;
+            pm_part_of(b, t, &mine);
             for (int m = 0; m < PM_MAX_ACC; m++) {
                 int x = t * PM_MAX_ACC + m;
                 int32_t s = t + nt * m, es = 0, off = 0;
-                tree[x] = i0 + (s >> log_p);
-                ok[x] = s < slots && pm_tile_dst(b, org, s & pmask, &off, &es) && tree[x] < b->rows;
-                dpos[x] = pm_pad(es, b->pad_shift);
-                doff[x] = off;
+                if (inside) {
+                    tree[x] = i0 + mine.tree + part[m].tree;
+                    ok[x] = s < slots && tree[x] < b->rows;
+                    doff[x] = dorg + mine.doff + part[m].doff;
+                    dpos[x] = mine.dpos + part[m].dpos;
+                } else {
+                    tree[x] = i0 + (s >> log_p);
+                    ok[x] = s < slots && pm_tile_dst(b, org, s & pmask, &off, &es) &&
+                            tree[x] < b->rows;
+                    dpos[x] = pm_pad(es, b->pad_shift);
+                    doff[x] = off;
+                }
                 acc[x] = 0.0;
             }
+        }
         const int32_t ncols = to_ws ? 1 : b->cols;
         const int64_t sbase = b->src_off + (to_ws ? (int64_t)i0 * b->n : 0);
         for (int32_t jc = 0; jc < ncols; jc += b->chunk) {
-            const int32_t nc = b->chunk < ncols - jc ? b->chunk : ncols - jc;
-            for (int32_t s = 0; s < (nc << log_p); s++) {
-                const int32_t jj = s >> log_p, es = s & pmask;
-                int32_t off;
-                const int in = pm_tile_src(b, org, es, &off);
-                const int64_t at = jj * pp + pm_pad(es, b->pad_shift);
-                cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
-                if (in) {
-                    int64_t g = sbase + (int64_t)(jc + jj) * b->n + off;
-                    cr_assert(g >= 0 && g < p->src_elems, "source read out of range");
-                    sm[at] = get(p->src, p->esize, g);
-                } else {
-                    sm[at] = 0.0;
+            const int32_t nc = b->chunk < ncols - jc ? b->chunk : ncols - jc, ng = nc << log_p;
+            cr_assert_leq(ng, nt * PM_MAX_ACC, "gather of %d for %d threads", ng, nt);
+            for (size_t i = 0; i < tp->smem_elems; i++)
+                sm[i] = NAN; /* a read of a slot this fill did not write poisons the result */
+            for (int t = 0; t < nt; t++) {
+                pm_part mine;
+                pm_part_of(b, t, &mine);
+                for (int g = 0; g < PM_MAX_ACC; g++) {
+                    const int32_t s = t + nt * g;
+                    int64_t at, from = -1;
+                    if (s >= ng)
+                        break;
+                    if (inside) {
+                        const int32_t jj = mine.tree + part[g].tree;
+                        at = jj * pp + mine.spos + part[g].spos;
+                        from = sbase + (int64_t)(jc + jj) * b->n + sorg + mine.soff + part[g].soff;
+                    } else {
+                        const int32_t jj = s >> log_p, es = s & pmask;
+                        int32_t off;
+                        at = jj * pp + pm_pad(es, b->pad_shift);
+                        if (pm_tile_src(b, org, es, &off))
+                            from = sbase + (int64_t)(jc + jj) * b->n + off;
+                    }
+                    cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
+                    if (from >= 0) {
+                        cr_assert(from >= b->src_off &&
+                                      from < b->src_off + (int64_t)b->n * (to_ws ? b->rows : b->cols),
+                                  "source read outside the block");
+                        sm[at] = get(p->src, p->esize, from);
+                    } else {
+                        sm[at] = 0.0;
+                    }
                 }
             }
             for (int x = 0; x < nt * PM_MAX_ACC; x++) {
@@ -121,7 +160,8 @@ static void emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *out
                 cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
                 set(ws, p->esize, d, acc[x]);
             } else {
-                cr_assert(d >= 0 && d < p->dst_elems, "write out of range");
+                cr_assert(d >= b->dst_off && d < b->dst_off + (int64_t)b->n * b->rows,
+                          "write outside the block");
                 writes[d]++;
                 set(out, p->esize, d,
                     p->alpha * acc[x] + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
@@ -134,6 +174,7 @@ static void emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *out
     free(doff);
     free(tree);
     free(ok);
+    return n_inside;
 }
 
 /* The per-element kernels, thread by thread. */
@@ -335,8 +376,11 @@ static void emulate_all(pm_preset preset, int esize, double beta)
         memset(out, 0xff, (size_t)p.dst_elems * esize);
         memset(writes, 0, (size_t)p.dst_elems * sizeof *writes);
         cr_assert_eq(pm_plan_tiles(&p, NULL, NULL, len, &tp, msg), KB_OK, "%s", msg);
-        emulate_tiled(&p, &tp, out, NULL, writes, 0);
+        int64_t inside = emulate_tiled(&p, &tp, out, NULL, writes, 0);
         expect_once(&p, writes, "tiled");
+        if (preset == PM_FEW_LARGE || preset == PM_MIXED)
+            cr_expect_gt(inside, 0, "%s: the interior path was not exercised",
+                         pm_preset_name(preset));
         err = pm_check(&p, out, &bad);
         cr_expect_leq(err, 1.0, "%s f%d beta %g len %d: tiled err %g/bound, %lld bad",
                       pm_preset_name(preset), 8 * esize, beta, len, err, (long long)bad);

@@ -215,6 +215,58 @@ PM_HD int32_t pm_pad(int32_t es, int32_t pad_shift)
     return es + (es >> pad_shift);
 }
 
+/* The fast path of interior tiles.  Slot s = t + NT*m of thread t is t | (m << log2 NT), two
+ * disjoint bit fields, and every quantity below is a sum over the bits of its index (each
+ * axis's coordinate is a bit field, offsets are linear in the coordinates, the pad shift
+ * distributes over disjoint bits): so a slot's offsets are the thread's part plus the slot's
+ * part, the latter the same for every thread (a table in shared memory).  Only tiles that
+ * stick out of their block need the coordinates checked one by one. */
+typedef struct pm_part {
+    int32_t doff; /* destination offset from the tile's origin */
+    int32_t dpos; /* shared-memory slot of the same element */
+    int32_t soff; /* source offset from the origin of the source-order index x */
+    int32_t spos; /* shared-memory slot of the source-order index x */
+    int32_t tree; /* x >> log_p: trees (destination) or gathered trees (source) */
+} pm_part;
+
+PM_HD void pm_part_of(const pm_tile_block *b, int32_t x, pm_part *out)
+{
+    const int32_t e = x & ((1 << b->log_p) - 1);
+    int32_t doff = 0, es = 0, soff = 0;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            const int32_t mask = (1 << b->lg[k]) - 1;
+            const int32_t cd = (e >> b->dsh[k]) & mask, cs = (e >> b->ssh[k]) & mask;
+            doff += cd * b->dstr[k];
+            es |= cd << b->ssh[k];
+            soff += cs * b->sstr[k];
+        }
+    }
+    out->doff = doff;
+    out->dpos = pm_pad(es, b->pad_shift);
+    out->soff = soff;
+    out->spos = pm_pad(e, b->pad_shift);
+    out->tree = x >> b->log_p;
+}
+
+/* Offsets of the tile's origin in a destination and a source tree; whether the tile lies
+ * wholly inside the block (every slot in range but for its tree). */
+PM_HD int pm_tile_base(const pm_tile_block *b, const int32_t *org, int32_t *dorg, int32_t *sorg)
+{
+    int32_t d = 0, s = 0;
+    int inside = 1;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            d += org[k] * b->dstr[k];
+            s += org[k] * b->sstr[k];
+            inside &= org[k] + (1 << b->lg[k]) <= b->ddim[k];
+        }
+    }
+    *dorg = d;
+    *sorg = s;
+    return inside;
+}
+
 /* ---- host side (gen.c, host.c, plan.c) ------------------------------------------------------- */
 
 /* Parses "auto" (n = 0) or a permutation of 0..n-1 written as digits ("1032") or with commas. */

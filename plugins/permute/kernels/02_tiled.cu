@@ -5,7 +5,9 @@
 // slots over those trees with U[i][j], and finally writes its slots in destination order
 // (coalesced writes).  All the trees of a tile share the source reads.  Tile index arithmetic
 // is shifts and masks in 32-bit integers (one division per axis per tile, for its origin);
-// shared memory has one pad element per source row of the tile against bank conflicts.
+// inside a tile each slot's offsets are its thread's part plus a part shared by all threads
+// (permute.h, pm_part_of), so interior tiles pay a few adds per element; shared memory has
+// one pad element per source row of the tile against bank conflicts.
 // Abelian blocks, recoupling blocks and GEMM extracts (PM_FLAG_TO_WS) share one launch,
 // scheduled most source trees first (the host orders the descriptors).  The tile length (32 to
 // 256 threads) and beta != 0 are template parameters, chosen per launch.
@@ -19,16 +21,23 @@ __global__ void __launch_bounds__(NT)
           const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
           T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
 {
+    constexpr int kLogNT = NT == 32 ? 5 : NT == 64 ? 6 : NT == 128 ? 7 : 8;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = reinterpret_cast<T *>(smem_raw);
     __shared__ pm_tile_block b;
+    __shared__ pm_part slot_part[PM_MAX_ACC]; // the part of slot m shared by all threads
     const int bi = pm_find_block(begin, nblk, (int32_t)blockIdx.x);
     const int32_t first = begin[bi];
     pm_load_desc<pm_tile_block, NT>(&b, blk + bi);
+    if (threadIdx.x < PM_MAX_ACC)
+        pm_part_of(blk + bi, (int32_t)threadIdx.x << kLogNT, &slot_part[threadIdx.x]);
     __syncthreads();
 
-    int32_t i0, org[PM_MAX_RANK];
+    int32_t i0, org[PM_MAX_RANK], dorg, sorg;
     pm_tile_origin(&b, (int32_t)blockIdx.x - first, &i0, org);
+    const bool inside = pm_tile_base(&b, org, &dorg, &sorg);
+    pm_part mine;
+    pm_part_of(&b, (int32_t)threadIdx.x, &mine);
     const int32_t log_p = b.log_p, pmask = (1 << log_p) - 1;
     const int32_t slots = (1 << log_p) << b.log_r;
     const int32_t pp = (1 << log_p) + ((1 << log_p) >> b.pad_shift);
@@ -41,11 +50,18 @@ __global__ void __launch_bounds__(NT)
 #pragma unroll
     for (int m = 0; m < PM_MAX_ACC; m++) {
         const int32_t s = (int32_t)threadIdx.x + NT * m;
-        int32_t es = 0, off = 0;
-        tree[m] = i0 + (s >> log_p);
-        ok[m] = s < slots && pm_tile_dst(&b, org, s & pmask, &off, &es) && tree[m] < b.rows;
-        dpos[m] = pm_pad(es, b.pad_shift);
-        doff[m] = off;
+        if (inside) {
+            tree[m] = i0 + mine.tree + slot_part[m].tree;
+            ok[m] = s < slots && tree[m] < b.rows;
+            doff[m] = dorg + mine.doff + slot_part[m].doff;
+            dpos[m] = mine.dpos + slot_part[m].dpos;
+        } else {
+            int32_t es = 0, off = 0;
+            tree[m] = i0 + (s >> log_p);
+            ok[m] = s < slots && pm_tile_dst(&b, org, s & pmask, &off, &es) && tree[m] < b.rows;
+            dpos[m] = pm_pad(es, b.pad_shift);
+            doff[m] = off;
+        }
         acc[m] = T(0);
     }
 
@@ -53,13 +69,23 @@ __global__ void __launch_bounds__(NT)
     const int32_t ncols = to_ws ? 1 : b.cols;
     const T *sbase = src + b.src_off + (to_ws ? (int64_t)i0 * b.n : 0);
     for (int32_t jc = 0; jc < ncols; jc += b.chunk) {
-        const int32_t nc = min(b.chunk, ncols - jc);
-        for (int32_t s = threadIdx.x; s < (nc << log_p); s += NT) {
-            const int32_t jj = s >> log_p, es = s & pmask;
-            int32_t off;
-            const bool in = pm_tile_src(&b, org, es, &off);
-            sm[jj * pp + pm_pad(es, b.pad_shift)] =
-                in ? sbase[(int64_t)(jc + jj) * b.n + off] : T(0);
+        const int32_t nc = min(b.chunk, ncols - jc), ng = nc << log_p;
+        const T *sj = sbase + (int64_t)jc * b.n;
+#pragma unroll
+        for (int g = 0; g < PM_MAX_ACC; g++) {
+            const int32_t s = (int32_t)threadIdx.x + NT * g;
+            if (s >= ng)
+                break;
+            if (inside) {
+                const int32_t jj = mine.tree + slot_part[g].tree;
+                sm[jj * pp + mine.spos + slot_part[g].spos] =
+                    sj[(int64_t)jj * b.n + sorg + mine.soff + slot_part[g].soff];
+            } else {
+                const int32_t jj = s >> log_p, es = s & pmask;
+                int32_t off;
+                const bool in = pm_tile_src(&b, org, es, &off);
+                sm[jj * pp + pm_pad(es, b.pad_shift)] = in ? sj[(int64_t)jj * b.n + off] : T(0);
+            }
         }
         __syncthreads();
         if (no_u) {
@@ -69,12 +95,12 @@ __global__ void __launch_bounds__(NT)
                     acc[m] = sm[dpos[m]];
         } else {
             for (int32_t jj = 0; jj < nc; jj++) {
-                const T *sj = sm + jj * pp;
+                const T *smj = sm + jj * pp;
 #pragma unroll
                 for (int m = 0; m < PM_MAX_ACC; m++)
                     if (ok[m])
                         acc[m] += __ldg(u + b.u_off + (int64_t)tree[m] * b.cols + jc + jj) *
-                                  sj[dpos[m]];
+                                  smj[dpos[m]];
             }
         }
         __syncthreads();
