@@ -15,6 +15,34 @@
 
 namespace {
 
+// Where slot s (= threadIdx.x + NT*m) of the tile writes: its tree (-1 when the slot is
+// unused or outside the block), its shared-memory position and its destination offset.
+template <int NT>
+__device__ __forceinline__ int32_t slot_at(const pm_tile_block &b, const int32_t *org,
+                                           int32_t i0, int32_t dorg, bool inside,
+                                           const pm_part &mine, const pm_part &part, int32_t s,
+                                           int32_t *dpos, int32_t *doff)
+{
+    const int32_t slots = (1 << b.log_p) << b.log_r;
+    int32_t tree;
+    bool ok;
+    if (inside) {
+        tree = i0 + mine.tree + part.tree;
+        ok = s < slots && tree < b.rows;
+        *doff = dorg + mine.doff + part.doff;
+        *dpos = mine.dpos + part.dpos;
+    } else {
+        int32_t es = 0;
+        tree = i0 + (s >> b.log_p);
+        ok = s < slots && pm_tile_dst(&b, org, s & ((1 << b.log_p) - 1), doff, &es) &&
+             tree < b.rows;
+        *dpos = pm_pad(es, b.pad_shift);
+    }
+    return ok ? tree : -1;
+}
+
+// About 100-120 registers (sm_90a, no spills): two 256-thread tiles an SM.  Capping at 64 or
+// 80 spills (tried); the per-tile state already lives in shared memory.
 template <typename T, int NT, bool BETA>
 __global__ void __launch_bounds__(NT)
     tiled(const pm_tile_block *__restrict__ blk, const int32_t *__restrict__ begin, int nblk,
@@ -24,44 +52,43 @@ __global__ void __launch_bounds__(NT)
     constexpr int kLogNT = NT == 32 ? 5 : NT == 64 ? 6 : NT == 128 ? 7 : 8;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = reinterpret_cast<T *>(smem_raw);
+    // The tile's descriptor, origin and slot parts live in shared memory, not in registers.
     __shared__ pm_tile_block b;
     __shared__ pm_part slot_part[PM_MAX_ACC]; // the part of slot m shared by all threads
-    const int bi = pm_find_block(begin, nblk, (int32_t)blockIdx.x);
-    const int32_t first = begin[bi];
-    pm_load_desc<pm_tile_block, NT>(&b, blk + bi);
-    if (threadIdx.x < PM_MAX_ACC)
-        pm_part_of(blk + bi, (int32_t)threadIdx.x << kLogNT, &slot_part[threadIdx.x]);
+    __shared__ int32_t org[PM_MAX_RANK], tile_i0, tile_dorg, tile_sorg, tile_inside;
+    {
+        const int bi = pm_find_block(begin, nblk, (int32_t)blockIdx.x);
+        pm_load_desc<pm_tile_block, NT>(&b, blk + bi);
+        if (threadIdx.x < PM_MAX_ACC)
+            pm_part_of(blk + bi, (int32_t)threadIdx.x << kLogNT, &slot_part[threadIdx.x]);
+        if (threadIdx.x == NT - 1) {
+            int32_t o[PM_MAX_RANK], i0, d, sg;
+            pm_tile_origin(blk + bi, (int32_t)blockIdx.x - begin[bi], &i0, o);
+            tile_inside = pm_tile_base(blk + bi, o, &d, &sg);
+            for (int k = 0; k < PM_MAX_RANK; k++)
+                org[k] = o[k];
+            tile_i0 = i0;
+            tile_dorg = d;
+            tile_sorg = sg;
+        }
+    }
     __syncthreads();
 
-    int32_t i0, org[PM_MAX_RANK], dorg, sorg;
-    pm_tile_origin(&b, (int32_t)blockIdx.x - first, &i0, org);
-    const bool inside = pm_tile_base(&b, org, &dorg, &sorg);
     pm_part mine;
     pm_part_of(&b, (int32_t)threadIdx.x, &mine);
-    const int32_t log_p = b.log_p, pmask = (1 << log_p) - 1;
-    const int32_t slots = (1 << log_p) << b.log_r;
+    const int32_t i0 = tile_i0, dorg = tile_dorg, log_p = b.log_p;
+    const bool inside = tile_inside != 0;
     const int32_t pp = (1 << log_p) + ((1 << log_p) >> b.pad_shift);
     const bool to_ws = (b.flags & PM_FLAG_TO_WS) != 0;
     const bool no_u = (b.flags & (PM_FLAG_UNIQUE | PM_FLAG_TO_WS)) != 0;
 
-    int32_t dpos[PM_MAX_ACC], doff[PM_MAX_ACC], tree[PM_MAX_ACC];
-    bool ok[PM_MAX_ACC];
+    int32_t dpos[PM_MAX_ACC], tree[PM_MAX_ACC];
     T acc[PM_MAX_ACC];
 #pragma unroll
     for (int m = 0; m < PM_MAX_ACC; m++) {
-        const int32_t s = (int32_t)threadIdx.x + NT * m;
-        if (inside) {
-            tree[m] = i0 + mine.tree + slot_part[m].tree;
-            ok[m] = s < slots && tree[m] < b.rows;
-            doff[m] = dorg + mine.doff + slot_part[m].doff;
-            dpos[m] = mine.dpos + slot_part[m].dpos;
-        } else {
-            int32_t es = 0, off = 0;
-            tree[m] = i0 + (s >> log_p);
-            ok[m] = s < slots && pm_tile_dst(&b, org, s & pmask, &off, &es) && tree[m] < b.rows;
-            dpos[m] = pm_pad(es, b.pad_shift);
-            doff[m] = off;
-        }
+        int32_t doff;
+        tree[m] = slot_at<NT>(b, org, i0, dorg, inside, mine, slot_part[m],
+                              (int32_t)threadIdx.x + NT * m, &dpos[m], &doff);
         acc[m] = T(0);
     }
 
@@ -79,9 +106,9 @@ __global__ void __launch_bounds__(NT)
             if (inside) {
                 const int32_t jj = mine.tree + slot_part[g].tree;
                 sm[jj * pp + mine.spos + slot_part[g].spos] =
-                    sj[(int64_t)jj * b.n + sorg + mine.soff + slot_part[g].soff];
+                    sj[(int64_t)jj * b.n + tile_sorg + mine.soff + slot_part[g].soff];
             } else {
-                const int32_t jj = s >> log_p, es = s & pmask;
+                const int32_t jj = s >> log_p, es = s & ((1 << log_p) - 1);
                 int32_t off;
                 const bool in = pm_tile_src(&b, org, es, &off);
                 sm[jj * pp + pm_pad(es, b.pad_shift)] = in ? sj[(int64_t)jj * b.n + off] : T(0);
@@ -91,16 +118,16 @@ __global__ void __launch_bounds__(NT)
         if (no_u) {
 #pragma unroll
             for (int m = 0; m < PM_MAX_ACC; m++)
-                if (ok[m])
+                if (tree[m] >= 0)
                     acc[m] = sm[dpos[m]];
         } else {
+            const T *uj = u + b.u_off + jc;
             for (int32_t jj = 0; jj < nc; jj++) {
                 const T *smj = sm + jj * pp;
 #pragma unroll
                 for (int m = 0; m < PM_MAX_ACC; m++)
-                    if (ok[m])
-                        acc[m] += __ldg(u + b.u_off + (int64_t)tree[m] * b.cols + jc + jj) *
-                                  smj[dpos[m]];
+                    if (tree[m] >= 0)
+                        acc[m] += __ldg(uj + tree[m] * b.cols + jj) * smj[dpos[m]];
             }
         }
         __syncthreads();
@@ -108,9 +135,11 @@ __global__ void __launch_bounds__(NT)
 
 #pragma unroll
     for (int m = 0; m < PM_MAX_ACC; m++) {
-        if (!ok[m])
+        int32_t p, doff;
+        if (slot_at<NT>(b, org, i0, dorg, inside, mine, slot_part[m],
+                        (int32_t)threadIdx.x + NT * m, &p, &doff) < 0)
             continue;
-        const int64_t d = b.dst_off + (int64_t)tree[m] * b.n + doff[m];
+        const int64_t d = b.dst_off + (int64_t)tree[m] * b.n + doff;
         if (to_ws)
             ws[d] = acc[m];
         else
