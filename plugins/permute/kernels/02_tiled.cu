@@ -98,21 +98,29 @@ __global__ void __launch_bounds__(NT)
     for (int32_t jc = 0; jc < ncols; jc += b.chunk) {
         const int32_t nc = min(b.chunk, ncols - jc), ng = nc << log_p;
         const T *sj = sbase + (int64_t)jc * b.n;
+        // All of the thread's loads first, then the shared-memory stores, so the loads are
+        // in flight together (a store between them would wait for each in turn).
+        T v[PM_MAX_ACC];
 #pragma unroll
         for (int g = 0; g < PM_MAX_ACC; g++) {
             const int32_t s = (int32_t)threadIdx.x + NT * g;
-            if (s >= ng)
-                break;
-            if (inside) {
-                const int32_t jj = mine.tree + slot_part[g].tree;
-                sm[jj * pp + mine.spos + slot_part[g].spos] =
-                    sj[(int64_t)jj * b.n + tile_sorg + mine.soff + slot_part[g].soff];
-            } else {
-                const int32_t jj = s >> log_p, es = s & ((1 << log_p) - 1);
-                int32_t off;
-                const bool in = pm_tile_src(&b, org, es, &off);
-                sm[jj * pp + pm_pad(es, b.pad_shift)] = in ? sj[(int64_t)jj * b.n + off] : T(0);
+            v[g] = T(0);
+            if (s < ng) {
+                if (inside) {
+                    const int32_t jj = mine.tree + slot_part[g].tree;
+                    v[g] = sj[(int64_t)jj * b.n + tile_sorg + mine.soff + slot_part[g].soff];
+                } else {
+                    int32_t off;
+                    if (pm_tile_src(&b, org, s & ((1 << log_p) - 1), &off))
+                        v[g] = sj[(int64_t)(s >> log_p) * b.n + off];
+                }
             }
+        }
+#pragma unroll
+        for (int g = 0; g < PM_MAX_ACC; g++) {
+            const int32_t s = (int32_t)threadIdx.x + NT * g;
+            if (s < ng)
+                sm[(s >> log_p) * pp + pm_pad(s & ((1 << log_p) - 1), b.pad_shift)] = v[g];
         }
         __syncthreads();
         if (no_u) {
@@ -133,17 +141,27 @@ __global__ void __launch_bounds__(NT)
         __syncthreads();
     }
 
+    // The same for the stores: offsets and (beta != 0) the loads of cin first.
+    int32_t doff[PM_MAX_ACC];
+    T c[PM_MAX_ACC];
 #pragma unroll
     for (int m = 0; m < PM_MAX_ACC; m++) {
-        int32_t p, doff;
-        if (slot_at<NT>(b, org, i0, dorg, inside, mine, slot_part[m],
-                        (int32_t)threadIdx.x + NT * m, &p, &doff) < 0)
+        int32_t p;
+        slot_at<NT>(b, org, i0, dorg, inside, mine, slot_part[m], (int32_t)threadIdx.x + NT * m,
+                    &p, &doff[m]);
+        c[m] = T(0);
+        if (BETA && !to_ws && tree[m] >= 0)
+            c[m] = cin[b.dst_off + (int64_t)tree[m] * b.n + doff[m]];
+    }
+#pragma unroll
+    for (int m = 0; m < PM_MAX_ACC; m++) {
+        if (tree[m] < 0)
             continue;
-        const int64_t d = b.dst_off + (int64_t)tree[m] * b.n + doff;
+        const int64_t d = b.dst_off + (int64_t)tree[m] * b.n + doff[m];
         if (to_ws)
             ws[d] = acc[m];
         else
-            out[d] = BETA ? alpha * acc[m] + beta * cin[d] : alpha * acc[m];
+            out[d] = BETA ? alpha * acc[m] + beta * c[m] : alpha * acc[m];
     }
 }
 
