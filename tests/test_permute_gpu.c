@@ -41,10 +41,12 @@ Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
             "preset = recoupling_small, large_u, few_large, custom\nscale = 0.05\n"
             "tile_len = 32, 64, 128, 256\n"
             "[permute.exact]\nvariants = tiled, per_element\npreset = few_large, abelian_small\n"
-            "scale = 0.05\n",
+            "scale = 0.05\n"
+            "[permute.loop]\nvariants = gemm, auto\npreset = large_u, mixed\nscale = 0.05\n"
+            "gemm_call = loop\nbeta = 0, 0.5\n",
             &set),
         0);
-    cr_assert_eq(set.n_cases, 5 * 8 * 2 * 2 + 2 * 4 * 4 + 2 * 2);
+    cr_assert_eq(set.n_cases, 5 * 8 * 2 * 2 + 2 * 4 * 4 + 2 * 2 + 2 * 2 * 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);

@@ -40,6 +40,12 @@ perm = 0213, 3210
 variants = tiled
 preset = recoupling_small, few_large
 tile_len = 32, 64, 128, 256
+
+[permute.gemm_call]
+variants = gemm, auto
+preset = large_u
+dtype = f32, f64
+gemm_call = grouped, loop
 INI
   "$B/kbench" run /tmp/permute-quick.ini --out "$OUT/results/permute-quick"
 }

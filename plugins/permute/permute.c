@@ -53,6 +53,8 @@ static const kb_param params[] = {
     {"rows_max", KB_PARAM_INT, "4", "custom: most destination trees per block", NULL},
     {"cols_min", KB_PARAM_INT, "1", "custom: fewest source trees (with cols_max)", NULL},
     {"cols_max", KB_PARAM_INT, "0", "custom: most source trees; 0: cols = rows (square U)", NULL},
+    {"gemm_call", KB_PARAM_STRING, "grouped",
+     "gemm, auto: one grouped cuBLAS call, or a loop of one GEMM per block", "grouped|loop"},
     {"tile_len", KB_PARAM_INT, "0",
      "tiled, gemm, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
 };
@@ -337,7 +339,7 @@ static int plan_gemm(state *s, const unsigned char *via, const int64_t *ws_off, 
         kb_msgf(msg, "cublasSetWorkspace/SetMathMode failed");
         return KB_ERROR;
     }
-    s->launches += 1 + (p->beta != 0.0 ? n : 0);
+    s->launches += (g->loop ? n : 1) + (p->beta != 0.0 ? n : 0);
     for (int b = 0; b < p->n_blocks; b++)
         if (via[b] == 2)
             s->predicted_ns += pm_gemm_cost(p, &p->blocks[b]);
@@ -444,6 +446,7 @@ static int init(const kb_case *c, void **out, char *msg)
     state *s;
     int rc = KB_OK;
     int64_t tile_len = 0;
+    const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
         kb_msgf(msg, "parameter tile_len missing");
@@ -457,6 +460,14 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "tile_len belongs to tiled, gemm and auto");
         return KB_SKIP;
     }
+    if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
+        kb_msgf(msg, "parameter gemm_call missing");
+        return KB_BAD_PARAM;
+    }
+    if (strcmp(gemm_call, "grouped") != 0 && c->variant != V_GEMM && c->variant != V_AUTO) {
+        kb_msgf(msg, "gemm_call belongs to gemm and auto");
+        return KB_SKIP;
+    }
     s = calloc(1, sizeof *s);
     if (!s) {
         kb_msgf(msg, "out of host memory");
@@ -464,6 +475,7 @@ static int init(const kb_case *c, void **out, char *msg)
     }
     s->variant = c->variant;
     s->host = c->host;
+    s->gp.loop = strcmp(gemm_call, "loop") == 0;
     if (c->struct_size >= offsetof(kb_case, handle) + sizeof c->handle) {
         s->handle = c->handle;
         s->prob = c->shared;

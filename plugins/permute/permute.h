@@ -309,6 +309,7 @@ void pm_elem_plan_free(pm_elem_plan *e);
  * copied into out first. */
 typedef struct pm_gemm_plan {
     int count;
+    int loop;                    /* one cuBLAS call per problem instead of one grouped call */
     int *m, *n, *k, *group_size;
     double *alpha, *beta;        /* per problem; converted to the element type at the call */
     void **hA, **hB, **hC;       /* device pointers, host copies */

@@ -1,7 +1,8 @@
 // gemm: the seed's proposed follow-up for large recoupling matrices.  The tiled kernel
 // extracts each chosen block's source trees, permuted, into a workspace (PM_FLAG_TO_WS, in
 // the same launch as the blocks that stay tiled); then one grouped cuBLAS GEMM multiplies every
-// extracted block by its U^T straight into the output.  With beta != 0 the output ranges are
+// extracted block by its U^T straight into the output (gemm_call = loop: one cuBLAS GEMM per
+// block instead, in case the grouped call cannot be captured into a graph).  With beta != 0 the output ranges are
 // first filled from cin, since cuBLAS accumulates in place.  This file holds the host side of
 // the GEMM step; capturable, as the handle has its stream and a workspace.
 #include <cublas_v2.h>
@@ -13,6 +14,13 @@ namespace {
 template <typename T> struct blas;
 
 template <> struct blas<float> {
+    static cublasStatus_t one(cublasHandle_t h, const pm_gemm_plan *g, int i, const float *alpha,
+                              const float *beta)
+    {
+        return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g->m[i], g->n[i], g->k[i], alpha,
+                           (const float *)g->hA[i], g->m[i], (const float *)g->hB[i], g->k[i],
+                           beta, (float *)g->hC[i], g->m[i]);
+    }
     static cublasStatus_t grouped(cublasHandle_t h, const cublasOperation_t *ta,
                                   const cublasOperation_t *tb, const pm_gemm_plan *g,
                                   const float *alpha, const float *beta)
@@ -25,6 +33,13 @@ template <> struct blas<float> {
 };
 
 template <> struct blas<double> {
+    static cublasStatus_t one(cublasHandle_t h, const pm_gemm_plan *g, int i, const double *alpha,
+                              const double *beta)
+    {
+        return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g->m[i], g->n[i], g->k[i], alpha,
+                           (const double *)g->hA[i], g->m[i], (const double *)g->hB[i], g->k[i],
+                           beta, (double *)g->hC[i], g->m[i]);
+    }
     static cublasStatus_t grouped(cublasHandle_t h, const cublasOperation_t *ta,
                                   const cublasOperation_t *tb, const pm_gemm_plan *g,
                                   const double *alpha, const double *beta)
@@ -62,7 +77,10 @@ int run(cublasHandle_t h, const pm_gemm_plan *g, const void *cin, void *out, cud
         }
     }
     cublasStatus_t st = cublasSetStream(h, s);
-    if (st == CUBLAS_STATUS_SUCCESS)
+    if (st == CUBLAS_STATUS_SUCCESS && g->loop)
+        for (int i = 0; i < g->count && st == CUBLAS_STATUS_SUCCESS; i++)
+            st = blas<T>::one(h, g, i, &alpha[i], &beta[i]);
+    else if (st == CUBLAS_STATUS_SUCCESS)
         st = blas<T>::grouped(h, ta, tb, g, alpha, beta);
     if (st != CUBLAS_STATUS_SUCCESS) {
         *blas_status = (int)st;
