@@ -50,7 +50,8 @@ INI
   "$B/kbench" run /tmp/permute-quick.ini --out "$OUT/results/permute-quick"
 }
 
-# The whole profile (225 cases; about 5 minutes).
+# The whole profile (222 cases; about 4-5 minutes: generating and checking the 200-500 MB
+# tensors on the host is most of it).
 step_permute() {
   "$B/kbench" run profiles/permute.ini --out "$OUT/results/permute"
 }
