@@ -529,10 +529,12 @@ static int init(const kb_case *c, void **out, char *msg)
         }
         KB_CUDA_GOTO(cudaDeviceSynchronize(), msg, fail);
     }
-    report(s, "predicted_us", s->predicted_ns * 1e-3, 0.0, "us");
-    report(s, "tiles", (double)s->tp.tiles, 0.0, "1");
-    report(s, "launches", (double)s->launches, 0.0, "1");
-    report(s, "gemm_blocks", (double)s->gp.count, 0.0, "1");
+    if (variants[c->variant].target == KB_DEVICE) {
+        report(s, "predicted_us", s->predicted_ns * 1e-3, 0.0, "us");
+        report(s, "tiles", (double)s->tp.tiles, 0.0, "1");
+        report(s, "launches", (double)s->launches, 0.0, "1");
+        report(s, "gemm_blocks", (double)s->gp.count, 0.0, "1");
+    }
     *out = s;
     return KB_OK;
 fail:
