@@ -65,8 +65,9 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
     int64_t n_inside = 0;
     cr_assert(sm && acc && dpos && doff && tree && ok);
     for (int32_t tile = 0; tile < (int32_t)tp->tiles; tile++) {
-        const int bi = pm_find_block(tp->begin, tp->n_blocks, tile);
+        const int bi = tp->owner[tile];
         const pm_tile_block *b = &tp->blk[bi];
+        cr_assert_eq(bi, pm_find_block(tp->begin, tp->n_blocks, tile));
         int32_t i0, org[PM_MAX_RANK];
         cr_assert(tile >= tp->begin[bi] && tile < tp->begin[bi + 1]);
         pm_tile_origin(b, tile - tp->begin[bi], &i0, org);
@@ -96,8 +97,8 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
                     dpos[x] = mine.dpos + part[m].dpos;
                 } else {
                     tree[x] = i0 + (s >> log_p);
-                    ok[x] = s < slots && pm_tile_dst(b, org, s & pmask, &off, &es) &&
-                            tree[x] < b->rows;
+                    ok[x] =
+                        s < slots && pm_tile_dst(b, org, s & pmask, &off, &es) && tree[x] < b->rows;
                     dpos[x] = pm_pad(es, b->pad_shift);
                     doff[x] = off;
                 }
@@ -133,7 +134,8 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
                     cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
                     if (from >= 0) {
                         cr_assert(from >= b->src_off &&
-                                      from < b->src_off + (int64_t)b->n * (to_ws ? b->rows : b->cols),
+                                      from <
+                                          b->src_off + (int64_t)b->n * (to_ws ? b->rows : b->cols),
                                   "source read outside the block");
                         sm[at] = get(p->src, p->esize, from);
                     } else {
@@ -148,8 +150,9 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
                     acc[x] = sm[dpos[x]];
                 else
                     for (int32_t jj = 0; jj < nc; jj++)
-                        acc[x] += get(p->u, p->esize, b->u_off + (int64_t)tree[x] * b->cols + jc + jj) *
-                                  sm[jj * pp + dpos[x]];
+                        acc[x] +=
+                            get(p->u, p->esize, b->u_off + (int64_t)tree[x] * b->cols + jc + jj) *
+                            sm[jj * pp + dpos[x]];
             }
         }
         for (int x = 0; x < nt * PM_MAX_ACC; x++) {
@@ -181,7 +184,8 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
 static void emulate_elems(const pm_problem *p, const pm_elem_plan *e, void *out, int *writes)
 {
     for (int32_t cta = 0; cta < e->begin[e->n_blocks]; cta++) {
-        const int bi = pm_find_block(e->begin, e->n_blocks, cta);
+        const int bi = e->owner[cta];
+        cr_assert_eq(bi, pm_find_block(e->begin, e->n_blocks, cta));
         const pm_elem_block *b = &e->blk[bi];
         for (int t = 0; t < PM_ELEM_THREADS; t++) {
             int32_t x = (cta - e->begin[bi]) * PM_ELEM_THREADS + t;
@@ -235,7 +239,8 @@ static void expect_once(const pm_problem *p, const int *writes, const char *what
                  (long long)wrong, (long long)p->dst_elems);
 }
 
-/* ---- hand-checked cases ----------------------------------------------------------------------- */
+/* ---- hand-checked cases -----------------------------------------------------------------------
+ */
 
 Test(permute, transpose_2x3_by_hand)
 {
@@ -322,7 +327,8 @@ Test(permute, perm_and_dims_parse)
     cr_expect_eq(pm_parse_perm("8", perm, &n, msg), KB_BAD_PARAM);
 }
 
-/* ---- the check ---------------------------------------------------------------------------------- */
+/* ---- the check ----------------------------------------------------------------------------------
+ */
 
 Test(permute, check_fails_unwritten_and_inexact_abelian)
 {
@@ -440,7 +446,8 @@ Test(permute, emulated_kernels_verify_on_every_preset, .timeout = 300)
         }
 }
 
-/* ---- the cost model --------------------------------------------------------------------------- */
+/* ---- the cost model ---------------------------------------------------------------------------
+ */
 
 Test(permute, cost_model_choices)
 {
@@ -493,8 +500,7 @@ Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .tim
             ok += c->status == KBI_ST_OK && c->verify_passed;
         } else {
             /* No GPU here: skipped; on the GPU machine: verified. */
-            cr_expect(c->status == KBI_ST_SKIPPED ||
-                          (c->status == KBI_ST_OK && c->verify_passed),
+            cr_expect(c->status == KBI_ST_SKIPPED || (c->status == KBI_ST_OK && c->verify_passed),
                       "%s: %s", c->id, c->message);
         }
     }

@@ -88,11 +88,10 @@ Test(permute_gpu, tiled_keeps_its_distance_to_per_element, .timeout = 600)
     double ti_f = median_of(&set, "tiled", "preset=few_large");
     double cp_f = median_of(&set, "copy", "preset=few_large");
     printf("recoupling_small: per_element %.2f us, tiled %.2f us\n", pe_r * 1e6, ti_r * 1e6);
-    printf("few_large: per_element %.1f us, tiled %.1f us, copy %.1f us\n", pe_f * 1e6,
-           ti_f * 1e6, cp_f * 1e6);
+    printf("few_large: per_element %.1f us, tiled %.1f us, copy %.1f us\n", pe_f * 1e6, ti_f * 1e6,
+           cp_f * 1e6);
     cr_assert(pe_r > 0 && ti_r > 0 && pe_f > 0 && ti_f > 0 && cp_f > 0);
-    cr_expect_leq(ti_r, 1.2 * pe_r, "tiled %.2f us vs per_element %.2f us", ti_r * 1e6,
-                  pe_r * 1e6);
+    cr_expect_leq(ti_r, 1.2 * pe_r, "tiled %.2f us vs per_element %.2f us", ti_r * 1e6, pe_r * 1e6);
     cr_expect_leq(ti_f, pe_f, "tiled %.1f us vs per_element %.1f us", ti_f * 1e6, pe_f * 1e6);
     cr_expect_leq(ti_f, 2.0 * cp_f, "tiled %.1f us vs copy %.1f us", ti_f * 1e6, cp_f * 1e6);
     kbi_results_free(&set);

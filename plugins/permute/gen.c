@@ -11,10 +11,14 @@
 #include "permute.h"
 
 static const char *const preset_names[PM_N_PRESETS] = {
-    [PM_ABELIAN_SMALL] = "abelian_small", [PM_RECOUPLING_SMALL] = "recoupling_small",
-    [PM_MANY_SMALL] = "many_small",       [PM_LARGE_U] = "large_u",
-    [PM_FEW_LARGE] = "few_large",         [PM_MIXED] = "mixed",
-    [PM_DENSE] = "dense",                 [PM_CUSTOM] = "custom",
+    [PM_ABELIAN_SMALL] = "abelian_small",
+    [PM_RECOUPLING_SMALL] = "recoupling_small",
+    [PM_MANY_SMALL] = "many_small",
+    [PM_LARGE_U] = "large_u",
+    [PM_FEW_LARGE] = "few_large",
+    [PM_MIXED] = "mixed",
+    [PM_DENSE] = "dense",
+    [PM_CUSTOM] = "custom",
 };
 
 const char *pm_preset_name(pm_preset p)
@@ -345,22 +349,22 @@ static void strides(const pm_block *b, int64_t *sstr, int *ddim)
 
 /* Calls body(e, soff) for every destination element e of one tree in order, with the source
  * offset soff of the same element: an odometer, no division. */
-#define PM_FOR_EACH(b, e, soff, ...)                                                          \
-    do {                                                                                       \
-        int64_t sstr_[PM_MAX_RANK];                                                            \
-        int ddim_[PM_MAX_RANK], c_[PM_MAX_RANK] = {0};                                         \
-        strides((b), sstr_, ddim_);                                                            \
-        int64_t soff = 0;                                                                      \
-        for (int64_t e = 0; e < (b)->n; e++) {                                                 \
-            __VA_ARGS__;                                                                       \
-            for (int k_ = 0; k_ < (b)->rank; k_++) {                                           \
-                soff += sstr_[k_];                                                             \
-                if (++c_[k_] < ddim_[k_])                                                      \
-                    break;                                                                     \
-                soff -= sstr_[k_] * ddim_[k_];                                                 \
-                c_[k_] = 0;                                                                    \
-            }                                                                                  \
-        }                                                                                      \
+#define PM_FOR_EACH(b, e, soff, ...)                                                               \
+    do {                                                                                           \
+        int64_t sstr_[PM_MAX_RANK];                                                                \
+        int ddim_[PM_MAX_RANK], c_[PM_MAX_RANK] = {0};                                             \
+        strides((b), sstr_, ddim_);                                                                \
+        int64_t soff = 0;                                                                          \
+        for (int64_t e = 0; e < (b)->n; e++) {                                                     \
+            __VA_ARGS__;                                                                           \
+            for (int k_ = 0; k_ < (b)->rank; k_++) {                                               \
+                soff += sstr_[k_];                                                                 \
+                if (++c_[k_] < ddim_[k_])                                                          \
+                    break;                                                                         \
+                soff -= sstr_[k_] * ddim_[k_];                                                     \
+                c_[k_] = 0;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 static double get(const void *a, int esize, int64_t i)
@@ -489,26 +493,26 @@ void pm_problem_free(pm_problem *p)
 
 /* ---- the host variant and the check ---------------------------------------------------------- */
 
-#define PM_HOST_APPLY(T)                                                                       \
-    do {                                                                                       \
-        const T *src = p->src, *cin = p->cin, *u = p->u;                                       \
-        T *o = out, alpha = (T)p->alpha, beta = (T)p->beta;                                    \
-        for (int bi = 0; bi < p->n_blocks; bi++) {                                             \
-            const pm_block *b = &p->blocks[bi];                                                \
-            const T *ub = u + b->u_off, *sb = src + b->src_off;                                \
-            PM_FOR_EACH(b, e, soff, {                                                          \
-                for (int i = 0; i < b->rows; i++) {                                            \
-                    T acc = 0;                                                                 \
-                    int64_t d = b->dst_off + i * b->n + e;                                     \
-                    if (pm_is_unique(b))                                                       \
-                        acc = sb[soff];                                                        \
-                    else                                                                       \
-                        for (int j = 0; j < b->cols; j++)                                      \
-                            acc += ub[(int64_t)i * b->cols + j] * sb[j * b->n + soff];         \
-                    o[d] = beta != 0 ? alpha * acc + beta * cin[d] : alpha * acc;              \
-                }                                                                              \
-            });                                                                                \
-        }                                                                                      \
+#define PM_HOST_APPLY(T)                                                                           \
+    do {                                                                                           \
+        const T *src = p->src, *cin = p->cin, *u = p->u;                                           \
+        T *o = out, alpha = (T)p->alpha, beta = (T)p->beta;                                        \
+        for (int bi = 0; bi < p->n_blocks; bi++) {                                                 \
+            const pm_block *b = &p->blocks[bi];                                                    \
+            const T *ub = u + b->u_off, *sb = src + b->src_off;                                    \
+            PM_FOR_EACH(b, e, soff, {                                                              \
+                for (int i = 0; i < b->rows; i++) {                                                \
+                    T acc = 0;                                                                     \
+                    int64_t d = b->dst_off + i * b->n + e;                                         \
+                    if (pm_is_unique(b))                                                           \
+                        acc = sb[soff];                                                            \
+                    else                                                                           \
+                        for (int j = 0; j < b->cols; j++)                                          \
+                            acc += ub[(int64_t)i * b->cols + j] * sb[j * b->n + soff];             \
+                    o[d] = beta != 0 ? alpha * acc + beta * cin[d] : alpha * acc;                  \
+                }                                                                                  \
+            });                                                                                    \
+        }                                                                                          \
     } while (0)
 
 void pm_host_apply(const pm_problem *p, void *out)

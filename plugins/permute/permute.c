@@ -41,10 +41,10 @@ static const kb_param params[] = {
     {"alpha", KB_PARAM_FLOAT, "1.0", "scale of the recoupled permute", NULL},
     {"beta", KB_PARAM_FLOAT, "0.0", "scale of cin added to the result (0: cin is not read)", NULL},
     {"scale", KB_PARAM_FLOAT, "1.0", "element count factor (small for CI)", NULL},
-    {"dims", KB_PARAM_STRING, "auto", "dense/custom: fixed source dims, rank <= 8, e.g. 48x48x48x48",
-     NULL},
-    {"perm", KB_PARAM_STRING, "auto", "dense/custom: destination axis k = source axis perm[k], e.g. 3201",
-     NULL},
+    {"dims", KB_PARAM_STRING, "auto",
+     "dense/custom: fixed source dims, rank <= 8, e.g. 48x48x48x48", NULL},
+    {"perm", KB_PARAM_STRING, "auto",
+     "dense/custom: destination axis k = source axis perm[k], e.g. 3201", NULL},
     {"n_blocks", KB_PARAM_INT, "16", "custom: number of blocks", NULL},
     {"rank", KB_PARAM_INT, "4", "custom: rank when dims = auto", NULL},
     {"dmin", KB_PARAM_INT, "1", "custom: smallest random dim", NULL},
@@ -80,10 +80,10 @@ typedef struct state {
     void *d_src, *d_cin, *d_u, *d_out, *d_ws, *d_scratch;
     pm_tile_plan tp;
     pm_tile_block *d_tblk;
-    int32_t *d_tbegin;
+    int32_t *d_tbegin, *d_towner;
     pm_elem_plan ep[2]; /* generic, unique */
     pm_elem_block *d_eblk[2];
-    int32_t *d_ebegin[2];
+    int32_t *d_ebegin[2], *d_eowner[2];
     pm_gemm_plan gp;
     cublasHandle_t blas;
     void *d_blas_ws;
@@ -103,8 +103,8 @@ static int parse_dims(const char *text, int *dims, int *n, char *msg)
         char *end;
         long v = strtol(c, &end, 10);
         if (end == c || v < 1 || v > (1L << 30) || *n == PM_MAX_RANK) {
-            kb_msgf(msg, "dims = %s: expected auto or up to %d positive integers joined by x",
-                    text, PM_MAX_RANK);
+            kb_msgf(msg, "dims = %s: expected auto or up to %d positive integers joined by x", text,
+                    PM_MAX_RANK);
             return KB_BAD_PARAM;
         }
         dims[(*n)++] = (int)v;
@@ -231,9 +231,11 @@ static int teardown(void *p, char *msg)
     cudaFree(s->d_scratch);
     cudaFree(s->d_tblk);
     cudaFree(s->d_tbegin);
+    cudaFree(s->d_towner);
     for (int i = 0; i < 2; i++) {
         cudaFree(s->d_eblk[i]);
         cudaFree(s->d_ebegin[i]);
+        cudaFree(s->d_eowner[i]);
         pm_elem_plan_free(&s->ep[i]);
     }
     pm_tile_plan_free(&s->tp);
@@ -364,6 +366,9 @@ static int plan_device(state *s, int len_log, char *msg)
             if (rc == KB_OK)
                 rc = upload((void **)&s->d_ebegin[i], s->ep[i].begin,
                             ((size_t)s->ep[i].n_blocks + 1) * sizeof(int32_t), msg);
+            if (rc == KB_OK)
+                rc = upload((void **)&s->d_eowner[i], s->ep[i].owner,
+                            (size_t)s->ep[i].begin[s->ep[i].n_blocks] * sizeof(int32_t), msg);
             if (rc != KB_OK)
                 return rc;
             s->launches += s->ep[i].n_blocks > 0;
@@ -393,7 +398,8 @@ static int plan_device(state *s, int len_log, char *msg)
             goto done;
         for (int b = 0; b < p->n_blocks; b++) {
             const pm_block *bl = &p->blocks[b];
-            if (!pm_is_unique(bl) && pm_gemm_cost(p, bl) < pm_tiled_cost(p, bl, all.len_log, NULL)) {
+            if (!pm_is_unique(bl) &&
+                pm_gemm_cost(p, bl) < pm_tiled_cost(p, bl, all.len_log, NULL)) {
                 via[b] = 2;
                 any = 1;
             }
@@ -428,11 +434,13 @@ static int plan_device(state *s, int len_log, char *msg)
         goto done;
     s->predicted_ns = s->tp.predicted_ns;
     s->launches = s->tp.tiles > 0;
-    rc = upload((void **)&s->d_tblk, s->tp.blk, (size_t)s->tp.n_blocks * sizeof(pm_tile_block),
-                msg);
+    rc =
+        upload((void **)&s->d_tblk, s->tp.blk, (size_t)s->tp.n_blocks * sizeof(pm_tile_block), msg);
     if (rc == KB_OK)
         rc = upload((void **)&s->d_tbegin, s->tp.begin,
                     ((size_t)s->tp.n_blocks + 1) * sizeof(int32_t), msg);
+    if (rc == KB_OK)
+        rc = upload((void **)&s->d_towner, s->tp.owner, (size_t)s->tp.tiles * sizeof(int32_t), msg);
     if (rc == KB_OK && ws)
         rc = plan_gemm(s, via, ws_off, msg);
 done:
@@ -509,20 +517,23 @@ static int init(const kb_case *c, void **out, char *msg)
         KB_CUDA_GOTO(cudaMalloc(&s->d_cin, dst_bytes + 1), msg, fail);
         KB_CUDA_GOTO(cudaMalloc(&s->d_u, (size_t)p->u_elems * es + 1), msg, fail);
         KB_CUDA_GOTO(cudaMalloc(&s->d_out, dst_bytes + 1), msg, fail);
-        KB_CUDA_GOTO(cudaMemcpy(s->d_src, p->src, (size_t)p->src_elems * es,
-                                cudaMemcpyHostToDevice),
-                     msg, fail);
+        KB_CUDA_GOTO(
+            cudaMemcpy(s->d_src, p->src, (size_t)p->src_elems * es, cudaMemcpyHostToDevice), msg,
+            fail);
         KB_CUDA_GOTO(cudaMemcpy(s->d_cin, p->cin, dst_bytes, cudaMemcpyHostToDevice), msg, fail);
-        KB_CUDA_GOTO(cudaMemcpy(s->d_u, p->u, (size_t)p->u_elems * es, cudaMemcpyHostToDevice),
-                     msg, fail);
+        KB_CUDA_GOTO(cudaMemcpy(s->d_u, p->u, (size_t)p->u_elems * es, cudaMemcpyHostToDevice), msg,
+                     fail);
         KB_CUDA_GOTO(cudaMemset(s->d_out, 0xff, dst_bytes), msg, fail);
         KB_CUDA_GOTO(cudaStreamCreateWithFlags(&s->own, cudaStreamNonBlocking), msg, fail);
         if (c->variant == V_COPY) {
             s->launches = 1;
             s->predicted_ns = 2.0 * (double)dst_bytes / 4180.0 + PM_LAUNCH_NS;
         } else {
-            int len_log = tile_len == 0 ? -1 : tile_len == 32 ? 0 : tile_len == 64 ? 1
-                                                     : tile_len == 128 ? 2 : 3;
+            int len_log = tile_len == 0     ? -1
+                          : tile_len == 32  ? 0
+                          : tile_len == 64  ? 1
+                          : tile_len == 128 ? 2
+                                            : 3;
             rc = plan_device(s, len_log, msg);
             if (rc != KB_OK)
                 goto fail;
@@ -562,7 +573,8 @@ static int counts(void *p, kb_counts *k, char *msg)
         k->flops = 0.0;
     } else {
         /* Source read once, destination written once (and read when beta != 0), U read. */
-        k->bytes = es * ((double)pr->src_elems + (double)pr->dst_elems * (pr->beta != 0 ? 2 : 1) + u);
+        k->bytes =
+            es * ((double)pr->src_elems + (double)pr->dst_elems * (pr->beta != 0 ? 2 : 1) + u);
         k->flops = flops;
     }
     k->items = (double)pr->dst_elems;
@@ -583,16 +595,16 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
         return KB_OK;
     case V_PER_ELEMENT:
         for (int i = 0; i < 2; i++)
-            KB_CUDA_TRY((cudaError_t)pm_run_per_element(p->esize, i, &s->ep[i], s->d_eblk[i],
-                                                        s->d_ebegin[i], s->d_src, s->d_cin,
-                                                        s->d_u, out, p->alpha, p->beta, st),
+            KB_CUDA_TRY((cudaError_t)pm_run_per_element(
+                            p->esize, i, &s->ep[i], s->d_eblk[i], s->d_ebegin[i], s->d_eowner[i],
+                            s->d_src, s->d_cin, s->d_u, out, p->alpha, p->beta, st),
                         msg);
         return KB_OK;
     default: {
         int blas = 0, e;
-        KB_CUDA_TRY((cudaError_t)pm_run_tiled(p->esize, &s->tp, s->d_tblk, s->d_tbegin, s->d_src,
-                                              s->d_cin, s->d_u, out, s->d_ws, p->alpha, p->beta,
-                                              st),
+        KB_CUDA_TRY((cudaError_t)pm_run_tiled(p->esize, &s->tp, s->d_tblk, s->d_tbegin, s->d_towner,
+                                              s->d_src, s->d_cin, s->d_u, out, s->d_ws, p->alpha,
+                                              p->beta, st),
                     msg);
         if (s->gp.count == 0)
             return KB_OK;
@@ -645,9 +657,9 @@ static int self_time(state *s, int copy, double *us, double *se, char *msg)
     /* One call, to size the graph to about 2 ms. */
     KB_CUDA_GOTO(cudaEventRecord(e0, s->own), msg, fail);
     if (copy)
-        KB_CUDA_GOTO(cudaMemcpyAsync(s->d_scratch, s->d_cin, bytes, cudaMemcpyDeviceToDevice,
-                                     s->own),
-                     msg, fail);
+        KB_CUDA_GOTO(
+            cudaMemcpyAsync(s->d_scratch, s->d_cin, bytes, cudaMemcpyDeviceToDevice, s->own), msg,
+            fail);
     else if ((rc = run_on(s, s->own, s->d_scratch, msg)) != KB_OK)
         goto fail;
     KB_CUDA_GOTO(cudaEventRecord(e1, s->own), msg, fail);
@@ -658,8 +670,8 @@ static int self_time(state *s, int copy, double *us, double *se, char *msg)
     KB_CUDA_GOTO(cudaStreamBeginCapture(s->own, cudaStreamCaptureModeThreadLocal), msg, fail);
     for (int i = 0; i < reps && rc == KB_OK; i++) {
         if (copy) {
-            cudaError_t e = cudaMemcpyAsync(s->d_scratch, s->d_cin, bytes,
-                                            cudaMemcpyDeviceToDevice, s->own);
+            cudaError_t e =
+                cudaMemcpyAsync(s->d_scratch, s->d_cin, bytes, cudaMemcpyDeviceToDevice, s->own);
             if (e != cudaSuccess)
                 rc = kb_cuda_fail(e, "cudaMemcpyAsync (capture)", __FILE__, __LINE__, msg);
         } else {
@@ -747,7 +759,8 @@ static const kb_plugin plugin = {
     .abi_version = KB_ABI_CURRENT,
     .struct_size = sizeof(kb_plugin),
     .name = "permute",
-    .description = "block-sparse tensor permutation with recoupling: per-element, tiled, GEMM, copy",
+    .description =
+        "block-sparse tensor permutation with recoupling: per-element, tiled, GEMM, copy",
     .variants = variants,
     .n_variants = V_COUNT,
     .params = params,

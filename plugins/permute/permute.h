@@ -49,16 +49,16 @@ typedef enum pm_preset {
 /* What the generator builds (parameters of a case). */
 typedef struct pm_spec {
     pm_preset preset;
-    int esize;               /* 4 (f32) or 8 (f64) */
+    int esize; /* 4 (f32) or 8 (f64) */
     double alpha, beta;
-    double scale;            /* element count factor */
-    int n_blocks, rank;      /* custom */
-    int dmin, dmax;          /* custom: random dims range */
-    int rows_min, rows_max;  /* custom: destination trees range */
-    int cols_min, cols_max;  /* custom: source trees range; cols_max 0: cols = rows */
-    int dims[PM_MAX_RANK];   /* dense, custom: fixed dims (n_dims 0: none) */
+    double scale;           /* element count factor */
+    int n_blocks, rank;     /* custom */
+    int dmin, dmax;         /* custom: random dims range */
+    int rows_min, rows_max; /* custom: destination trees range */
+    int cols_min, cols_max; /* custom: source trees range; cols_max 0: cols = rows */
+    int dims[PM_MAX_RANK];  /* dense, custom: fixed dims (n_dims 0: none) */
     int n_dims;
-    int perm[PM_MAX_RANK];   /* dense, custom: the permutation (n_perm 0: the preset's) */
+    int perm[PM_MAX_RANK]; /* dense, custom: the permutation (n_perm 0: the preset's) */
     int n_perm;
 } pm_spec;
 
@@ -80,7 +80,7 @@ typedef struct pm_problem {
     int64_t src_elems, dst_elems, u_elems;
     void *src, *cin, *u; /* inputs in the element type */
     double *ref;         /* the exact-as-double result */
-    float *mag;          /* |alpha| sum_j |U_ij x_j| + |beta c|: the scale of each element's error */
+    float *mag; /* |alpha| sum_j |U_ij x_j| + |beta c|: the scale of each element's error */
 } pm_problem;
 
 static inline int pm_is_unique(const pm_block *b)
@@ -118,6 +118,7 @@ typedef struct pm_tile_plan {
     int len_log;        /* tile length (threads) = 32 << len_log */
     pm_tile_block *blk; /* host copy */
     int32_t *begin;
+    int32_t *owner; /* the block of each tile: one load a tile instead of a binary search */
     int64_t tiles;
     size_t smem_elems; /* shared memory of one tile, elements */
     double predicted_ns;
@@ -136,6 +137,7 @@ typedef struct pm_elem_plan {
     int n_blocks;
     pm_elem_block *blk;
     int32_t *begin; /* first CTA of each block; begin[n_blocks] = CTAs */
+    int32_t *owner; /* the block of each CTA */
 } pm_elem_plan;
 
 #define PM_ELEM_THREADS 256
@@ -309,24 +311,24 @@ void pm_elem_plan_free(pm_elem_plan *e);
  * copied into out first. */
 typedef struct pm_gemm_plan {
     int count;
-    int loop;                    /* one cuBLAS call per problem instead of one grouped call */
+    int loop; /* one cuBLAS call per problem instead of one grouped call */
     int *m, *n, *k, *group_size;
-    double *alpha, *beta;        /* per problem; converted to the element type at the call */
-    void **hA, **hB, **hC;       /* device pointers, host copies */
-    void **dA, **dB, **dC;       /* the same arrays on the device */
+    double *alpha, *beta;         /* per problem; converted to the element type at the call */
+    void **hA, **hB, **hC;        /* device pointers, host copies */
+    void **dA, **dB, **dC;        /* the same arrays on the device */
     int64_t *copy_off, *copy_len; /* beta != 0: cin -> out, in elements */
 } pm_gemm_plan;
 
 /* ---- device side (kernels/) ------------------------------------------------------------------ */
 
 /* Each returns a cudaError_t as int.  Pointers are device pointers. */
-int pm_run_per_element(int esize, int unique, const pm_elem_plan *hplan,
-                       const pm_elem_block *dblk, const int32_t *dbegin, const void *src,
+int pm_run_per_element(int esize, int unique, const pm_elem_plan *hplan, const pm_elem_block *dblk,
+                       const int32_t *dbegin, const int32_t *downer, const void *src,
                        const void *cin, const void *u, void *out, double alpha, double beta,
                        void *stream);
 int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
-                 const int32_t *dbegin, const void *src, const void *cin, const void *u, void *out,
-                 void *ws, double alpha, double beta, void *stream);
+                 const int32_t *dbegin, const int32_t *downer, const void *src, const void *cin,
+                 const void *u, void *out, void *ws, double alpha, double beta, void *stream);
 /* Largest dynamic shared memory the tiled kernel may need, so init can refuse a plan. */
 size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
 /* Copies (beta != 0) and the grouped GEMM; `handle` is a cublasHandle_t with its workspace set.

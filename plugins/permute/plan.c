@@ -15,14 +15,14 @@
 
 #define NS_PER_SECTOR (32.0 / 4180.0) /* one 32-byte sector at the copy bandwidth */
 #define NS_PER_BYTE (1.0 / 4180.0)
-#define NS_PER_RUN 0.002      /* address arithmetic and a partial sector per contiguous run */
-#define NS_PER_FMA 0.0005     /* a recoupling FMA with its shared-memory read (float32) */
-#define NS_PER_COEF 0.001     /* one coefficient read per tile */
-#define NS_PER_TILE 0.25      /* scheduling a tile */
-#define NS_PER_THREAD 0.001   /* each thread of a tile, busy or idle */
-#define NS_PER_SYNC 0.02      /* one shared-memory fill (two barriers) */
+#define NS_PER_RUN 0.002         /* address arithmetic and a partial sector per contiguous run */
+#define NS_PER_FMA 0.0005        /* a recoupling FMA with its shared-memory read (float32) */
+#define NS_PER_COEF 0.001        /* one coefficient read per tile */
+#define NS_PER_TILE 0.25         /* scheduling a tile */
+#define NS_PER_THREAD 0.001      /* each thread of a tile, busy or idle */
+#define NS_PER_SYNC 0.02         /* one shared-memory fill (two barriers) */
 #define GEMM_FLOP_PER_NS 30000.0 /* cuBLAS on mid-size problems: 30 TFLOP/s */
-#define NS_PER_GEMM 500.0     /* each problem of a grouped GEMM */
+#define NS_PER_GEMM 500.0        /* each problem of a grouped GEMM */
 
 typedef struct geom {
     int rank, rows, cols, esize, beta, extract;
@@ -295,6 +295,12 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
             out->smem_elems = smem;
     }
     out->begin[n] = (int32_t)out->tiles;
+    out->owner = malloc((size_t)(out->tiles ? out->tiles : 1) * sizeof *out->owner);
+    if (!out->owner)
+        goto nomem;
+    for (int i = 0; i < n; i++)
+        for (int32_t t = out->begin[i]; t < out->begin[i + 1]; t++)
+            out->owner[t] = i;
     if (n)
         out->predicted_ns += PM_LAUNCH_NS;
     free(ord);
@@ -312,6 +318,7 @@ void pm_tile_plan_free(pm_tile_plan *t)
 {
     free(t->blk);
     free(t->begin);
+    free(t->owner);
     memset(t, 0, sizeof *t);
 }
 
@@ -359,6 +366,15 @@ int pm_plan_elems(const pm_problem *p, int unique, pm_elem_plan *out, char *msg)
     }
     out->n_blocks = n;
     out->begin[n] = (int32_t)ctas;
+    out->owner = malloc((size_t)(ctas ? ctas : 1) * sizeof *out->owner);
+    if (!out->owner) {
+        pm_elem_plan_free(out);
+        kb_msgf(msg, "out of host memory planning the per-element kernels");
+        return KB_NOMEM;
+    }
+    for (int i = 0; i < n; i++)
+        for (int32_t t = out->begin[i]; t < out->begin[i + 1]; t++)
+            out->owner[t] = i;
     return KB_OK;
 }
 
@@ -366,5 +382,6 @@ void pm_elem_plan_free(pm_elem_plan *e)
 {
     free(e->blk);
     free(e->begin);
+    free(e->owner);
     memset(e, 0, sizeof *e);
 }

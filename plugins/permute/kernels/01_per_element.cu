@@ -5,18 +5,20 @@
 // kinds takes two launches.
 #include "common.cuh"
 
-namespace {
+namespace
+{
 
 template <typename T, bool UNIQUE, bool BETA>
 __global__ void __launch_bounds__(PM_ELEM_THREADS)
-    per_element(const pm_elem_block *__restrict__ blk, const int32_t *__restrict__ begin, int nblk,
-                const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
-                T *__restrict__ out, T alpha, T beta)
+    per_element(const pm_elem_block *__restrict__ blk, const int32_t *__restrict__ begin,
+                const int32_t *__restrict__ owner, const T *__restrict__ src,
+                const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out, T alpha,
+                T beta)
 {
     __shared__ pm_elem_block b;
     __shared__ int32_t first;
     if (threadIdx.x == 0) {
-        int bi = pm_find_block(begin, nblk, (int32_t)blockIdx.x);
+        const int bi = owner[blockIdx.x];
         first = begin[bi];
         b = blk[bi];
     }
@@ -48,20 +50,20 @@ __global__ void __launch_bounds__(PM_ELEM_THREADS)
 
 template <typename T, bool UNIQUE>
 cudaError_t launch(const pm_elem_plan *h, const pm_elem_block *blk, const int32_t *begin,
-                   const void *src, const void *cin, const void *u, void *out, double alpha,
-                   double beta, cudaStream_t s)
+                   const int32_t *owner, const void *src, const void *cin, const void *u, void *out,
+                   double alpha, double beta, cudaStream_t s)
 {
     const unsigned grid = (unsigned)h->begin[h->n_blocks];
     if (grid == 0)
         return cudaSuccess;
     if (beta != 0.0)
-        per_element<T, UNIQUE, true><<<grid, PM_ELEM_THREADS, 0, s>>>(
-            blk, begin, h->n_blocks, (const T *)src, (const T *)cin, (const T *)u, (T *)out,
-            (T)alpha, (T)beta);
+        per_element<T, UNIQUE, true>
+            <<<grid, PM_ELEM_THREADS, 0, s>>>(blk, begin, owner, (const T *)src, (const T *)cin,
+                                              (const T *)u, (T *)out, (T)alpha, (T)beta);
     else
-        per_element<T, UNIQUE, false><<<grid, PM_ELEM_THREADS, 0, s>>>(
-            blk, begin, h->n_blocks, (const T *)src, (const T *)cin, (const T *)u, (T *)out,
-            (T)alpha, (T)beta);
+        per_element<T, UNIQUE, false>
+            <<<grid, PM_ELEM_THREADS, 0, s>>>(blk, begin, owner, (const T *)src, (const T *)cin,
+                                              (const T *)u, (T *)out, (T)alpha, (T)beta);
     return cudaGetLastError();
 }
 
@@ -69,17 +71,17 @@ cudaError_t launch(const pm_elem_plan *h, const pm_elem_block *blk, const int32_
 
 extern "C" int pm_run_per_element(int esize, int unique, const pm_elem_plan *hplan,
                                   const pm_elem_block *dblk, const int32_t *dbegin,
-                                  const void *src, const void *cin, const void *u, void *out,
-                                  double alpha, double beta, void *stream)
+                                  const int32_t *downer, const void *src, const void *cin,
+                                  const void *u, void *out, double alpha, double beta, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     if (esize == 4)
-        return (int)(unique ? launch<float, true>(hplan, dblk, dbegin, src, cin, u, out, alpha,
-                                                  beta, s)
-                            : launch<float, false>(hplan, dblk, dbegin, src, cin, u, out, alpha,
-                                                   beta, s));
-    return (int)(unique ? launch<double, true>(hplan, dblk, dbegin, src, cin, u, out, alpha, beta,
-                                               s)
-                        : launch<double, false>(hplan, dblk, dbegin, src, cin, u, out, alpha,
-                                                beta, s));
+        return (int)(unique ? launch<float, true>(hplan, dblk, dbegin, downer, src, cin, u, out,
+                                                  alpha, beta, s)
+                            : launch<float, false>(hplan, dblk, dbegin, downer, src, cin, u, out,
+                                                   alpha, beta, s));
+    return (int)(unique ? launch<double, true>(hplan, dblk, dbegin, downer, src, cin, u, out, alpha,
+                                               beta, s)
+                        : launch<double, false>(hplan, dblk, dbegin, downer, src, cin, u, out,
+                                                alpha, beta, s));
 }

@@ -13,15 +13,16 @@
 // 256 threads) and beta != 0 are template parameters, chosen per launch.
 #include "common.cuh"
 
-namespace {
+namespace
+{
 
 // Where slot s (= threadIdx.x + NT*m) of the tile writes: its tree (-1 when the slot is
 // unused or outside the block), its shared-memory position and its destination offset.
 template <int NT>
-__device__ __forceinline__ int32_t slot_at(const pm_tile_block &b, const int32_t *org,
-                                           int32_t i0, int32_t dorg, bool inside,
-                                           const pm_part &mine, const pm_part &part, int32_t s,
-                                           int32_t *dpos, int32_t *doff)
+__device__ __forceinline__ int32_t slot_at(const pm_tile_block &b, const int32_t *org, int32_t i0,
+                                           int32_t dorg, bool inside, const pm_part &mine,
+                                           const pm_part &part, int32_t s, int32_t *dpos,
+                                           int32_t *doff)
 {
     const int32_t slots = (1 << b.log_p) << b.log_r;
     int32_t tree;
@@ -34,8 +35,8 @@ __device__ __forceinline__ int32_t slot_at(const pm_tile_block &b, const int32_t
     } else {
         int32_t es = 0;
         tree = i0 + (s >> b.log_p);
-        ok = s < slots && pm_tile_dst(&b, org, s & ((1 << b.log_p) - 1), doff, &es) &&
-             tree < b.rows;
+        ok =
+            s < slots && pm_tile_dst(&b, org, s & ((1 << b.log_p) - 1), doff, &es) && tree < b.rows;
         *dpos = pm_pad(es, b.pad_shift);
     }
     return ok ? tree : -1;
@@ -45,9 +46,9 @@ __device__ __forceinline__ int32_t slot_at(const pm_tile_block &b, const int32_t
 // 80 spills (tried); the per-tile state already lives in shared memory.
 template <typename T, int NT, bool BETA>
 __global__ void __launch_bounds__(NT)
-    tiled(const pm_tile_block *__restrict__ blk, const int32_t *__restrict__ begin, int nblk,
-          const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
-          T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
+    tiled(const pm_tile_block *__restrict__ blk, const int32_t *__restrict__ begin,
+          const int32_t *__restrict__ owner, const T *__restrict__ src, const T *__restrict__ cin,
+          const T *__restrict__ u, T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
 {
     constexpr int kLogNT = NT == 32 ? 5 : NT == 64 ? 6 : NT == 128 ? 7 : 8;
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -57,7 +58,7 @@ __global__ void __launch_bounds__(NT)
     __shared__ pm_part slot_part[PM_MAX_ACC]; // the part of slot m shared by all threads
     __shared__ int32_t org[PM_MAX_RANK], tile_i0, tile_dorg, tile_sorg, tile_inside;
     {
-        const int bi = pm_find_block(begin, nblk, (int32_t)blockIdx.x);
+        const int bi = owner[blockIdx.x];
         pm_load_desc<pm_tile_block, NT>(&b, blk + bi);
         if (threadIdx.x < PM_MAX_ACC)
             pm_part_of(blk + bi, (int32_t)threadIdx.x << kLogNT, &slot_part[threadIdx.x]);
@@ -147,8 +148,8 @@ __global__ void __launch_bounds__(NT)
 #pragma unroll
     for (int m = 0; m < PM_MAX_ACC; m++) {
         int32_t p;
-        slot_at<NT>(b, org, i0, dorg, inside, mine, slot_part[m], (int32_t)threadIdx.x + NT * m,
-                    &p, &doff[m]);
+        slot_at<NT>(b, org, i0, dorg, inside, mine, slot_part[m], (int32_t)threadIdx.x + NT * m, &p,
+                    &doff[m]);
         c[m] = T(0);
         if (BETA && !to_ws && tree[m] >= 0)
             c[m] = cin[b.dst_off + (int64_t)tree[m] * b.n + doff[m]];
@@ -167,35 +168,35 @@ __global__ void __launch_bounds__(NT)
 
 template <typename T, int NT>
 cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const int32_t *begin,
-                   const void *src, const void *cin, const void *u, void *out, void *ws,
-                   double alpha, double beta, cudaStream_t s)
+                   const int32_t *owner, const void *src, const void *cin, const void *u, void *out,
+                   void *ws, double alpha, double beta, cudaStream_t s)
 {
     const size_t smem = h->smem_elems * sizeof(T);
     if (beta != 0.0)
         tiled<T, NT, true><<<(unsigned)h->tiles, NT, smem, s>>>(
-            blk, begin, h->n_blocks, (const T *)src, (const T *)cin, (const T *)u, (T *)out,
-            (T *)ws, (T)alpha, (T)beta);
+            blk, begin, owner, (const T *)src, (const T *)cin, (const T *)u, (T *)out, (T *)ws,
+            (T)alpha, (T)beta);
     else
         tiled<T, NT, false><<<(unsigned)h->tiles, NT, smem, s>>>(
-            blk, begin, h->n_blocks, (const T *)src, (const T *)cin, (const T *)u, (T *)out,
-            (T *)ws, (T)alpha, (T)beta);
+            blk, begin, owner, (const T *)src, (const T *)cin, (const T *)u, (T *)out, (T *)ws,
+            (T)alpha, (T)beta);
     return cudaGetLastError();
 }
 
 template <typename T>
 cudaError_t launch_len(const pm_tile_plan *h, const pm_tile_block *blk, const int32_t *begin,
-                       const void *src, const void *cin, const void *u, void *out, void *ws,
-                       double alpha, double beta, cudaStream_t s)
+                       const int32_t *owner, const void *src, const void *cin, const void *u,
+                       void *out, void *ws, double alpha, double beta, cudaStream_t s)
 {
     switch (h->len_log) {
     case 0:
-        return launch<T, 32>(h, blk, begin, src, cin, u, out, ws, alpha, beta, s);
+        return launch<T, 32>(h, blk, begin, owner, src, cin, u, out, ws, alpha, beta, s);
     case 1:
-        return launch<T, 64>(h, blk, begin, src, cin, u, out, ws, alpha, beta, s);
+        return launch<T, 64>(h, blk, begin, owner, src, cin, u, out, ws, alpha, beta, s);
     case 2:
-        return launch<T, 128>(h, blk, begin, src, cin, u, out, ws, alpha, beta, s);
+        return launch<T, 128>(h, blk, begin, owner, src, cin, u, out, ws, alpha, beta, s);
     default:
-        return launch<T, 256>(h, blk, begin, src, cin, u, out, ws, alpha, beta, s);
+        return launch<T, 256>(h, blk, begin, owner, src, cin, u, out, ws, alpha, beta, s);
     }
 }
 
@@ -207,14 +208,16 @@ extern "C" size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan)
 }
 
 extern "C" int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
-                            const int32_t *dbegin, const void *src, const void *cin,
-                            const void *u, void *out, void *ws, double alpha, double beta,
-                            void *stream)
+                            const int32_t *dbegin, const int32_t *downer, const void *src,
+                            const void *cin, const void *u, void *out, void *ws, double alpha,
+                            double beta, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     if (hplan->tiles == 0)
         return (int)cudaSuccess;
     if (esize == 4)
-        return (int)launch_len<float>(hplan, dblk, dbegin, src, cin, u, out, ws, alpha, beta, s);
-    return (int)launch_len<double>(hplan, dblk, dbegin, src, cin, u, out, ws, alpha, beta, s);
+        return (int)launch_len<float>(hplan, dblk, dbegin, downer, src, cin, u, out, ws, alpha,
+                                      beta, s);
+    return (int)launch_len<double>(hplan, dblk, dbegin, downer, src, cin, u, out, ws, alpha, beta,
+                                   s);
 }

@@ -2,14 +2,15 @@
 // extracts each chosen block's source trees, permuted, into a workspace (PM_FLAG_TO_WS, in
 // the same launch as the blocks that stay tiled); then one grouped cuBLAS GEMM multiplies every
 // extracted block by its U^T straight into the output (gemm_call = loop: one cuBLAS GEMM per
-// block instead, in case the grouped call cannot be captured into a graph).  With beta != 0 the output ranges are
-// first filled from cin, since cuBLAS accumulates in place.  This file holds the host side of
-// the GEMM step; capturable, as the handle has its stream and a workspace.
+// block instead, in case the grouped call cannot be captured into a graph).  With beta != 0 the
+// output ranges are first filled from cin, since cuBLAS accumulates in place.  This file holds the
+// host side of the GEMM step; capturable, as the handle has its stream and a workspace.
 #include <cublas_v2.h>
 
 #include "common.cuh"
 
-namespace {
+namespace
+{
 
 template <typename T> struct blas;
 
@@ -18,8 +19,8 @@ template <> struct blas<float> {
                               const float *beta)
     {
         return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g->m[i], g->n[i], g->k[i], alpha,
-                           (const float *)g->hA[i], g->m[i], (const float *)g->hB[i], g->k[i],
-                           beta, (float *)g->hC[i], g->m[i]);
+                           (const float *)g->hA[i], g->m[i], (const float *)g->hB[i], g->k[i], beta,
+                           (float *)g->hC[i], g->m[i]);
     }
     static cublasStatus_t grouped(cublasHandle_t h, const cublasOperation_t *ta,
                                   const cublasOperation_t *tb, const pm_gemm_plan *g,
@@ -69,9 +70,9 @@ int run(cublasHandle_t h, const pm_gemm_plan *g, const void *cin, void *out, cud
         alpha[i] = (T)g->alpha[i];
         beta[i] = (T)g->beta[i];
         if (g->beta[i] != 0.0) {
-            cudaError_t e = cudaMemcpyAsync((T *)out + g->copy_off[i], (const T *)cin + g->copy_off[i],
-                                            (size_t)g->copy_len[i] * sizeof(T),
-                                            cudaMemcpyDeviceToDevice, s);
+            cudaError_t e =
+                cudaMemcpyAsync((T *)out + g->copy_off[i], (const T *)cin + g->copy_off[i],
+                                (size_t)g->copy_len[i] * sizeof(T), cudaMemcpyDeviceToDevice, s);
             if (e != cudaSuccess)
                 return (int)e;
         }

@@ -13,8 +13,7 @@
 
 /* Copies a descriptor from global into shared memory with the threads of the CTA (the caller
  * synchronises); every thread then reads its fields without further global traffic. */
-template <typename D, int NT>
-__device__ __forceinline__ void pm_load_desc(D *to, const D *from)
+template <typename D, int NT> __device__ __forceinline__ void pm_load_desc(D *to, const D *from)
 {
     static_assert(sizeof(D) % 4 == 0, "descriptors are made of 32-bit words");
     const int32_t *f = reinterpret_cast<const int32_t *>(from);
