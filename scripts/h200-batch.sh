@@ -12,10 +12,8 @@ OUT=${OUT:-/tmp/kbench-out}
 mkdir -p "$OUT/logs" "$OUT/results"
 export LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
-# The build has absolute paths of the CPU machine baked into the tests.
-if [ ! -e /work/main ] && [ "$ROOT" != /work/main ]; then
-  mkdir -p /work && ln -s "$ROOT" /work/main
-fi
+# The tests find the build folder from their own path and the sources as its parent
+# (tests/paths.c): no path of the CPU machine is needed here.
 
 step_info() {
   nvidia-smi
@@ -135,6 +133,32 @@ step_sanitize() {
   printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 60\n[stream]\nvariants = copy, scale, add, triad, memcpy\nbytes = 1000004\n' >/tmp/san-stream.ini
   "$B/kbench" run /tmp/san-stream.ini --sanitize --out "$OUT/results/sanitize-stream"
   "$B/kbench" run /tmp/san-stream.ini --sanitize=racecheck --out "$OUT/results/racecheck-stream"
+}
+
+# The stream and sgemm runs of this batch against baselines/h200 (run the
+# stream and sgemm steps first).
+step_compare_base() {
+  local rc=0
+  for p in stream sgemm; do
+    echo "== compare $p"
+    "$B/kbench" compare "baselines/h200/$p" "$OUT/results/$p" || rc=1
+  done
+  return $rc
+}
+
+# Hot timing against graph replay: the sweep kept in baselines/h200/hot
+# (kbench's hot mode beside graph_replay per size; tests_gpu has the test).
+step_hot() {
+  "$B/kbench" run tests/hot/sweep.ini --plugins "$B/tests/plugins" --out "$OUT/results/hot"
+  {
+    for n in 4096 16384 65536 262144 1048576 4194304 16777216; do
+      echo "axpy $n $("$B/tests/graph_replay" axpy $n)"
+    done
+    for n in 128 256 512 1024; do
+      echo "sgemm $n $("$B/tests/graph_replay" sgemm $n)"
+    done
+  } >"$OUT/results/hot/graph_replay.txt"
+  cat "$OUT/results/hot/graph_replay.txt"
 }
 
 # The fault-injection tests that need a GPU (device memory exhausted; Ctrl-C

@@ -301,8 +301,8 @@ static void fixture_dir(char *out, size_t n, const char *name, const char *const
     cr_assert_eq(mkdir(out, 0755), 0);
     for (const char *const *f = fixtures; *f; f++) {
         char from[512], to[512];
-        snprintf(from, sizeof from, "%s/libkbench_fixture_%s.so", KBENCH_TEST_FIXTURES, *f);
-        snprintf(to, sizeof to, "%s/libkbench_fixture_%s.so", out, *f);
+        snprintf(from, sizeof from, "%s/libkbench_%s.so", KBENCH_TEST_FIXTURES, *f);
+        snprintf(to, sizeof to, "%s/libkbench_%s.so", out, *f);
         cr_assert_eq(symlink(from, to), 0, "%s", to);
     }
 }
@@ -689,22 +689,22 @@ Test(faults, plugins_load_only_from_the_named_folders)
     cr_assert_eq(mkdir(cwd, 0755), 0);
     cr_assert_eq(mkdir(sub, 0755), 0);
     /* A plugin in the current folder and in ./plugins: neither is named. */
-    snprintf(fixture, sizeof fixture, "%s/libkbench_fixture_good.so", KBENCH_TEST_FIXTURES);
-    snprintf(planted, sizeof planted, "%s/libkbench_planted.so", cwd);
+    snprintf(fixture, sizeof fixture, "%s/libkbench_good.so", KBENCH_TEST_FIXTURES);
+    snprintf(planted, sizeof planted, "%s/libkbench_good.so", cwd);
     copy_file(fixture, planted);
-    snprintf(planted, sizeof planted, "%s/libkbench_planted.so", sub);
+    snprintf(planted, sizeof planted, "%s/libkbench_good.so", sub);
     copy_file(fixture, planted);
 
     cr_expect_eq(run_kbench(list, &o, 60), 0);
     text = read_text(out_path);
-    cr_expect_null(strstr(text, "planted"), "loaded from the current folder: %s", text);
+    cr_expect_null(strstr(text, cwd), "loaded from the current folder: %s", text);
     cr_expect_null(strstr(text, "good  ("), "%s", text);
     free(text);
     /* An empty KBENCH_PLUGIN_PATH entry is not the current folder either. */
     o.plugin_path = "::";
     cr_expect_eq(run_kbench(list, &o, 60), 0);
     text = read_text(out_path);
-    cr_expect_null(strstr(text, "planted"), "%s", text);
+    cr_expect_null(strstr(text, cwd), "%s", text);
     free(text);
 
     /* Named, they load: through the environment and through --plugins. */
@@ -718,6 +718,22 @@ Test(faults, plugins_load_only_from_the_named_folders)
     text = read_text(out_path);
     cr_expect(strstr(text, planted) != NULL, "--plugins: %s", text);
     free(text);
+    /* --plugins adds to the built-in folder, and repeats: the planted copy of good wins (first
+     * folder), the fixtures' other plugins and the built-in stream come too. */
+    {
+        char *list_two[] = {NULL, "list", "--plugins", sub, "--plugins", KBENCH_TEST_FIXTURES, NULL};
+        char joined[700];
+        char *list_joined[] = {NULL, "list", "--plugins", joined, NULL};
+        snprintf(joined, sizeof joined, "%s:%s", sub, KBENCH_TEST_FIXTURES);
+        for (int k = 0; k < 2; k++) {
+            cr_expect_eq(run_kbench(k ? list_joined : list_two, &o, 60), 0);
+            text = read_text(out_path);
+            cr_expect(strstr(text, planted) != NULL, "%s", text);
+            cr_expect(strstr(text, "misbehave  (") != NULL, "%s", text);
+            cr_expect(strstr(text, "stream  (") != NULL, "built-in folder: %s", text);
+            free(text);
+        }
+    }
 
     /* A folder anyone can write to (sticky or not) is loaded with a warning. */
     for (int i = 0; i < 2; i++) {
