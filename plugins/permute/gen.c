@@ -234,8 +234,9 @@ static int build(const pm_spec *s, rng *r, builder *bl, char *msg)
         else
             reverse_perm(perm, rank);
         if (s->n_perm && s->n_perm != rank) {
+            /* A skip: a profile pairing every dims with every perm meets such points. */
             kb_msgf(msg, "perm has %d entries for dims of rank %d", s->n_perm, rank);
-            return KB_BAD_PARAM;
+            return KB_SKIP;
         }
         pm_block *b = add(bl, rank, perm);
         if (!b)
@@ -252,7 +253,7 @@ static int build(const pm_spec *s, rng *r, builder *bl, char *msg)
         }
         if (s->n_perm && s->n_perm != rank) {
             kb_msgf(msg, "perm has %d entries for rank %d", s->n_perm, rank);
-            return KB_BAD_PARAM;
+            return KB_SKIP;
         }
         if (s->dmin < 1 || s->dmax < s->dmin || s->rows_min < 1 || s->rows_max < s->rows_min ||
             (s->cols_max && (s->cols_min < 1 || s->cols_max < s->cols_min)) || s->n_blocks < 1) {
