@@ -359,9 +359,15 @@ static const double preset_scale[PM_N_PRESETS] = {
     [PM_DENSE] = 0.02,        [PM_CUSTOM] = 1.0,
 };
 
+static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta);
+
 static void emulate_all(pm_preset preset, int esize, double beta)
 {
-    pm_spec s = spec_of(preset, esize, beta, preset_scale[preset]);
+    emulate_spec(spec_of(preset, esize, beta, preset_scale[preset]), preset, esize, beta);
+}
+
+static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta)
+{
     pm_problem p;
     char msg[KB_MSG_SIZE] = "";
     int64_t bad;
@@ -446,6 +452,29 @@ Test(permute, emulated_kernels_verify_on_every_preset, .timeout = 300)
         }
 }
 
+Test(permute, emulated_kernels_verify_at_rank_7_and_8, .timeout = 120)
+{
+    /* dense rank 8 with a pairwise swap, custom rank 7 with recoupling and fixed dims */
+    static const int64_t p8[] = {6, 7, 4, 5, 2, 3, 0, 1}, p7[] = {3, 0, 6, 1, 5, 2, 4};
+    static const int d8[] = {3, 4, 2, 5, 3, 2, 4, 3}, d7[] = {2, 3, 5, 2, 3, 2, 3};
+    char msg[KB_MSG_SIZE] = "";
+    pm_spec s = spec_of(PM_DENSE, 4, 0.0, 1.0);
+    s.n_dims = 8;
+    memcpy(s.dims, d8, sizeof d8);
+    cr_assert_eq(pm_set_perm(p8, 8, s.perm, &s.n_perm, msg), KB_OK, "%s", msg);
+    emulate_spec(s, PM_DENSE, 4, 0.0);
+    s = spec_of(PM_CUSTOM, 8, 0.25, 1.0);
+    s.n_dims = 7;
+    s.n_blocks = 3;
+    s.rows_max = 7;
+    memcpy(s.dims, d7, sizeof d7);
+    cr_assert_eq(pm_set_perm(p7, 7, s.perm, &s.n_perm, msg), KB_OK, "%s", msg);
+    emulate_spec(s, PM_CUSTOM, 8, 0.25);
+    /* not a permutation */
+    cr_expect_eq(pm_set_perm((const int64_t[]){0, 0, 1}, 3, s.perm, &s.n_perm, msg), KB_BAD_PARAM);
+    cr_expect_eq(pm_set_perm((const int64_t[]){0, 3, 1}, 3, s.perm, &s.n_perm, msg), KB_BAD_PARAM);
+}
+
 /* ---- the cost model ---------------------------------------------------------------------------
  */
 
@@ -489,9 +518,12 @@ Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .tim
         "[run]\nwarmup = 0\nmin_samples = 1\nmin_time = 0\ntimeout = 60\ncache = hot\n"
         "[permute]\nvariants = host, per_element, tiled, gemm, auto, copy\n"
         "preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed, "
-        "dense, custom\ndtype = f32, f64\nbeta = 0, 0.5\nscale = 0.002\n",
+        "dense, custom\ndtype = f32, f64\nbeta = 0, 0.5\nscale = 0.002\n"
+        "[permute.ranks]\nvariants = host\npreset = dense\nscale = 0.01\n"
+        "dims = 64x64x64x64x64x64, 8x8x8x8x8x8x8x8\nperm = [5,3,1,0,2,4], [7,5,3,1,0,2,4,6]\n"
+        "zip = dims+perm\n",
         &set);
-    cr_assert_eq(set.n_cases, 6 * 8 * 2 * 2);
+    cr_assert_eq(set.n_cases, 6 * 8 * 2 * 2 + 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
         if (strcmp(c->variant, "host") == 0) {
@@ -504,7 +536,7 @@ Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .tim
                       "%s: %s", c->id, c->message);
         }
     }
-    cr_expect_eq(ok, 32);
+    cr_expect_eq(ok, 34);
     cr_expect_eq(rc, 0);
     kbi_results_free(&set);
 }

@@ -36,30 +36,49 @@ int pm_preset_of(const char *name, pm_preset *out)
     return KB_BAD_PARAM;
 }
 
-int pm_parse_perm(const char *text, int *perm, int *n, char *msg)
+int pm_set_perm(const int64_t *v, int n, int *perm, int *n_out, char *msg)
 {
     int seen = 0;
+    *n_out = 0;
+    if (n > PM_MAX_RANK) {
+        kb_msgf(msg, "perm has %d entries: expected at most %d", n, PM_MAX_RANK);
+        return KB_BAD_PARAM;
+    }
+    for (int k = 0; k < n; k++) {
+        if (v[k] < 0 || v[k] >= n || (seen >> v[k]) & 1) {
+            kb_msgf(msg, "perm: not a permutation of 0..%d (entry %d is %lld)", n - 1, k,
+                    (long long)v[k]);
+            return KB_BAD_PARAM;
+        }
+        seen |= 1 << v[k];
+        perm[k] = (int)v[k];
+    }
+    *n_out = n;
+    return KB_OK;
+}
+
+int pm_parse_perm(const char *text, int *perm, int *n, char *msg)
+{
+    int64_t v[PM_MAX_RANK];
+    int count = 0;
     *n = 0;
     if (strcmp(text, "auto") == 0)
         return KB_OK;
     for (const char *c = text; *c; c++) {
         if (*c == ',' || *c == ' ')
             continue;
-        if (!isdigit((unsigned char)*c) || *c - '0' >= PM_MAX_RANK || *n >= PM_MAX_RANK) {
-            kb_msgf(msg, "perm = %s: expected auto or a permutation of 0..r-1 (r <= %d), e.g. 1032",
-                    text, PM_MAX_RANK);
+        if (!isdigit((unsigned char)*c) || count >= PM_MAX_RANK) {
+            kb_msgf(msg, "perm = %s: expected auto or up to %d digits, e.g. 1032", text,
+                    PM_MAX_RANK);
             return KB_BAD_PARAM;
         }
-        perm[(*n)++] = *c - '0';
+        v[count++] = *c - '0';
     }
-    for (int k = 0; k < *n; k++)
-        seen |= 1 << perm[k];
-    if (*n == 0 || seen != (1 << *n) - 1) {
-        kb_msgf(msg, "perm = %s: not a permutation of 0..%d", text, *n - 1);
-        *n = 0;
+    if (count == 0) {
+        kb_msgf(msg, "perm = %s: empty", text);
         return KB_BAD_PARAM;
     }
-    return KB_OK;
+    return pm_set_perm(v, count, perm, n, msg);
 }
 
 /* ---- seeded numbers ------------------------------------------------------------------------ */
@@ -255,7 +274,8 @@ static int build(const pm_spec *s, rng *r, builder *bl, char *msg)
             kb_msgf(msg, "perm has %d entries for rank %d", s->n_perm, rank);
             return KB_SKIP;
         }
-        if (s->dmin < 1 || s->dmax < s->dmin || s->rows_min < 1 || s->rows_max < s->rows_min ||
+        if ((!s->n_dims && (s->dmin < 1 || s->dmax < s->dmin)) || s->rows_min < 1 ||
+            s->rows_max < s->rows_min ||
             (s->cols_max && (s->cols_min < 1 || s->cols_max < s->cols_min)) || s->n_blocks < 1) {
             kb_msgf(msg, "custom: need n_blocks >= 1, 1 <= dmin <= dmax, 1 <= rows_min <= "
                          "rows_max, cols_max 0 or 1 <= cols_min <= cols_max");

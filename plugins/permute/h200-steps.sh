@@ -34,7 +34,7 @@ variants = per_element, tiled, copy
 baseline = copy
 preset = dense
 dims = 128x128x64x64
-perm = 0213, 3210
+perm = [0,2,1,3], [3,2,1,0]
 
 [permute.tile_len]
 variants = tiled
@@ -50,7 +50,7 @@ INI
   "$B/kbench" run /tmp/permute-quick.ini --out "$OUT/results/permute-quick"
 }
 
-# The whole profile (222 cases; about 4-5 minutes: generating and checking the 200-500 MB
+# The whole profile (243 cases; about 5 minutes: generating and checking the 200-500 MB
 # tensors on the host is most of it).
 step_permute() {
   "$B/kbench" run profiles/permute.ini --out "$OUT/results/permute"

@@ -41,14 +41,15 @@ static const kb_param params[] = {
     {"alpha", KB_PARAM_FLOAT, "1.0", "scale of the recoupled permute", NULL},
     {"beta", KB_PARAM_FLOAT, "0.0", "scale of cin added to the result (0: cin is not read)", NULL},
     {"scale", KB_PARAM_FLOAT, "1.0", "element count factor (small for CI)", NULL},
-    {"dims", KB_PARAM_STRING, "auto",
-     "dense/custom: fixed source dims, rank <= 8, e.g. 48x48x48x48", NULL},
-    {"perm", KB_PARAM_STRING, "auto",
-     "dense/custom: destination axis k = source axis perm[k], e.g. 3201", NULL},
+    {"dims", KB_PARAM_DIMS, "48x48x48x48",
+     "dense: the block's source dims, rank <= 8; custom: fixed dims where dmax = 0", "1-8"},
+    {"perm", KB_PARAM_INTS, "[]",
+     "dense, custom: destination axis k is source axis perm[k], e.g. [3,2,0,1]; []: reversed",
+     "0-8"},
     {"n_blocks", KB_PARAM_INT, "16", "custom: number of blocks", NULL},
     {"rank", KB_PARAM_INT, "4", "custom: rank when dims = auto", NULL},
     {"dmin", KB_PARAM_INT, "1", "custom: smallest random dim", NULL},
-    {"dmax", KB_PARAM_INT, "4", "custom: largest random dim", NULL},
+    {"dmax", KB_PARAM_INT, "4", "custom: largest random dim; 0: the dims parameter", NULL},
     {"rows_min", KB_PARAM_INT, "1", "custom: fewest destination trees per block", NULL},
     {"rows_max", KB_PARAM_INT, "4", "custom: most destination trees per block", NULL},
     {"cols_min", KB_PARAM_INT, "1", "custom: fewest source trees (with cols_max)", NULL},
@@ -94,45 +95,22 @@ typedef struct state {
 
 /* ---- parameters and prepare ------------------------------------------------------------- */
 
-static int parse_dims(const char *text, int *dims, int *n, char *msg)
-{
-    *n = 0;
-    if (strcmp(text, "auto") == 0)
-        return KB_OK;
-    for (const char *c = text; *c;) {
-        char *end;
-        long v = strtol(c, &end, 10);
-        if (end == c || v < 1 || v > (1L << 30) || *n == PM_MAX_RANK) {
-            kb_msgf(msg, "dims = %s: expected auto or up to %d positive integers joined by x", text,
-                    PM_MAX_RANK);
-            return KB_BAD_PARAM;
-        }
-        dims[(*n)++] = (int)v;
-        c = *end == 'x' ? end + 1 : end;
-        if (*end && *end != 'x') {
-            kb_msgf(msg, "dims = %s: unexpected '%c'", text, *end);
-            return KB_BAD_PARAM;
-        }
-    }
-    return KB_OK;
-}
-
 static int read_spec(const kb_host *h, const kb_params *pr, pm_spec *s, char *msg)
 {
-    const char *preset, *dtype, *dims, *perm;
-    int64_t v[8];
+    const char *preset, *dtype;
+    int64_t v[8], dims[PM_MAX_RANK], perm[PM_MAX_RANK];
+    int n_dims = 0, n_perm = 0, rc;
     static const char *const ints[8] = {"n_blocks", "rank",     "dmin",     "dmax",
                                         "rows_min", "rows_max", "cols_min", "cols_max"};
-    int rc;
     memset(s, 0, sizeof *s);
     if (h->param_string(pr, "preset", &preset) != KB_OK ||
         h->param_string(pr, "dtype", &dtype) != KB_OK ||
-        h->param_string(pr, "dims", &dims) != KB_OK ||
-        h->param_string(pr, "perm", &perm) != KB_OK ||
         h->param_float(pr, "alpha", &s->alpha) != KB_OK ||
         h->param_float(pr, "beta", &s->beta) != KB_OK ||
-        h->param_float(pr, "scale", &s->scale) != KB_OK) {
-        kb_msgf(msg, "a parameter is missing");
+        h->param_float(pr, "scale", &s->scale) != KB_OK || !h->param_dims_cap ||
+        h->param_dims_cap(pr, "dims", dims, PM_MAX_RANK, &n_dims) != KB_OK || !h->param_ints ||
+        h->param_ints(pr, "perm", perm, PM_MAX_RANK, &n_perm) != KB_OK) {
+        kb_msgf(msg, "a parameter is missing (dims and perm need a 1.1 harness)");
         return KB_BAD_PARAM;
     }
     for (int i = 0; i < 8; i++)
@@ -153,10 +131,28 @@ static int read_spec(const kb_host *h, const kb_params *pr, pm_spec *s, char *ms
     s->rows_max = (int)v[5];
     s->cols_min = (int)v[6];
     s->cols_max = (int)v[7];
-    rc = parse_dims(dims, s->dims, &s->n_dims, msg);
-    if (rc == KB_OK)
-        rc = pm_parse_perm(perm, s->perm, &s->n_perm, msg);
-    return rc;
+    rc = pm_set_perm(perm, n_perm, s->perm, &s->n_perm, msg);
+    if (rc != KB_OK)
+        return rc;
+    /* dims counts for dense, and for custom where dmax = 0; elsewhere it must keep its
+     * default (a profile sweeping it over other presets would repeat the same case). */
+    int is_default = n_dims == 4;
+    for (int k = 0; k < n_dims; k++) {
+        if (dims[k] > (1 << 30)) {
+            kb_msgf(msg, "dims: %lld is too large", (long long)dims[k]);
+            return KB_BAD_PARAM;
+        }
+        is_default &= dims[k] == 48;
+    }
+    if (s->preset == PM_DENSE || (s->preset == PM_CUSTOM && s->dmax == 0)) {
+        s->n_dims = n_dims;
+        for (int k = 0; k < n_dims; k++)
+            s->dims[k] = (int)dims[k];
+    } else if (!is_default) {
+        kb_msgf(msg, "dims applies to preset dense, and to custom with dmax = 0");
+        return KB_SKIP;
+    }
+    return KB_OK;
 }
 
 static int make_problem(const kb_host *h, const kb_params *pr, uint64_t seed, pm_problem **out,

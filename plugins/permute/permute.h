@@ -273,6 +273,8 @@ PM_HD int pm_tile_base(const pm_tile_block *b, const int32_t *org, int32_t *dorg
 
 /* Parses "auto" (n = 0) or a permutation of 0..n-1 written as digits ("1032") or with commas. */
 int pm_parse_perm(const char *text, int *perm, int *n, char *msg);
+/* Checks that v[0..n) is a permutation of 0..n-1 and copies it (n = 0: none). */
+int pm_set_perm(const int64_t *v, int n, int *perm, int *n_out, char *msg);
 const char *pm_preset_name(pm_preset p);
 int pm_preset_of(const char *name, pm_preset *out);
 /* Builds blocks, inputs and reference.  Returns a kb_status; frees what it took on failure. */
