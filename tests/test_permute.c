@@ -8,7 +8,8 @@
  *     element types, beta = 0 and not, at every tile length; so do extract + GEMM and
  *     per-element;
  *   - the check fails an unwritten (NaN) element and an inexact abelian copy;
- *   - the cost model: large tiles for the 7264^2 transpose, GEMM for 91x91 U only. */
+ *   - the cost model: large tiles for the 7264^2 transpose, GEMM for 91x91 U only;
+ *   - rank 7 and 8 (dims and integer-list perm), and profiles/permute.ini parses. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <math.h>
@@ -16,6 +17,8 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "loader.h"
+#include "profile.h"
 
 #include "../plugins/permute/gen.c"
 #include "../plugins/permute/plan.c"
@@ -539,4 +542,26 @@ Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .tim
     cr_expect_eq(ok, 34);
     cr_expect_eq(rc, 0);
     kbi_results_free(&set);
+}
+
+Test(permute, shipped_profile_parses)
+{
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
+    int req[] = {1};
+    kbi_plugin_set real;
+    kbi_profile p;
+    kbi_buf errors = {0};
+    kbi_case *cases = NULL;
+    size_t n = 0;
+    char err[KBI_ERR_SIZE], path[4096];
+    cr_assert_eq(kbi_plugins_load(dirs, req, &real, err), KBI_OK, "%s", err);
+    snprintf(path, sizeof path, "%s/profiles/permute.ini", KBENCH_TEST_SOURCE_DIR);
+    cr_assert_eq(kbi_profile_load(path, &real, &p, &errors), KBI_OK, "%s",
+                 errors.data ? errors.data : "");
+    cr_assert_eq(kbi_profile_cases(&p, &cases, &n), KBI_OK);
+    cr_expect_eq(n, 243, "profiles/permute.ini has %zu cases", n);
+    kbi_cases_free(cases, n);
+    kbi_buf_free(&errors);
+    kbi_profile_free(&p);
+    kbi_plugins_free(&real);
 }
