@@ -56,6 +56,18 @@ step_permute() {
   "$B/kbench" run profiles/permute.ini --out "$OUT/results/permute"
 }
 
+# The same profile in two halves, should one step have to stay short: the seed's categories
+# and the host reference (144 cases), then the dense permutes (99 cases).
+step_permute_categories() {
+  "$B/kbench" run profiles/permute.ini --filter 'permute/*/preset=[!d]*' \
+    --out "$OUT/results/permute-categories"
+}
+
+step_permute_dense() {
+  "$B/kbench" run profiles/permute.ini --filter 'permute/*/preset=dense*' \
+    --out "$OUT/results/permute-dense"
+}
+
 # The GPU tests: every variant verifies on every preset; tiled keeps its distance.
 step_permute_tests() {
   "$B/tests/test_permute_gpu" --jobs 1 --verbose
