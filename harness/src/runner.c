@@ -1037,6 +1037,18 @@ static json_t *list_devices(run_state *rs, char *err)
     }
 }
 
+/* Adds a worker for the device `summary` describes (an element of list_devices's list). */
+static void add_worker(run_state *rs, json_t *summary)
+{
+    dev_worker *w = &rs->dw[rs->n_dw++];
+    w->summary = json_incref(summary);
+    w->ordinal = (int)json_integer_value(json_object_get(summary, "index"));
+    snprintf(w->name, sizeof w->name, "gpu%d", w->ordinal);
+    w->ch = (child){.pid = 0, .cmd_fd = -1, .res_fd = -1};
+    w->w.fd = -1;
+    w->k = w->last = -1;
+}
+
 /* --devices all|I,J,...: one worker per named device, in the order given.  Returns 0 or an
  * exit code after saying why. */
 static int resolve_devices(run_state *rs)
@@ -1064,7 +1076,7 @@ static int resolve_devices(run_state *rs)
     rs->dw = kbi_xcalloc(n, sizeof *rs->dw);
     if (strcmp(spec, "all") == 0) {
         for (size_t i = 0; i < n; i++)
-            rs->dw[rs->n_dw++].summary = json_incref(json_array_get(list, i));
+            add_worker(rs, json_array_get(list, i));
     } else {
         const char *p = spec;
         while (*p) {
@@ -1087,19 +1099,11 @@ static int resolve_devices(run_state *rs)
                 json_decref(list);
                 return KBI_EXIT_USAGE;
             }
-            rs->dw[rs->n_dw++].summary = json_incref(json_array_get(list, (size_t)d));
+            add_worker(rs, json_array_get(list, (size_t)d));
             p = *end ? end + 1 : end;
         }
     }
     json_decref(list);
-    for (size_t i = 0; i < rs->n_dw; i++) {
-        dev_worker *w = &rs->dw[i];
-        w->ordinal = (int)json_integer_value(json_object_get(w->summary, "index"));
-        snprintf(w->name, sizeof w->name, "gpu%d", w->ordinal);
-        w->ch = (child){.pid = 0, .cmd_fd = -1, .res_fd = -1};
-        w->w.fd = -1;
-        w->k = w->last = -1;
-    }
     rs->taken = kbi_xcalloc(rs->n_sel ? rs->n_sel : 1, 1);
     return 0;
 }
@@ -1114,7 +1118,8 @@ static int open_device_outputs(run_state *rs)
         snprintf(dir, sizeof dir, "%.4000s/%s", rs->out_dir, w->name);
         snprintf(w->path, sizeof w->path, "%s/results.jsonl", dir);
         snprintf(run_id, sizeof run_id, "%s-%s", merged ? merged : "run", w->name);
-        if (kbi_mkdirs(dir, err) != KBI_OK || kbi_results_open(&w->w, w->path, run_id, err)) {
+        if (kbi_mkdirs(dir, err) != KBI_OK ||
+            kbi_results_open(&w->w, w->path, run_id, err) != KBI_OK) {
             fprintf(stderr, "kbench: %s\n", err);
             return KBI_EXIT_USAGE;
         }
@@ -1423,9 +1428,9 @@ int kbi_run(const kbi_run_args *args)
     run_state rs = {.args = args, .worker = {.pid = 0, .cmd_fd = -1, .res_fd = -1}};
     int rc = select_cases(&rs);
     if (!rc)
-        rc = find_sanitizer(&rs);
-    if (!rc)
         rc = resolve_devices(&rs);
+    if (!rc)
+        rc = find_sanitizer(&rs);
     if (!rc)
         rc = open_output(&rs);
     if (!rc && rs.n_dw)
