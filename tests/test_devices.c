@@ -117,8 +117,8 @@ static int run_fake(const char *fake, const char *profile_text, const char *extr
                     const char *extra2)
 {
     char profile[128], out[128];
-    char *argv[12] = {NULL, "run", profile, "--plugins", (char *)KBENCH_TEST_FIXTURES, "--out",
-                      out};
+    char *argv[12] = {NULL,    "run", profile, "--plugins", (char *)KBENCH_TEST_FIXTURES,
+                      "--out", out};
     int n = 7;
     path_in(profile, sizeof profile, "p.ini");
     path_in(out, sizeof out, "out");
@@ -263,8 +263,9 @@ Test(devices, a_list_of_devices_and_the_selection_as_given)
     cr_assert_not_null(mkdtemp(strcpy(dir, "/tmp/kbench-devices-XXXXXX")));
     {
         char profile[128], out[128];
-        char *argv[] = {NULL,   "run",       profile, "--plugins", (char *)KBENCH_TEST_FIXTURES,
-                        "--out", out,        "--devices", "0,2", "--shard", "2/2", NULL};
+        char *argv[] = {NULL,    "run", profile,     "--plugins", (char *)KBENCH_TEST_FIXTURES,
+                        "--out", out,   "--devices", "0,2",       "--shard",
+                        "2/2",   NULL};
         path_in(profile, sizeof profile, "p.ini");
         path_in(out, sizeof out, "out");
         write_text(profile, HOST_PROFILE);
@@ -364,10 +365,12 @@ Test(devices, bad_device_lists_are_refused)
                  "KBENCH_FAKE_DEVICES=0");
     {
         char profile[128], out[128];
-        char *argv[] = {NULL,   "run", profile,     "--plugins", (char *)KBENCH_TEST_FIXTURES,
-                        "--out", out,  "--devices", "all",       "--sanitize", NULL};
-        char *argv2[] = {NULL,   "run", profile,     "--plugins", (char *)KBENCH_TEST_FIXTURES,
-                         "--out", out,  "--devices", "all",       "--device",  "0", NULL};
+        char *argv[] = {NULL,    "run", profile,     "--plugins", (char *)KBENCH_TEST_FIXTURES,
+                        "--out", out,   "--devices", "all",       "--sanitize",
+                        NULL};
+        char *argv2[] = {NULL,    "run", profile,     "--plugins", (char *)KBENCH_TEST_FIXTURES,
+                         "--out", out,   "--devices", "all",       "--device",
+                         "0",     NULL};
         path_in(profile, sizeof profile, "p.ini");
         path_in(out, sizeof out, "out2");
         cr_expect_eq(wait_exit(spawn(argv, "2"), 60), KBI_EXIT_USAGE, "with --sanitize");
@@ -491,8 +494,8 @@ Test(devices, the_slurm_job_array_of_docs_slurm_md_covers_every_case_once)
     }
     cr_expect_eq(shards, 8, "one shard per array task");
     {
-        char *argv[] = {NULL, "run", path, "--plugins", (char *)KBENCH_TEST_FIXTURES, "--out",
-                        NULL, NULL};
+        char *argv[] = {NULL,    "run", path, "--plugins", (char *)KBENCH_TEST_FIXTURES,
+                        "--out", NULL,  NULL};
         char out[256];
         path_in(path, sizeof path, "host.ini");
         path_in(out, sizeof out, "whole");

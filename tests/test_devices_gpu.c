@@ -93,13 +93,12 @@ Test(devices_gpu, all_gpus_give_the_cases_and_medians_of_one, .timeout = 900)
         const char *uuid = json_string_value(json_object_get(d, "uuid"));
         cr_expect(uuid && strncmp(uuid, "GPU-", 4) == 0, "GPU %zu has a UUID", i);
         cr_expect(json_string_value(json_object_get(d, "pci_bus_id"))[0] != '\0');
-        printf("device %zu: %s %s %s nvml %lld\n", i,
-               json_string_value(json_object_get(d, "name")), uuid,
-               json_string_value(json_object_get(d, "pci_bus_id")),
+        printf("device %zu: %s %s %s nvml %lld\n", i, json_string_value(json_object_get(d, "name")),
+               uuid, json_string_value(json_object_get(d, "pci_bus_id")),
                (long long)json_integer_value(json_object_get(d, "nvml_index")));
         for (size_t j = 0; j < i; j++)
-            cr_expect_str_neq(uuid, json_string_value(json_object_get(json_array_get(devices, j),
-                                                                      "uuid")));
+            cr_expect_str_neq(
+                uuid, json_string_value(json_object_get(json_array_get(devices, j), "uuid")));
     }
     cr_assert_eq(multi.n_cases, one.n_cases, "the same number of cases");
     for (size_t i = 0; i < multi.n_cases; i++) {
@@ -116,12 +115,11 @@ Test(devices_gpu, all_gpus_give_the_cases_and_medians_of_one, .timeout = 900)
         if (strcmp(m->target, "device") != 0 || !m->has_stats || !o->has_stats)
             continue;
         /* Half-widths of both medians' 95% intervals, three times, and 2% for two boards. */
-        tol = 3.0 * (m->stats.ci_high - m->stats.ci_low + o->stats.ci_high - o->stats.ci_low) /
-                  2.0 +
-              0.02 * fmin(m->stats.median, o->stats.median);
-        printf("%-50s gpu%ld %10.4g s  gpu0 alone %10.4g s  (%+.2f%%)\n", m->id, d,
-               m->stats.median, o->stats.median,
-               100.0 * (m->stats.median / o->stats.median - 1.0));
+        tol =
+            3.0 * (m->stats.ci_high - m->stats.ci_low + o->stats.ci_high - o->stats.ci_low) / 2.0 +
+            0.02 * fmin(m->stats.median, o->stats.median);
+        printf("%-50s gpu%ld %10.4g s  gpu0 alone %10.4g s  (%+.2f%%)\n", m->id, d, m->stats.median,
+               o->stats.median, 100.0 * (m->stats.median / o->stats.median - 1.0));
         cr_expect_leq(fabs(m->stats.median - o->stats.median), tol,
                       "%s: median %g s on gpu%ld, %g s on gpu0 alone", m->id, m->stats.median, d,
                       o->stats.median);

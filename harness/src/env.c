@@ -119,9 +119,8 @@ const char *kbi_nvml_driver(void) { return nvml.driver_version; }
 static void format_uuid(const struct cudaDeviceProp *prop, char *buf, size_t n)
 {
     const unsigned char *b = (const unsigned char *)prop->uuid.bytes;
-    snprintf(buf, n,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+    snprintf(buf, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
              b[14], b[15]);
 }
 

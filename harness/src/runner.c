@@ -253,8 +253,8 @@ typedef struct probe_arg {
 static int probe_main(void *arg, int cmd_fd, int res_fd)
 {
     const probe_arg *a = arg;
-    json_t *env = kbi_env_probe(a->device, a->profile->run.bandwidth_gbs,
-                                a->profile->run.peak_gflops);
+    json_t *env =
+        kbi_env_probe(a->device, a->profile->run.bandwidth_gbs, a->profile->run.peak_gflops);
     char *text = json_dumps(env, JSON_COMPACT);
     FILE *f = fdopen(res_fd, "w");
     (void)cmd_fd;
@@ -724,7 +724,8 @@ static void env_common(const run_state *rs, json_t *env)
              args->shard_count > 1 ? args->shard_count : 1);
     json_object_set_new(env, "shard", json_string(shard));
     json_object_set_new(env, "filter", args->filter ? json_string(args->filter) : json_null());
-    json_object_set_new(env, "sanitize", args->sanitize ? json_string(args->sanitize) : json_null());
+    json_object_set_new(env, "sanitize",
+                        args->sanitize ? json_string(args->sanitize) : json_null());
     json_object_set_new(env, "cases", json_integer((json_int_t)rs->n_sel));
 }
 
@@ -924,8 +925,8 @@ static int write_end(run_state *rs)
     const size_t *n = rs->counts;
     char err[KBI_ERR_SIZE];
     size_t failed = 0;
-    json_t *end = end_json(!interrupted && !rs->write_failed && rs->done == rs->n_sel, rs->done,
-                           n, &failed);
+    json_t *end =
+        end_json(!interrupted && !rs->write_failed && rs->done == rs->n_sel, rs->done, n, &failed);
     if (!rs->write_failed && kbi_results_write(&rs->w, "end", end, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         rs->write_failed = 1;
@@ -1062,8 +1063,9 @@ static int resolve_devices(run_state *rs)
     if (rs->args->sanitize || rs->args->in_process) {
         /* compute-sanitizer and ncu wrap one process running one device's cases; a sanitized
          * sweep over several GPUs is several runs with --device and --shard. */
-        fprintf(stderr, "kbench run: --devices cannot be combined with %s: it wraps a single "
-                        "process on one device; run one --device per shard instead\n",
+        fprintf(stderr,
+                "kbench run: --devices cannot be combined with %s: it wraps a single "
+                "process on one device; run one --device per shard instead\n",
                 rs->args->sanitize ? "--sanitize" : "--in-process");
         return KBI_EXIT_USAGE;
     }
@@ -1083,8 +1085,7 @@ static int resolve_devices(run_state *rs)
             char *end;
             long d = strtol(p, &end, 10);
             int dup = 0;
-            if (end == p || d < 0 || (*end && *end != ',') || (*end && !end[1]) ||
-                (size_t)d >= n) {
+            if (end == p || d < 0 || (*end && *end != ',') || (*end && !end[1]) || (size_t)d >= n) {
                 fprintf(stderr,
                         "kbench run: --devices '%s': expected 'all' or CUDA ordinals like 0,1,3 "
                         "below %zu (the devices this process sees)\n",
@@ -1146,8 +1147,9 @@ static int write_env_multi(run_state *rs)
         } else {
             w->env = env_without_device(profile);
             if (rs->fake_devices) {
-                snprintf(why, sizeof why, "fake device (KBENCH_FAKE_DEVICES): device variants "
-                                          "are skipped");
+                snprintf(why, sizeof why,
+                         "fake device (KBENCH_FAKE_DEVICES): device variants "
+                         "are skipped");
                 json_object_set_new(w->env, "device_error", json_string(why));
             }
         }
