@@ -609,7 +609,12 @@ static void side_cell(FILE *f, const kbi_case_result *c)
         return;
     }
     kbi_format_duration(c->stats.median, buf, sizeof buf);
-    fprintf(f, "%s (n=%zu)", buf, c->n_samples);
+    if (kbi_case_not_timing(c))
+        fprintf(f, "%s under a sanitizer, not a timing", buf);
+    else if (c->n_rounds > 1)
+        fprintf(f, "%s (n=%zu, %zu rounds)", buf, c->n_samples, c->n_rounds);
+    else
+        fprintf(f, "%s (n=%zu)", buf, c->n_samples);
 }
 
 /* "value ± uncertainty unit" of one side of a metric. */
@@ -745,6 +750,14 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             "Ratio = results median / baseline median (above 1: slower). Noise = half the 95%% "
             "confidence interval of the median, relative to it.\n\n",
             100 * c->opt.threshold, c->opt.alpha);
+    fprintf(f,
+            "A case measured in rounds on both sides (`[run] rounds`) is judged by its round "
+            "medians instead: **slower** or **faster** when the whole %g%% interval of the "
+            "change (Hodges-Lehmann, distribution-free) lies beyond the threshold, **same** when "
+            "it lies within, else **unsure**. Detectable = the smallest change these runs would "
+            "call nearly always; where it is above the change that matters, the machine was too "
+            "noisy to tell.\n\n",
+            100 * (1 - c->opt.alpha));
     for (size_t i = 0; i < c->n_warnings; i++) {
         fputs("> **Warning:** ", f);
         md_text(f, c->warnings[i]);
@@ -752,7 +765,17 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
     }
     for (size_t i = 0; i < c->n_rows; i++)
         compared += c->rows[i].base && c->rows[i].res;
-    fprintf(f, "**%s**: %zu cases matched", kbi_comparison_exit_code(c) ? "REGRESSION" : "OK",
+    if (c->not_timing_base || c->not_timing_results)
+        fprintf(f,
+                "> **Not timings:** the %s a `--sanitize` run; its times say nothing about "
+                "speed, so no case gets a timing verdict (statuses are still compared).\n\n",
+                c->not_timing_base && c->not_timing_results ? "baseline and the results are"
+                : c->not_timing_base                         ? "baseline is"
+                                                             : "results are");
+    fprintf(f, "**%s**: %zu cases matched",
+            kbi_comparison_exit_code(c) == KBI_EXIT_USAGE ? "NOT TIMINGS"
+            : kbi_comparison_exit_code(c)                 ? "REGRESSION"
+                                                          : "OK",
             compared);
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
         if (c->count[order[k]])
@@ -782,7 +805,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
     }
     if (compared) {
         fputs("| case | baseline | results | ratio | change | noise (baseline / results) | p "
-              "| verdict | why |\n|---|---:|---:|---:|---:|---:|---:|---|---|\n",
+              "| detectable | verdict | why |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
               f);
         for (size_t i = 0; i < c->n_rows; i++) {
             const kbi_compare_row *r = &c->rows[i];
@@ -807,6 +830,10 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
                 fputs(" | — | — | —", f);
             if (isfinite(o->p))
                 fprintf(f, o->p < 1e-3 ? " | %.1e" : " | %.3f", o->p);
+            else
+                fputs(" | —", f);
+            if (isfinite(o->detectable))
+                fprintf(f, o->detectable < 10 ? " | %.1f%%" : " | >1000%%", 100 * o->detectable);
             else
                 fputs(" | —", f);
             fprintf(f, strong ? " | **%s** | " : " | %s | ", kbi_verdict_name(o->verdict));
