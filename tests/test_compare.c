@@ -47,7 +47,7 @@ static kbi_compare_outcome compare_draws(double *a, size_t na, double *b, size_t
 {
     kbi_stats sa, sb;
     kbi_compare_outcome out;
-    kbi_compare_options opt = {0.02, 0.05};
+    kbi_compare_options opt = {0.02, 0.05, 0};
     kbi_stats_compute(a, na, &sa);
     kbi_stats_compute(b, nb, &sb);
     kbi_compare_samples(&sa, a, na, &sb, b, nb, &opt, &out);
@@ -157,7 +157,7 @@ Test(compare_stats, threshold_changes_the_verdict)
     double *a = draw(14, 50, 1e-3, 0.003), *b = draw(15, 50, 1.05e-3, 0.003);
     kbi_stats sa, sb;
     kbi_compare_outcome o;
-    kbi_compare_options loose = {0.10, 0.05};
+    kbi_compare_options loose = {0.10, 0.05, 0};
     kbi_stats_compute(a, 50, &sa);
     kbi_stats_compute(b, 50, &sb);
     kbi_compare_samples(&sa, a, 50, &sb, b, 50, &loose, &o);

@@ -151,6 +151,18 @@ static void resolve_options(const kbi_compare_options *opt, double *t, double *a
     *alpha = opt && opt->alpha > 0 ? opt->alpha : KBI_COMPARE_ALPHA;
 }
 
+/* The drift allowance of a case timed as base and res were: host-timed on both sides, the
+ * option's (or the default); else 0. */
+static double host_drift(const kbi_compare_options *opt, const kbi_case_result *base,
+                         const kbi_case_result *res)
+{
+    double d = opt && opt->host_drift != 0 ? opt->host_drift : KBI_COMPARE_HOST_DRIFT;
+    if (!base->timing || !res->timing || strcmp(base->timing, "host") != 0 ||
+        strcmp(res->timing, "host") != 0)
+        return 0.0;
+    return d > 0 ? d : 0.0;
+}
+
 void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size_t n_base,
                          const kbi_stats *res, const double *res_samples, size_t n_res,
                          const kbi_compare_options *opt, kbi_compare_outcome *out)
@@ -210,32 +222,37 @@ void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size
 
 /* Both sides measured in rounds: the verdict from the round medians (see compare.h). */
 static void compare_rounds(const kbi_case_result *base, const kbi_case_result *res, double t,
-                           double alpha, const kbi_shift *s, kbi_compare_outcome *out)
+                           double alpha, double drift, const kbi_shift *s,
+                           kbi_compare_outcome *out)
 {
-    double lim = log1p(t);
-    char ci[96];
+    double lim = log1p(t), half, lo, hi;
+    size_t nb = base->n_rounds, nr = res->n_rounds;
+    /* Each run is one draw of the machine's state, which moves the whole run as much as the
+     * rounds show it moving one round: 2 spread^2, plus the estimate's own variance. */
+    half = kbi_normal_quantile(1.0 - alpha / 2.0) * s->spread *
+           sqrt(2.0 + 1.0 / (double)nb + 1.0 / (double)nr) +
+           log1p(drift);
+    lo = s->est - half;
+    hi = s->est + half;
     out->ratio = exp(s->est);
     out->noise_base = base->stats.noise;
     out->noise_results = res->stats.noise;
     out->p = NAN;
-    out->detectable = expm1(lim + KBI_COMPARE_DETECT_WIDTHS * (s->hi - s->lo));
-    out->rounds_base = base->n_rounds;
-    out->rounds_results = res->n_rounds;
-    if (isinf(s->lo))
-        snprintf(ci, sizeof ci, "rounds %zu/%zu: too few for a %g%% interval", base->n_rounds,
-                 res->n_rounds, 100 * (1 - alpha));
-    else
-        snprintf(ci, sizeof ci, "rounds %zu/%zu: change %+.2f%% to %+.2f%% (%g%% CI)",
-                 base->n_rounds, res->n_rounds, 100 * expm1(s->lo), 100 * expm1(s->hi),
-                 100 * (1 - alpha));
-    if (s->lo > lim || s->hi < -lim)
-        out->verdict = s->lo > lim ? KBI_VERDICT_SLOWER : KBI_VERDICT_FASTER;
-    else if (s->lo >= -lim && s->hi <= lim)
+    out->detectable = expm1(lim + KBI_COMPARE_DETECT_WIDTHS * 2.0 * half);
+    out->rounds_base = nb;
+    out->rounds_results = nr;
+    if (lo > lim || hi < -lim)
+        out->verdict = lo > lim ? KBI_VERDICT_SLOWER : KBI_VERDICT_FASTER;
+    else if (lo >= -lim && hi <= lim)
         out->verdict = KBI_VERDICT_SAME;
     else
         out->verdict = KBI_VERDICT_UNSURE;
-    snprintf(out->why, sizeof out->why, "%s%s", ci,
-             out->verdict == KBI_VERDICT_UNSURE && !isinf(s->lo) ? ", across the threshold" : "");
+    snprintf(out->why, sizeof out->why,
+             "rounds %zu/%zu: change %+.2f%%, %+.2f%% to %+.2f%% allowing for the runs' "
+             "drift%s%s",
+             nb, nr, 100 * expm1(s->est), 100 * expm1(lo), 100 * expm1(hi),
+             drift > 0 ? " (host: a shared CPU)" : "",
+             out->verdict == KBI_VERDICT_UNSURE ? ", across the threshold" : "");
 }
 
 /* Both sides ok: by rounds where both have them, else by the samples. */
@@ -258,7 +275,15 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
                       1.0 - alpha, &s) == 0 &&
         !(base->n_samples == res->n_samples &&
           memcmp(base->samples, res->samples, base->n_samples * sizeof *base->samples) == 0)) {
-        compare_rounds(base, res, t, alpha, &s, out);
+        compare_rounds(base, res, t, alpha, host_drift(opt, base, res), &s, out);
+        return;
+    }
+    if (host_drift(opt, base, res) > 0) {
+        /* One round of a shared CPU: a change must clear the drift too. */
+        kbi_compare_options wide = {t + host_drift(opt, base, res), alpha, 0};
+        kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats,
+                            res->samples, res->n_samples, &wide, out);
+        out->detectable = fmax(wide.threshold, out->noise_base + out->noise_results);
         return;
     }
     kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats, res->samples,
@@ -752,11 +777,12 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             100 * c->opt.threshold, c->opt.alpha);
     fprintf(f,
             "A case measured in rounds on both sides (`[run] rounds`) is judged by its round "
-            "medians instead: **slower** or **faster** when the whole %g%% interval of the "
-            "change (Hodges-Lehmann, distribution-free) lies beyond the threshold, **same** when "
-            "it lies within, else **unsure**. Detectable = the smallest change these runs would "
-            "call nearly always; where it is above the change that matters, the machine was too "
-            "noisy to tell.\n\n",
+            "medians instead: the change is their typical ratio (Hodges-Lehmann), and its %g%% "
+            "interval allows each run to sit off by as much as the rounds show the machine "
+            "drifting; **slower** or **faster** when the whole interval lies beyond the "
+            "threshold, **same** when it lies within, else **unsure**. Detectable = the "
+            "smallest change these runs would call nearly always; where it is above the change "
+            "that matters, the machine was too noisy to tell.\n\n",
             100 * (1 - c->opt.alpha));
     for (size_t i = 0; i < c->n_warnings; i++) {
         fputs("> **Warning:** ", f);
@@ -877,17 +903,25 @@ static void compare_usage(FILE *f)
           "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
           "                     percentage (2%); default 2%\n"
           "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
+          "  -d, --host-drift X how far a whole run of host-timed cases may sit off on a\n"
+          "                     shared CPU, unseen by its rounds; default 10%, 0 on a\n"
+          "                     machine of your own\n"
           "  -o, --out FILE     also write the Markdown table to FILE\n"
           "  -h, --help         this text\n"
           "\n"
           "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
           "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
+          "Cases measured in rounds ([run] rounds) on both sides: judged by their round\n"
+          "medians; slower/faster only when the whole interval of the change, allowing each\n"
+          "run to sit off as far as its rounds drift, lies beyond the threshold.  The\n"
+          "detectable column: the smallest change those runs would call nearly always.\n"
+          "A --sanitize run on either side is not timings: no timing verdict, exit 2.\n"
           "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
           "Metrics: worse/better when a move in the declared bad/good direction exceeds 3\n"
           "times both runs' uncertainties combined; a value outside its bound fails.\n"
           "\n"
           "Exit status: 0 nothing slower or failed, 1 a case slower or failed or a metric\n"
-          "worse or out of bound, 2 bad usage\n"
+          "worse or out of bound, 2 bad usage, a --sanitize side\n"
           "or input (including no case common to both sides).  Warns when the sides differ\n"
           "in GPU, clocks, driver or revision.\n",
           f);
@@ -937,11 +971,12 @@ int kbi_cmd_compare(int argc, char **argv)
     static const struct option longopts[] = {
         {"threshold", required_argument, NULL, 't'},
         {"alpha", required_argument, NULL, 'a'},
+        {"host-drift", required_argument, NULL, 'd'},
         {"out", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA};
+    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT};
     kbi_result_set base = {0}, res = {0};
     kbi_comparison cmp = {0};
     const char *out = NULL;
@@ -949,8 +984,19 @@ int kbi_cmd_compare(int argc, char **argv)
     int c, code = KBI_EXIT_USAGE, have_cmp = 0;
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "t:a:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:a:d:o:h", longopts, NULL)) != -1) {
         switch (c) {
+        case 'd':
+            if (strcmp(optarg, "0") == 0 || strcmp(optarg, "0%") == 0) {
+                opt.host_drift = -1; /* none */
+            } else if (parse_fraction(optarg, &opt.host_drift) != 0) {
+                fprintf(stderr,
+                        "kbench compare: --host-drift %s: expected a fraction such as 0.1 or a "
+                        "percentage such as 10%%, from 0 to below 1\n",
+                        optarg);
+                return KBI_EXIT_USAGE;
+            }
+            break;
         case 't':
             if (parse_fraction(optarg, &opt.threshold) != 0) {
                 fprintf(stderr,
@@ -976,7 +1022,7 @@ int kbi_cmd_compare(int argc, char **argv)
             compare_usage(stdout);
             return KBI_EXIT_OK;
         default:
-            if (optopt && strchr("tao", optopt))
+            if (optopt && strchr("tado", optopt))
                 fprintf(stderr, "kbench compare: option -%c needs a value\n", optopt);
             else
                 fprintf(stderr, "kbench compare: unknown option '%s'\n", argv[optind - 1]);

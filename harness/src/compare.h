@@ -22,26 +22,35 @@
  *
  * Cases measured in rounds on both sides ([run] rounds >= 2: each case
  * measured several times, interleaved over the run, each round in a fresh
- * worker) are judged by their round medians instead, because on a shared
- * machine the samples of one round are not independent of each other: load
- * that comes and goes moves a whole round, and only the spread between
- * rounds shows it.  With
- *   est, lo..hi  the Hodges-Lehmann shift of the logs of the round medians
- *                (results against baseline) and its distribution-free
- *                1 - alpha confidence interval (kbi_log_shift)
+ * worker) are judged by their round medians instead.  On a shared machine
+ * the samples of one process are not independent: load that comes and
+ * goes, the core a worker lands on, its memory layout move a whole round,
+ * and a whole run, at once.  Rounds show how far the machine's state moves
+ * one round; a run is one draw of that state, so it may sit off by as much.
+ * With the logs of the round medians and
+ *   est          the Hodges-Lehmann shift (results against baseline: the
+ *                median of every pairwise difference)
+ *   s            their spread (pooled median absolute deviation x 1.4826)
+ *   h            z(1 - alpha/2) s sqrt(2 + 1/Rb + 1/Rr): both runs' own
+ *                offsets, and the estimate's variance
  *   L = ln(1 + t):
  *   ratio            exp(est), the typical ratio of round medians
- *   slower / faster  the whole interval lies beyond +L / -L: a change larger
- *                    than the threshold, surely
+ *   slower / faster  est - h > L / est + h < -L: the whole interval lies
+ *                    beyond the threshold
  *   same             the interval lies within -L..+L
- *   unsure           the interval reaches across a threshold (or is
- *                    unbounded: too few rounds for the confidence asked)
- *   detectable       exp(L + 1.5 (hi - lo)) - 1: to miss a true change this
+ *   unsure           the interval reaches across a threshold
+ *   detectable       exp(L + 1.5 (2 h)) - 1: to miss a true change this
  *                    large, the interval would have to sit off it by twice
  *                    its half-width, so it is called slower or faster
  *                    nearly always; where it exceeds a change that matters,
- *                    the rounds were too noisy to tell (the answer is then
+ *                    the machine was too noisy to tell (the answer is then
  *                    unsure, never a guess)
+ * Host-timed cases (timing "host" on both sides) share the CPU with every
+ * other user of the machine: a whole run can sit off further than its
+ * rounds show (ten back-to-back runs on a 2-core machine shared by several
+ * builds did, with tight rounds).  Their interval is widened by
+ * ln(1 + --host-drift) each way (default 10%; 0 on a machine of one's own),
+ * and without rounds their threshold is t + host-drift.
  * Without rounds on both sides "detectable" is max(t, nb + nr): drift
  * between the runs is then not measured, and a shared machine's verdicts
  * need rounds.
@@ -99,6 +108,10 @@ const char *kbi_verdict_name(kbi_verdict v);
 
 #define KBI_COMPARE_THRESHOLD 0.02
 #define KBI_COMPARE_ALPHA 0.05
+/* Other users' load on a shared CPU can move a whole run (each of its
+ * rounds alike) further than its rounds show; the default allowance for
+ * host-timed cases. */
+#define KBI_COMPARE_HOST_DRIFT 0.10
 /* Interval widths past the threshold that a change must be to be called
  * detectable (see "detectable" above). */
 #define KBI_COMPARE_DETECT_WIDTHS 1.5
@@ -106,6 +119,10 @@ const char *kbi_verdict_name(kbi_verdict v);
 typedef struct kbi_compare_options {
     double threshold; /* relative change that matters; 0: the default */
     double alpha;     /* significance level of the test; 0: the default */
+    /* Appended for rounds: how far a whole run of host-timed cases may sit
+     * off, unseen by its rounds (see the top of this file); 0: the default,
+     * negative: none. */
+    double host_drift;
 } kbi_compare_options;
 
 typedef struct kbi_compare_outcome {

@@ -138,6 +138,28 @@ double kbi_normal_quantile(double p)
     return 0.5 * (lo + hi);
 }
 
+/* The median of |ln x - median(ln x)| over both sides, each side about its
+ * own median (values already checked positive). */
+static double pooled_mad(const double *a, size_t na, const double *b, size_t nb)
+{
+    double *r = kbi_xmalloc((na + nb) * sizeof *r), *l, mad;
+    const double *x[2] = {a, b};
+    size_t n[2] = {na, nb}, k = 0;
+    for (int side = 0; side < 2; side++) {
+        double med;
+        l = kbi_xmalloc(n[side] * sizeof *l);
+        for (size_t i = 0; i < n[side]; i++)
+            l[i] = log(x[side][i]);
+        med = kbi_median(l, n[side]);
+        for (size_t i = 0; i < n[side]; i++)
+            r[k++] = fabs(l[i] - med);
+        free(l);
+    }
+    mad = kbi_median(r, k);
+    free(r);
+    return mad;
+}
+
 int kbi_log_shift(const double *a, size_t na, const double *b, size_t nb, double conf,
                   kbi_shift *out)
 {
@@ -166,5 +188,6 @@ int kbi_log_shift(const double *a, size_t na, const double *b, size_t nb, double
     out->lo = r >= 1 ? d[r - 1] : -INFINITY;
     out->hi = r >= 1 ? d[m - (size_t)r] : INFINITY;
     free(d);
+    out->spread = pooled_mad(a, na, b, nb) * 1.4826;
     return 0;
 }

@@ -36,6 +36,9 @@ typedef struct kbi_shift {
                       exp(est) is the typical ratio b / a */
     double lo, hi; /* its distribution-free confidence interval; -/+INFINITY
                       when the sets are too small for the confidence asked */
+    double spread; /* how far one replicate strays: the pooled median absolute
+                      deviation of each side's ln values from its median,
+                      scaled to a standard deviation (x 1.4826) */
 } kbi_shift;
 
 /* The shift of b against a (e.g. the round medians of a case in two runs)
