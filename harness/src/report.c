@@ -608,12 +608,17 @@ typedef struct rep_point {
     char *label;   /* the varying parameters only, for charts */
     size_t *cell;  /* [row] -> case index or NO_CASE */
     size_t first;  /* a case of this point */
+    /* The baseline variant of its cases ("" if none): each profile section
+     * names its own, so two points of one plugin may differ. */
+    const char *baseline;
+    int mixed_baseline; /* its cases name different baselines */
     rep_chart bar; /* chart (a), stem NULL if none */
 } rep_point;
 
 typedef struct rep_plugin {
     const char *name;
-    const char *baseline; /* the profile's baseline variant, "" if none */
+    const char *baseline; /* the first baseline variant of its cases, "" if none */
+    str_list baselines;   /* every baseline variant of its cases, in order of first use */
     rep_row *rows;
     size_t n_rows;
     rep_point *points;
@@ -680,6 +685,15 @@ static void add_key(rep_plugin *p, const char *key)
     p->keys[p->n_keys++] = kbi_strdup(key);
 }
 
+/* Whether variant is the baseline of some section of the plugin. */
+static int is_baseline(const rep_plugin *p, const char *variant)
+{
+    for (size_t i = 0; i < p->baselines.n; i++)
+        if (strcmp(p->baselines.s[i], variant) == 0)
+            return 1;
+    return 0;
+}
+
 /* Whether the same variant and point appear in more than one run. */
 static int detect_multi_run(const kbi_result_set *set, const rep_plugin *p)
 {
@@ -725,6 +739,21 @@ static int has_case(const kbi_result_set *set, const rep_plugin *p, const char *
     return 0;
 }
 
+/* Records the baseline one case of point q names. */
+static void note_baseline(rep_plugin *p, rep_point *q, const char *baseline)
+{
+    if (!baseline[0])
+        return;
+    if (!p->baseline[0])
+        p->baseline = baseline;
+    if (!is_baseline(p, baseline))
+        list_add(&p->baselines, baseline);
+    if (!q->baseline[0])
+        q->baseline = baseline;
+    else if (strcmp(q->baseline, baseline) != 0)
+        q->mixed_baseline = 1;
+}
+
 static void build_plugin(rep_model *m, rep_plugin *p)
 {
     const kbi_result_set *set = m->set;
@@ -767,14 +796,14 @@ static void build_plugin(rep_model *m, rep_plugin *p)
             memset(q, 0, sizeof *q);
             q->params_text = c->params_text;
             q->first = p->cases[k];
+            q->baseline = c->baseline;
             q->cell = kbi_xmalloc(p->n_rows * sizeof *q->cell);
             for (size_t i = 0; i < p->n_rows; i++)
                 q->cell[i] = NO_CASE;
             pt = p->n_points++;
         }
         p->points[pt].cell[r] = p->cases[k];
-        if (!p->baseline[0] && c->baseline[0])
-            p->baseline = c->baseline;
+        note_baseline(p, &p->points[pt], c->baseline);
         json_object_foreach(c->params, key, val)
         {
             (void)val;
@@ -876,6 +905,7 @@ static void model_free(rep_model *m)
         free(p->varies);
         free(p->charts);
         list_free(&p->notes);
+        list_free(&p->baselines);
     }
     free(m->plugins);
     run_names_free(&m->runs);
@@ -1335,7 +1365,7 @@ static int chart_lines(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *er
             series[n_series] = (kbi_line_series){
                 .name = p->rows[r].name,
                 .color = (int)r,
-                .dashed = strcmp(p->rows[r].variant, p->baseline) == 0,
+                .dashed = is_baseline(p, p->rows[r].variant),
                 .n = n,
                 .x = cols[r * 4 + 0],
                 .y = cols[r * 4 + 1],
@@ -1399,8 +1429,18 @@ static int chart_lines(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *er
     return rc;
 }
 
-/* (c) the speedup of every variant against the baseline, at every point. */
-static int chart_speedup(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *err)
+/* The speedup of case ci when it is against baseline variant b. */
+static int speedup_vs(const kbi_result_set *set, size_t ci, const char *b, double *sp)
+{
+    return ci != NO_CASE && strcmp(set->cases[ci].baseline, b) == 0 &&
+           kbi_report_speedup(set, ci, sp);
+}
+
+/* (c) the speedup of every variant against baseline variant b, at every
+ * point whose cases are measured against b; detail names the chart when
+ * the plugin has several baselines (one per profile section). */
+static int chart_speedup_vs(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, const char *b,
+                            const char *detail, char *err)
 {
     const kbi_result_set *set = m->set;
     size_t R = p->n_rows, G = p->n_points, n_series = 0, n_groups = 0;
@@ -1408,8 +1448,6 @@ static int chart_speedup(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *
     const char **series, **groups;
     int *colors, rc = KBI_OK, any = 0;
     size_t *row_of;
-    if (!p->baseline[0] || R < 2)
-        return KBI_OK;
     size_t *point_of;
     series = kbi_xcalloc(R, sizeof *series);
     groups = kbi_xcalloc(G, sizeof *groups);
@@ -1420,12 +1458,12 @@ static int chart_speedup(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *
      * without a baseline, or a point whose baseline failed, have none). */
     for (size_t r = 0; r < R; r++) {
         int has = 0;
-        if (strcmp(p->rows[r].variant, p->baseline) == 0)
+        if (strcmp(p->rows[r].variant, b) == 0)
             continue;
         for (size_t g = 0; g < G && !has; g++) {
             double sp;
             size_t ci = p->points[g].cell[r];
-            has = ci != NO_CASE && kbi_report_speedup(set, ci, &sp);
+            has = speedup_vs(set, ci, b, &sp);
         }
         if (!has)
             continue;
@@ -1439,7 +1477,7 @@ static int chart_speedup(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *
         for (size_t s = 0; s < n_series && !has; s++) {
             double sp;
             size_t ci = p->points[g].cell[row_of[s]];
-            has = ci != NO_CASE && kbi_report_speedup(set, ci, &sp);
+            has = speedup_vs(set, ci, b, &sp);
         }
         if (has)
             point_of[n_groups++] = g;
@@ -1453,7 +1491,7 @@ static int chart_speedup(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *
             size_t ci = q->cell[row_of[s]];
             double sp;
             v[g * n_series + s] = NAN;
-            if (ci != NO_CASE && kbi_report_speedup(set, ci, &sp)) {
+            if (speedup_vs(set, ci, b, &sp)) {
                 v[g * n_series + s] = sp;
                 any = 1;
             }
@@ -1461,11 +1499,11 @@ static int chart_speedup(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *
     }
     if (n_series > 0 && any) {
         kbi_buf title = {0}, ylabel = {0}, ref = {0};
-        char *stem = make_stem(m, p->name, "speedup", NULL);
+        char *stem = make_stem(m, p->name, "speedup", detail);
         kbi_bar_chart bc = {0};
-        kbi_buf_printf(&title, "%s: speedup against %s", p->name, p->baseline);
-        kbi_buf_printf(&ylabel, "speedup: median time of %s / of the variant", p->baseline);
-        kbi_buf_printf(&ref, "%s = 1", p->baseline);
+        kbi_buf_printf(&title, "%s: speedup against %s", p->name, b);
+        kbi_buf_printf(&ylabel, "speedup: median time of %s / of the variant", b);
+        kbi_buf_printf(&ref, "%s = 1", b);
         bc.stem = stem;
         bc.title = title.data;
         bc.ylabel = ylabel.data;
@@ -1491,6 +1529,19 @@ static int chart_speedup(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *
     free(colors);
     free(row_of);
     free(point_of);
+    return rc;
+}
+
+/* (c) for each baseline of the plugin: one chart when it has one (as
+ * "<plugin>-speedup"), else one per baseline, named after it. */
+static int chart_speedup(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *err)
+{
+    int rc = KBI_OK;
+    if (p->n_rows < 2)
+        return KBI_OK;
+    for (size_t i = 0; i < p->baselines.n && rc == KBI_OK; i++)
+        rc = chart_speedup_vs(m, p, ctx, p->baselines.s[i],
+                              p->baselines.n > 1 ? p->baselines.s[i] : NULL, err);
     return rc;
 }
 
@@ -2311,6 +2362,8 @@ typedef struct point_cols {
     int frac_peak, frac_bandwidth; /* some case has the fraction (ceilings known) */
     const char *item_unit;         /* of the first case that counts items */
     const char *verify_metric;     /* when every case uses one, else NULL */
+    const char *baseline;          /* the point's baseline variant, "" if none */
+    int mixed_baseline;            /* its cases name different baselines */
 } point_cols;
 
 static point_cols columns_of(const kbi_result_set *set, const rep_plugin *p, const rep_point *q)
@@ -2340,6 +2393,8 @@ static point_cols columns_of(const kbi_result_set *set, const rep_plugin *p, con
         }
     }
     pc.run = p->multi_run;
+    pc.baseline = q->baseline;
+    pc.mixed_baseline = q->mixed_baseline;
     return pc;
 }
 
@@ -2369,7 +2424,7 @@ static void write_case_row(FILE *f, const rep_model *m, const rep_plugin *p, siz
     json_t *run = c->env ? json_object_get(c->env->json, "run") : NULL;
     fputs("| ", f);
     md_cell(f, p->rows[row].variant);
-    if (strcmp(p->rows[row].variant, p->baseline) == 0)
+    if (strcmp(p->rows[row].variant, c->baseline) == 0)
         fputs(" (baseline)", f);
     if (pc->run)
         fprintf(f, " | %s", p->rows[row].run_label ? p->rows[row].run_label : "?");
@@ -2430,11 +2485,17 @@ static void write_case_row(FILE *f, const rep_model *m, const rep_plugin *p, siz
             fputs(" | —", f);
         }
     }
-    if (p->baseline[0]) {
-        if (kbi_report_speedup(set, ci, &sp))
+    if (pc->baseline[0]) {
+        if (kbi_report_speedup(set, ci, &sp)) {
             fprintf(f, " | %.2f×", sp);
-        else
+            /* The header cannot name one baseline: the cell does. */
+            if (pc->mixed_baseline) {
+                fputs(" vs ", f);
+                md_cell(f, c->baseline);
+            }
+        } else {
             fputs(" | —", f);
+        }
     }
     if (pc->verify) {
         if (!c->has_verify) {
@@ -2509,9 +2570,11 @@ static void write_point(FILE *f, const rep_model *m, const rep_plugin *p, const 
         md_cell(f, pc.item_unit ? pc.item_unit : "items");
         fputs("/s |", f);
     }
-    if (p->baseline[0]) {
+    if (pc.baseline[0] && pc.mixed_baseline) {
+        fputs(" speedup vs its section's baseline |", f);
+    } else if (pc.baseline[0]) {
         fputs(" speedup vs ", f);
-        md_cell(f, p->baseline);
+        md_cell(f, pc.baseline);
         fputs(" |", f);
     }
     if (pc.verify) {
@@ -2533,7 +2596,7 @@ static void write_point(FILE *f, const rep_model *m, const rep_plugin *p, const 
         fputs(pc.frac_bandwidth ? "---:|---:|" : "---:|", f);
     if (pc.items)
         fputs("---:|", f);
-    if (p->baseline[0])
+    if (pc.baseline[0])
         fputs("---:|", f);
     if (pc.verify)
         fputs("---|", f);
@@ -2738,10 +2801,21 @@ static void write_plugin(FILE *f, const rep_model *m, const rep_plugin *p)
     fprintf(f, "<a id=\"plugin-%s\"></a>\n\n## Plugin `%s`\n\n", p->name, p->name);
     fprintf(f, "%zu cases at %zu parameter points, %zu variants", p->n_cases, p->n_points,
             p->n_rows);
-    if (p->baseline[0]) {
+    if (p->baselines.n == 1) {
         fputs("; baseline variant `", f);
         md_cell(f, p->baseline);
         fputs("` (speedup = its median time / the variant's)", f);
+    } else if (p->baselines.n > 1) {
+        /* One per profile section: each table and chart names its own. */
+        fputs("; baseline variants ", f);
+        for (size_t i = 0; i < p->baselines.n; i++) {
+            fputs(i ? ", `" : "`", f);
+            md_cell(f, p->baselines.s[i]);
+            fputs("`", f);
+        }
+        fputs(", one per profile section, each table and chart naming its own (speedup = "
+              "the baseline's median time / the variant's)",
+              f);
     }
     if (p->kind != RATE_NONE)
         fprintf(f, "; charts show %s", kind_label(set, p, ubuf, sizeof ubuf));
