@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "report.h"
+#include "report_model.h"
 #include "results.h"
 #include "helpers.h"
 

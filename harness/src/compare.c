@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "format.h"
+#include "resultset.h"
 
 static const char *const verdict_names[KBI_VERDICT_COUNT] = {
     "same",   "faster",       "slower",           "unsure",
