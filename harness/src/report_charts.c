@@ -43,8 +43,8 @@ static char *make_stem(kbi_rep_model *m, const char *plugin, const char *what, c
 }
 
 /* Records a chart's outcome; a hard error (cannot write) is returned. */
-static int chart_result(int rc, kbi_rep_chart *ch, char *stem, const char *title, kbi_strlist *notes,
-                        const char *err)
+static int chart_result(int rc, kbi_rep_chart *ch, char *stem, const char *title,
+                        kbi_strlist *notes, const char *err)
 {
     ch->stem = stem;
     ch->title = kbi_strdup(title);
@@ -114,10 +114,10 @@ static int chart_points(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
             kbi_bar_chart bc = {0};
             /* The run's ceiling for this rate, as a dashed line. */
             const kbi_env_record *env = set->cases[q->first].env;
-            double ceiling = !env                    ? 0
+            double ceiling = !env                        ? 0
                              : p->kind == KBI_RATE_BYTES ? env->bandwidth_gbs
                              : p->kind == KBI_RATE_FLOPS ? env->peak_gflops
-                                                     : 0;
+                                                         : 0;
             kbi_buf_printf(&title, "%s, %s: %s per variant", p->name, q->label, unit);
             if (ceiling > 0) {
                 kbi_buf_printf(&title, " (dashed: ceiling %.0f %s)", ceiling, unit);
@@ -576,8 +576,9 @@ static int chart_roofline(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ct
     if (!any_flops)
         return KBI_OK;
     if (!env || (env->bandwidth_gbs <= 0 && env->peak_gflops <= 0)) {
-        kbi_strlist_add(&p->notes, "no roofline: the run recorded no ceilings (neither measured nor "
-                            "set in the profile)");
+        kbi_strlist_add(&p->notes,
+                        "no roofline: the run recorded no ceilings (neither measured nor "
+                        "set in the profile)");
         return KBI_OK;
     }
     env = NULL;
@@ -630,7 +631,7 @@ static int chart_roofline(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ct
         rl.series = series;
         if (mixed)
             kbi_strlist_add(&p->notes, "the roofline draws the ceilings of the first run; the runs "
-                                "merged here measured different ceilings");
+                                       "merged here measured different ceilings");
         add_chart_slot(p);
         rc = kbi_chart_roofline(ctx, &rl, err);
         rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
@@ -728,8 +729,9 @@ static int cmp_metric_line(const void *a, const void *b)
 }
 
 /* One chart of metric `name` for the points of one slice. */
-static int chart_one_metric(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, const char *name,
-                            int x, int line, int square, const char *slice, char *err)
+static int chart_one_metric(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
+                            const char *name, int x, int line, int square, const char *slice,
+                            char *err)
 {
     const kbi_result_set *set = m->set;
     metric_line *lines = NULL;

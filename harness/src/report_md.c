@@ -99,7 +99,8 @@ static void env_clocks(FILE *f, const kbi_env_record *e)
 {
     json_t *dev = json_object_get(e->json, "device");
     int a, b, c;
-    double sm = kbi_jnum(dev, "sm_clock_mhz", NULL, &a), mem = kbi_jnum(dev, "mem_clock_mhz", NULL, &b);
+    double sm = kbi_jnum(dev, "sm_clock_mhz", NULL, &a),
+           mem = kbi_jnum(dev, "mem_clock_mhz", NULL, &b);
     double loaded = kbi_jnum(dev, "sm_clock_loaded_mhz", NULL, &c);
     /* 0 means NVML could not say. */
     a = a && sm > 0;
@@ -302,7 +303,8 @@ typedef struct point_cols {
     int mixed_baseline;            /* its cases name different baselines */
 } point_cols;
 
-static point_cols columns_of(const kbi_result_set *set, const kbi_rep_plugin *p, const kbi_rep_point *q)
+static point_cols columns_of(const kbi_result_set *set, const kbi_rep_plugin *p,
+                             const kbi_rep_point *q)
 {
     point_cols pc = {0};
     int metric_set = 0;
@@ -348,8 +350,8 @@ static void fmt_rate(double v, char *out, size_t n)
     kbi_fmt_sig4(v, out, n);
 }
 
-static void write_case_row(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p, size_t row, size_t ci,
-                           const point_cols *pc)
+static void write_case_row(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p, size_t row,
+                           size_t ci, const point_cols *pc)
 {
     const kbi_result_set *set = m->set;
     const kbi_case_result *c = &set->cases[ci];
@@ -487,7 +489,8 @@ static void write_case_row(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin
     fputs(" |\n", f);
 }
 
-static void write_point(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p, const kbi_rep_point *q)
+static void write_point(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p,
+                        const kbi_rep_point *q)
 {
     const kbi_result_set *set = m->set;
     point_cols pc = columns_of(set, p, q);
@@ -594,13 +597,14 @@ static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugi
             fputs(" |", f);
             v = kbi_ncu_metric(k, "gpu__time_duration.sum", &unit);
             md_metric(f, v, "%.4g ", unit);
-            md_metric(f, kbi_ncu_metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
-                      "%.1f", NULL);
             md_metric(f,
-                      kbi_ncu_metric(
-                          k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-                          NULL),
+                      kbi_ncu_metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
                       "%.1f", NULL);
+            md_metric(
+                f,
+                kbi_ncu_metric(
+                    k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", NULL),
+                "%.1f", NULL);
             md_metric(f,
                       kbi_ncu_metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL),
                       "%.1f", NULL);
@@ -791,8 +795,8 @@ static void write_plugin(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *
     }
 }
 
-int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title, const kbi_chart_ctx *ctx,
-                          int charts_requested)
+int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title,
+                              const kbi_chart_ctx *ctx, int charts_requested)
 {
     const kbi_result_set *set = m->set;
     char now[64];

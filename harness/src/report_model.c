@@ -97,7 +97,8 @@ static int detect_multi_run(const kbi_result_set *set, const kbi_rep_plugin *p)
     for (size_t a = 0; a < p->n_cases; a++)
         for (size_t b = a + 1; b < p->n_cases; b++) {
             const kbi_case_result *x = &set->cases[p->cases[a]], *y = &set->cases[p->cases[b]];
-            if (kbi_results_sweep_of(set, kbi_results_env_index(set, x->env)) != kbi_results_sweep_of(set, kbi_results_env_index(set, y->env)) &&
+            if (kbi_results_sweep_of(set, kbi_results_env_index(set, x->env)) !=
+                    kbi_results_sweep_of(set, kbi_results_env_index(set, y->env)) &&
                 strcmp(x->variant, y->variant) == 0 && strcmp(x->params_text, y->params_text) == 0)
                 return 1;
         }
@@ -126,11 +127,13 @@ static void add_row(kbi_rep_model *m, kbi_rep_plugin *p, const char *variant, si
 }
 
 /* Whether the plugin has a case of variant in run env. */
-static int has_case(const kbi_result_set *set, const kbi_rep_plugin *p, const char *variant, size_t env)
+static int has_case(const kbi_result_set *set, const kbi_rep_plugin *p, const char *variant,
+                    size_t env)
 {
     for (size_t k = 0; k < p->n_cases; k++) {
         const kbi_case_result *c = &set->cases[p->cases[k]];
-        if (strcmp(c->variant, variant) == 0 && kbi_results_sweep_of(set, kbi_results_env_index(set, c->env)) == env)
+        if (strcmp(c->variant, variant) == 0 &&
+            kbi_results_sweep_of(set, kbi_results_env_index(set, c->env)) == env)
             return 1;
     }
     return 0;
@@ -181,7 +184,8 @@ static void build_plugin(kbi_rep_model *m, kbi_rep_plugin *p)
     kbi_strlist_free(&variants);
     for (size_t k = 0; k < p->n_cases; k++) {
         const kbi_case_result *c = &set->cases[p->cases[k]];
-        size_t env = p->multi_run ? kbi_results_sweep_of(set, kbi_results_env_index(set, c->env)) : KBI_NO_CASE;
+        size_t env = p->multi_run ? kbi_results_sweep_of(set, kbi_results_env_index(set, c->env))
+                                  : KBI_NO_CASE;
         size_t r = find_row(p, c->variant, env), pt;
         const char *key;
         json_t *val;
@@ -223,7 +227,7 @@ static void build_plugin(kbi_rep_model *m, kbi_rep_plugin *p)
                 const kbi_case_result *c = &set->cases[p->cases[k]];
                 double count = kind == KBI_RATE_FLOPS   ? c->flops
                                : kind == KBI_RATE_BYTES ? c->bytes
-                                                    : c->items;
+                                                        : c->items;
                 n += kbi_case_ok(c) && count > 0;
             }
             if (n > best) {
@@ -327,7 +331,8 @@ int kbi_report_speedup(const kbi_result_set *set, size_t i, double *speedup)
             break;
         }
         if (b->env && c->env &&
-            kbi_results_sweep_of(set, kbi_results_env_index(set, b->env)) == kbi_results_sweep_of(set, kbi_results_env_index(set, c->env))) {
+            kbi_results_sweep_of(set, kbi_results_env_index(set, b->env)) ==
+                kbi_results_sweep_of(set, kbi_results_env_index(set, c->env))) {
             best = b;
         } else if (!best && b->env && c->env && b->env->device_name[0] &&
                    strcmp(b->env->device_name, c->env->device_name) == 0) {
@@ -383,7 +388,8 @@ const char *kbi_rep_item_unit(const kbi_result_set *set, const kbi_rep_plugin *p
     return "items";
 }
 
-const char *kbi_rep_kind_label(const kbi_result_set *set, const kbi_rep_plugin *p, char *buf, size_t n)
+const char *kbi_rep_kind_label(const kbi_result_set *set, const kbi_rep_plugin *p, char *buf,
+                               size_t n)
 {
     switch (p->kind) {
     case KBI_RATE_FLOPS:

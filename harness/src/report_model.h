@@ -33,20 +33,20 @@ typedef struct kbi_rep_chart {
 
 typedef struct kbi_rep_point {
     const char *params_text;
-    char *label;   /* the varying parameters only, for charts */
-    size_t *cell;  /* [row] -> case index or KBI_NO_CASE */
-    size_t first;  /* a case of this point */
+    char *label;  /* the varying parameters only, for charts */
+    size_t *cell; /* [row] -> case index or KBI_NO_CASE */
+    size_t first; /* a case of this point */
     /* The baseline variant of its cases ("" if none): each profile section
      * names its own, so two points of one plugin may differ. */
     const char *baseline;
     int mixed_baseline; /* its cases name different baselines */
-    kbi_rep_chart bar; /* chart (a), stem NULL if none */
+    kbi_rep_chart bar;  /* chart (a), stem NULL if none */
 } kbi_rep_point;
 
 typedef struct kbi_rep_plugin {
     const char *name;
-    const char *baseline; /* the first baseline variant of its cases, "" if none */
-    kbi_strlist baselines;   /* every baseline variant of its cases, in order of first use */
+    const char *baseline;  /* the first baseline variant of its cases, "" if none */
+    kbi_strlist baselines; /* every baseline variant of its cases, in order of first use */
     kbi_rep_row *rows;
     size_t n_rows;
     kbi_rep_point *points;
@@ -57,7 +57,7 @@ typedef struct kbi_rep_plugin {
     int kind;      /* rate charted and used for the axis */
     char **keys;   /* parameter names in order of first appearance */
     size_t n_keys;
-    int *varies;       /* [key]: takes more than one value */
+    int *varies;           /* [key]: takes more than one value */
     kbi_rep_chart *charts; /* (b) lines, (c) speedup, (d) roofline */
     size_t n_charts;
     kbi_strlist notes; /* why a chart was not made */

@@ -105,8 +105,7 @@ static void load_profile_beside(kbi_result_set *set, const char *results_path)
     json_error_t jerr;
     json_t *doc;
     if (slash)
-        snprintf(path, sizeof path, "%.*s/profile.json", (int)(slash - results_path),
-                 results_path);
+        snprintf(path, sizeof path, "%.*s/profile.json", (int)(slash - results_path), results_path);
     else
         snprintf(path, sizeof path, "profile.json");
     if (access(path, F_OK) != 0)
