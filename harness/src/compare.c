@@ -6,12 +6,13 @@
 #include "compare.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format.h"
+#include "options.h"
 #include "resultset.h"
 
 static const char *const verdict_names[KBI_VERDICT_COUNT] = {
@@ -751,54 +752,33 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
 
 /* ---- command line ---- */
 
-static void compare_usage(FILE *f)
-{
-    fputs("usage: kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]\n"
-          "\n"
-          "Matches the cases of BASELINE and RESULTS by id (plugin/variant/parameters) and\n"
-          "calls each one slower, faster, same or unsure.  Each side is a results file or a\n"
-          "folder holding results*.jsonl files (shards are merged).  A case whose id has\n"
-          "no match is paired with the one case of the other side that differs from it\n"
-          "only by parameters one side lacks (a plugin gained a parameter), with a warning.\n"
-          "\n"
-          "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
-          "                     percentage (2%); default 2%\n"
-          "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
-          "  -o, --out FILE     also write the Markdown table to FILE\n"
-          "  -h, --help         this text\n"
-          "\n"
-          "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
-          "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
-          "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
-          "Metrics: worse/better when a move in the declared bad/good direction exceeds 3\n"
-          "times both runs' uncertainties combined; a value outside its bound fails.\n"
-          "\n"
-          "Exit status: 0 nothing slower or failed, 1 a case slower or failed or a metric\n"
-          "worse or out of bound, 2 bad usage\n"
-          "or input (including no case common to both sides).  Warns when the sides differ\n"
-          "in GPU, clocks, driver or revision.\n",
-          f);
-}
+static const char compare_help[] =
+    "usage: kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]\n"
+    "\n"
+    "Matches the cases of BASELINE and RESULTS by id (plugin/variant/parameters) and\n"
+    "calls each one slower, faster, same or unsure.  Each side is a results file or a\n"
+    "folder holding results*.jsonl files (shards are merged).  A case whose id has\n"
+    "no match is paired with the one case of the other side that differs from it\n"
+    "only by parameters one side lacks (a plugin gained a parameter), with a warning.\n"
+    "\n"
+    "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
+    "                     percentage (2%); default 2%\n"
+    "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
+    "  -o, --out FILE     also write the Markdown table to FILE\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
+    "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
+    "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
+    "Metrics: worse/better when a move in the declared bad/good direction exceeds 3\n"
+    "times both runs' uncertainties combined; a value outside its bound fails.\n"
+    "\n"
+    "Exit status: 0 nothing slower or failed, 1 a case slower or failed or a metric\n"
+    "worse or out of bound, 2 bad usage\n"
+    "or input (including no case common to both sides).  Warns when the sides differ\n"
+    "in GPU, clocks, driver or revision.\n";
 
 /* Parses "0.02" or "2%" into a fraction in (0, 1).  Returns 0 on success. */
-static int parse_fraction(const char *s, double *out)
-{
-    char *end;
-    double v;
-    errno = 0;
-    v = strtod(s, &end);
-    if (end == s || errno)
-        return -1;
-    if (*end == '%') {
-        v /= 100.0;
-        end++;
-    }
-    if (*end != '\0' || !(v > 0) || !(v < 1))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int load_side(const char *what, const char *path, kbi_result_set *set)
 {
     char err[KBI_ERR_SIZE] = "";
@@ -821,68 +801,41 @@ static int load_side(const char *what, const char *path, kbi_result_set *set)
 
 int kbi_cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"threshold", required_argument, NULL, 't'},
-        {"alpha", required_argument, NULL, 'a'},
-        {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA};
     kbi_result_set base = {0}, res = {0};
     kbi_comparison cmp = {0};
     const char *out = NULL;
+    const kbi_option options[] = {
+        {.name = "threshold",
+         .short_name = 't',
+         .kind = KBI_OPT_FRACTION,
+         .target = &opt.threshold,
+         .expected = "a fraction such as 0.02 or a percentage such as 2%, above 0 and below 1"},
+        {.name = "alpha",
+         .short_name = 'a',
+         .kind = KBI_OPT_FRACTION,
+         .target = &opt.alpha,
+         .expected = "a probability such as 0.05, above 0 and below 1"},
+        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
+    };
+    const kbi_verb_spec spec = {"compare",
+                                "BASELINE RESULTS [--threshold X]",
+                                compare_help,
+                                options,
+                                sizeof options / sizeof *options,
+                                2,
+                                2,
+                                "BASELINE and RESULTS (each a results file or folder)"};
     char err[KBI_ERR_SIZE] = "";
-    int c, code = KBI_EXIT_USAGE, have_cmp = 0;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "t:a:o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            if (parse_fraction(optarg, &opt.threshold) != 0) {
-                fprintf(stderr,
-                        "kbench compare: --threshold %s: expected a fraction such as "
-                        "0.02 or a percentage such as 2%%, above 0 and below 1\n",
-                        optarg);
-                return KBI_EXIT_USAGE;
-            }
-            break;
-        case 'a':
-            if (parse_fraction(optarg, &opt.alpha) != 0) {
-                fprintf(stderr,
-                        "kbench compare: --alpha %s: expected a probability such as "
-                        "0.05, above 0 and below 1\n",
-                        optarg);
-                return KBI_EXIT_USAGE;
-            }
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'h':
-            compare_usage(stdout);
-            return KBI_EXIT_OK;
-        default:
-            if (optopt && strchr("tao", optopt))
-                fprintf(stderr, "kbench compare: option -%c needs a value\n", optopt);
-            else
-                fprintf(stderr, "kbench compare: unknown option '%s'\n", argv[optind - 1]);
-            fputs("usage: kbench compare BASELINE RESULTS [--threshold X] (see kbench compare "
-                  "--help)\n",
-                  stderr);
-            return KBI_EXIT_USAGE;
-        }
-    }
-    if (argc - optind != 2) {
-        fprintf(stderr,
-                "kbench compare: %s, expected BASELINE and RESULTS (each a results "
-                "file or folder)\nusage: kbench compare BASELINE RESULTS "
-                "[--threshold X] (see kbench compare --help)\n",
-                argc - optind < 2 ? "too few arguments" : "too many arguments");
+    int first, code = KBI_EXIT_USAGE, have_cmp = 0;
+    switch (kbi_options_parse(&spec, argc, argv, &first)) {
+    case KBI_OPTS_HELP:
+        return KBI_EXIT_OK;
+    case KBI_OPTS_USAGE:
         return KBI_EXIT_USAGE;
     }
-    if (load_side("baseline", argv[optind], &base) != KBI_OK ||
-        load_side("results", argv[optind + 1], &res) != KBI_OK)
+    if (load_side("baseline", argv[first], &base) != KBI_OK ||
+        load_side("results", argv[first + 1], &res) != KBI_OK)
         goto done;
     if (kbi_compare_sets(&base, &res, &opt, &cmp, err) != KBI_OK) {
         fprintf(stderr, "kbench compare: %s\n", err);
@@ -902,7 +855,7 @@ int kbi_cmd_compare(int argc, char **argv)
     }
     for (size_t i = 0; i < cmp.n_warnings; i++)
         fprintf(stderr, "kbench compare: warning: %s\n", cmp.warnings[i]);
-    kbi_compare_write_markdown(&cmp, argv[optind], argv[optind + 1], stdout);
+    kbi_compare_write_markdown(&cmp, argv[first], argv[first + 1], stdout);
     fflush(stdout);
     if (out) {
         FILE *f = fopen(out, "w");
@@ -911,7 +864,7 @@ int kbi_cmd_compare(int argc, char **argv)
             fprintf(stderr, "kbench compare: %s: cannot create: %s\n", out, strerror(errno));
             goto done;
         }
-        rc = kbi_compare_write_markdown(&cmp, argv[optind], argv[optind + 1], f);
+        rc = kbi_compare_write_markdown(&cmp, argv[first], argv[first + 1], f);
         if (fclose(f) != 0 || rc != KBI_OK) {
             fprintf(stderr, "kbench compare: %s: cannot write: %s\n", out, strerror(errno));
             goto done;

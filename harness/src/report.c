@@ -5,13 +5,14 @@
 #include "report.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "options.h"
 #include "report_charts.h"
 #include "report_md.h"
 #include "report_model.h"
@@ -145,77 +146,52 @@ fail:
     return rc;
 }
 
-static void report_usage(FILE *f)
-{
-    fputs("usage: kbench report RESULTS... [--out DIR] [--title TEXT] [--no-charts]\n"
-          "\n"
-          "Writes report.md, results.csv and gnuplot charts (PNG, SVG, with their .gp\n"
-          "scripts and .dat data in charts/) for one or more results files.  Each RESULTS\n"
-          "is a results file or a folder holding results*.jsonl files (searched three\n"
-          "levels deep); several are merged (shards of one sweep, runs on several GPUs).\n"
-          "\n"
-          "  -o, --out DIR      where to write (default reports/<name>, name from the\n"
-          "                     first RESULTS: its folder, or the file's stem)\n"
-          "  -t, --title TEXT   heading of the report (default: the folder's name)\n"
-          "      --no-charts    write no charts\n"
-          "      --gnuplot PATH gnuplot to run (default $KBENCH_GNUPLOT, else PATH)\n"
-          "  -h, --help         this text\n"
-          "\n"
-          "Without gnuplot the report is still written and says why charts are missing.\n"
-          "Exit status: 0 written, 2 bad usage or unreadable/invalid results.\n",
-          f);
-}
+static const char report_help[] =
+    "usage: kbench report RESULTS... [--out DIR] [--title TEXT] [--no-charts]\n"
+    "\n"
+    "Writes report.md, results.csv and gnuplot charts (PNG, SVG, with their .gp\n"
+    "scripts and .dat data in charts/) for one or more results files.  Each RESULTS\n"
+    "is a results file or a folder holding results*.jsonl files (searched three\n"
+    "levels deep); several are merged (shards of one sweep, runs on several GPUs).\n"
+    "\n"
+    "  -o, --out DIR      where to write (default reports/<name>, name from the\n"
+    "                     first RESULTS: its folder, or the file's stem)\n"
+    "  -t, --title TEXT   heading of the report (default: the folder's name)\n"
+    "      --no-charts    write no charts\n"
+    "      --gnuplot PATH gnuplot to run (default $KBENCH_GNUPLOT, else PATH)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Without gnuplot the report is still written and says why charts are missing.\n"
+    "Exit status: 0 written, 2 bad usage or unreadable/invalid results.\n";
 
 int kbi_cmd_report(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"out", required_argument, NULL, 'o'}, {"title", required_argument, NULL, 't'},
-        {"no-charts", no_argument, NULL, 'C'}, {"gnuplot", required_argument, NULL, 'g'},
-        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
-    };
     kbi_report_options opt = {0};
     kbi_result_set set = {0};
     const char *out = NULL;
+    const kbi_option options[] = {
+        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
+        {.name = "title", .short_name = 't', .kind = KBI_OPT_STRING, .target = &opt.title},
+        {.name = "no-charts", .kind = KBI_OPT_FLAG, .target = &opt.no_charts},
+        {.name = "gnuplot", .kind = KBI_OPT_STRING, .target = &opt.gnuplot},
+    };
+    const kbi_verb_spec spec = {"report",
+                                "RESULTS... [--out DIR]",
+                                report_help,
+                                options,
+                                sizeof options / sizeof *options,
+                                1,
+                                SIZE_MAX,
+                                "one or more results files or folders"};
     char outdir[PATH_MAX], err[KBI_ERR_SIZE] = "";
-    int c, rc, code = KBI_EXIT_USAGE;
-    /* Reset getopt: the command may be run more than once in a process. */
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:t:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            out = optarg;
-            break;
-        case 't':
-            opt.title = optarg;
-            break;
-        case 'C':
-            opt.no_charts = 1;
-            break;
-        case 'g':
-            opt.gnuplot = optarg;
-            break;
-        case 'h':
-            report_usage(stdout);
-            return KBI_EXIT_OK;
-        default:
-            if (optopt && optopt != '?' && strchr("ot", optopt))
-                fprintf(stderr, "kbench report: option -%c needs a value\n", optopt);
-            else
-                fprintf(stderr, "kbench report: unknown option '%s'\n", argv[optind - 1]);
-            fputs("usage: kbench report RESULTS... [--out DIR] (see kbench report --help)\n",
-                  stderr);
-            return KBI_EXIT_USAGE;
-        }
-    }
-    if (optind >= argc) {
-        fputs("kbench report: no results given, expected one or more results files or "
-              "folders\nusage: kbench report RESULTS... [--out DIR] (see kbench report "
-              "--help)\n",
-              stderr);
+    int rc, first, code = KBI_EXIT_USAGE;
+    switch (kbi_options_parse(&spec, argc, argv, &first)) {
+    case KBI_OPTS_HELP:
+        return KBI_EXIT_OK;
+    case KBI_OPTS_USAGE:
         return KBI_EXIT_USAGE;
     }
-    rc = kbi_results_load_inputs(&set, (const char *const *)&argv[optind], (size_t)(argc - optind),
+    rc = kbi_results_load_inputs(&set, (const char *const *)&argv[first], (size_t)(argc - first),
                                  err);
     if (rc != KBI_OK) {
         fprintf(stderr, "kbench report: %s\n", err);
@@ -223,13 +199,13 @@ int kbi_cmd_report(int argc, char **argv)
     }
     if (set.n_cases == 0) {
         fprintf(stderr, "kbench report: %s: no case records, expected the results of a run\n",
-                argv[optind]);
+                argv[first]);
         goto done;
     }
     if (out)
         snprintf(outdir, sizeof outdir, "%s", out);
     else
-        kbi_report_default_dir(argv[optind], outdir, sizeof outdir);
+        kbi_report_default_dir(argv[first], outdir, sizeof outdir);
     for (size_t i = 0; i < set.n_warnings; i++)
         fprintf(stderr, "kbench report: warning: %s\n", set.warnings[i]);
     rc = kbi_report_write(&set, outdir, &opt, err);
