@@ -5,7 +5,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "options.h"
 #include "profile.h"
 
 const char *const kbi_ncu_default_metrics =
@@ -216,8 +217,9 @@ json_t *kbi_ncu_parse_csv(const char *text, const char *name, char *err)
         kbi_strv_free(row, nr);
     }
     if (!header) {
-        kbi_errf(err, "%s: no CSV header row (\"ID\",...) found, expected ncu --csv --page raw "
-                      "output",
+        kbi_errf(err,
+                 "%s: no CSV header row (\"ID\",...) found, expected ncu --csv --page raw "
+                 "output",
                  name);
         json_decref(kernels);
         return NULL;
@@ -406,8 +408,7 @@ static void print_summary(json_t *kernels)
         char reasons[3][64];
         double top[3];
         size_t n_top;
-        printf("kernel %s: %s\n", json_string_value(json_object_get(k, "id")),
-               name ? name : "?");
+        printf("kernel %s: %s\n", json_string_value(json_object_get(k, "id")), name ? name : "?");
         {
             const char *smem_unit = json_string_value(json_object_get(
                 json_object_get(metrics, "launch__shared_mem_per_block_static"), "unit"));
@@ -415,13 +416,12 @@ static void print_summary(json_t *kernels)
                    json_string_value(json_object_get(k, "grid")),
                    json_string_value(json_object_get(k, "block")),
                    metric(k, "launch__registers_per_thread"),
-                   metric(k, "launch__shared_mem_per_block_static"),
-                   smem_unit ? smem_unit : "");
+                   metric(k, "launch__shared_mem_per_block_static"), smem_unit ? smem_unit : "");
         }
         printf("  duration %.4g %s  SM %.1f%%  memory %.1f%% of peak  DRAM %.1f%% (%.4g %s)\n",
                metric(k, "gpu__time_duration.sum"),
-               json_string_value(json_object_get(
-                   json_object_get(metrics, "gpu__time_duration.sum"), "unit")),
+               json_string_value(
+                   json_object_get(json_object_get(metrics, "gpu__time_duration.sum"), "unit")),
                metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
                metric(k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
                metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
@@ -467,19 +467,10 @@ static const kbi_case *find_case(const kbi_case *cases, size_t n, const char *id
 
 int kbi_cmd_profile(int argc, char **argv)
 {
-    static const struct option opts[] = {{"case", required_argument, NULL, 'c'},
-                                         {"metrics", required_argument, NULL, 'm'},
-                                         {"set", required_argument, NULL, 's'},
-                                         {"keep-report", no_argument, NULL, 'k'},
-                                         {"out", required_argument, NULL, 'o'},
-                                         {"device", required_argument, NULL, 'd'},
-                                         {"plugins", required_argument, NULL, 'p'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
     kbi_ncu_options o = {.device = -1};
     const char *case_arg = NULL;
-    int keep = 0, c, rc = KBI_EXIT_USAGE, status;
+    int keep = 0, rc = KBI_EXIT_USAGE, status;
     char ncu[4096], exe[4096], err[KBI_ERR_SIZE], *dirs[16], path[4300], csv_path[4300],
         log_path[4300], rep[4300];
     int required[16];
@@ -493,53 +484,49 @@ int kbi_cmd_profile(int argc, char **argv)
     json_t *kernels = NULL, *doc = NULL;
     ssize_t len;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            case_arg = optarg;
-            break;
-        case 'm':
-            o.metrics = optarg;
-            break;
-        case 's':
-            o.set = optarg;
-            break;
-        case 'k':
-            keep = 1;
-            break;
-        case 'o':
-            o.out_dir = optarg;
-            break;
-        case 'd':
-            o.device = atoi(optarg);
-            break;
-        case 'p':
-            if (kbi_plugin_dirs_add(plugins_dir, sizeof plugins_dir, optarg) != KBI_OK) {
-                fprintf(stderr, "kbench profile: --plugins: too many folders\n");
-                return KBI_EXIT_USAGE;
-            }
-            o.plugins_dir = plugins_dir;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return KBI_EXIT_OK;
-        default:
-            fputs(usage, stderr);
-            return KBI_EXIT_USAGE;
-        }
-    }
-    if (optind >= argc || !case_arg) {
-        fprintf(stderr, "kbench profile: %s\n%s",
-                optind >= argc ? "missing PROFILE.ini" : "missing --case ID", usage);
+    const kbi_option options[] = {
+        {.name = "case",
+         .kind = KBI_OPT_STRING,
+         .target = &case_arg,
+         .required = 1,
+         .expected = "the id of one case (kbench run prints them)"},
+        {.name = "metrics", .kind = KBI_OPT_STRING, .target = &o.metrics},
+        {.name = "set", .kind = KBI_OPT_STRING, .target = &o.set},
+        {.name = "keep-report", .kind = KBI_OPT_FLAG, .target = &keep},
+        {.name = "out", .kind = KBI_OPT_STRING, .target = &o.out_dir},
+        {.name = "device",
+         .kind = KBI_OPT_INT,
+         .target = &o.device,
+         .min = 0,
+         .max = 1024,
+         .expected = "a device ordinal, an integer >= 0"},
+        {.name = "plugins", .kind = KBI_OPT_PLUGINS, .target = plugins_dir},
+    };
+    /* Operands: the profile, then (after "--") ncu's own arguments. */
+    const kbi_verb_spec spec = {"profile",
+                                "PROFILE.ini --case ID [OPTIONS] [-- NCU-ARGS]",
+                                usage,
+                                options,
+                                sizeof options / sizeof *options,
+                                1,
+                                SIZE_MAX,
+                                "PROFILE.ini"};
+    int first;
+    plugins_dir[0] = '\0';
+    switch (kbi_options_parse(&spec, argc, argv, &first)) {
+    case KBI_OPTS_HELP:
+        return KBI_EXIT_OK;
+    case KBI_OPTS_USAGE:
         return KBI_EXIT_USAGE;
     }
+    if (plugins_dir[0])
+        o.plugins_dir = plugins_dir;
     if (o.metrics && o.set) {
         fprintf(stderr, "kbench profile: give --metrics or --set, not both\n");
         return KBI_EXIT_USAGE;
     }
-    o.profile_path = argv[optind++];
-    o.extra = argv + optind; /* after "--" (getopt stops there) */
+    o.profile_path = argv[first];
+    o.extra = argv + first + 1; /* after "--" (the parser stops there) */
 
     n_dirs = kbi_plugin_dirs(o.plugins_dir, dirs, required, 15);
     dirs[n_dirs] = NULL;
@@ -557,8 +544,9 @@ int kbi_cmd_profile(int argc, char **argv)
         goto out;
     o.case_id = target->id;
     if (target->section->plugin->desc->variants[target->variant].target != KB_DEVICE) {
-        fprintf(stderr, "kbench profile: %s is a host variant; Nsight Compute profiles GPU "
-                        "kernels only\n",
+        fprintf(stderr,
+                "kbench profile: %s is a host variant; Nsight Compute profiles GPU "
+                "kernels only\n",
                 target->id);
         goto out;
     }
@@ -569,8 +557,7 @@ int kbi_cmd_profile(int argc, char **argv)
     o.ncu = ncu;
     len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {
-        fprintf(stderr, "kbench profile: cannot find the kbench executable: %s\n",
-                strerror(errno));
+        fprintf(stderr, "kbench profile: cannot find the kbench executable: %s\n", strerror(errno));
         goto out;
     }
     exe[len] = '\0';
@@ -634,8 +621,9 @@ int kbi_cmd_profile(int argc, char **argv)
         goto out;
     }
     if (json_array_size(kernels) == 0) {
-        fprintf(stderr, "kbench profile: ncu profiled no kernel of %s (a device variant that "
-                        "launches nothing, or the NVTX filter did not match); see %s\n",
+        fprintf(stderr,
+                "kbench profile: ncu profiled no kernel of %s (a device variant that "
+                "launches nothing, or the NVTX filter did not match); see %s\n",
                 target->id, log_path);
         goto out;
     }

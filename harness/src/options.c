@@ -141,8 +141,11 @@ static int check_operands(const kbi_verb_spec *spec, int argc, char **argv, int 
 {
     size_t n = (size_t)(argc - first);
     if (n < spec->min_operands) {
-        fprintf(stderr, "kbench %s: %s, expected %s\n", spec->verb,
-                n == 0 ? "nothing to work on" : "too few arguments", spec->operands);
+        if (n == 0)
+            fprintf(stderr, "kbench %s: missing %s\n", spec->verb, spec->operands);
+        else
+            fprintf(stderr, "kbench %s: too few arguments, expected %s\n", spec->verb,
+                    spec->operands);
         return usage_error(spec);
     }
     if (n > spec->max_operands) {
