@@ -350,16 +350,140 @@ static void fmt_rate(double v, char *out, size_t n)
     kbi_fmt_sig4(v, out, n);
 }
 
+/* The median and its confidence interval; also for verify_failed cases,
+ * which were timed. */
+static void md_timing(FILE *f, const kbi_case_result *c)
+{
+    kbi_time_unit u;
+    char buf[128], lo[64], hi[64];
+    if (!(c->stats.median > 0)) {
+        fputs(" | — | —", f);
+        return;
+    }
+    u = kbi_time_unit_for(c->stats.median);
+    kbi_format_duration(c->stats.median, buf, sizeof buf);
+    kbi_fmt_sig4(c->stats.ci_low * u.scale, lo, sizeof lo);
+    kbi_fmt_sig4(c->stats.ci_high * u.scale, hi, sizeof hi);
+    fprintf(f,
+            c->stats.noise < 0.01 ? " | %s | %s – %s %s (±%.2f%%)" : " | %s | %s – %s %s (±%.1f%%)",
+            buf, lo, hi, u.name, 100 * c->stats.noise);
+}
+
+/* The rate of kind (count: the case's flops or bytes) and, when the table
+ * has the column, its fraction of the device's ceiling. */
+static void md_rate(FILE *f, const kbi_case_result *c, int kind, double count, int frac_column,
+                    double frac)
+{
+    double v, lo, hi;
+    char buf[128];
+    int ok = kbi_case_ok(c) && count > 0;
+    if (ok && kbi_case_rate(c, kind, &v, &lo, &hi)) {
+        fmt_rate(v, buf, sizeof buf);
+        fprintf(f, " | %s", buf);
+    } else {
+        fputs(" | —", f);
+    }
+    if (!frac_column)
+        return;
+    if (ok && frac > 0)
+        md_fraction(f, frac);
+    else
+        fputs(" | —", f);
+}
+
+static void md_items(FILE *f, const kbi_case_result *c, const point_cols *pc)
+{
+    double v, lo, hi;
+    char buf[128];
+    if (!(kbi_case_ok(c) && c->items > 0 && kbi_case_rate(c, KBI_RATE_ITEMS, &v, &lo, &hi))) {
+        fputs(" | —", f);
+        return;
+    }
+    kbi_fmt_si(v, buf, sizeof buf);
+    fprintf(f, " | %s", buf);
+    /* The header names the unit; say it here only when it differs. */
+    if (pc->item_unit && c->item_unit[0] && strcmp(c->item_unit, pc->item_unit) != 0)
+        fprintf(f, " %s/s", c->item_unit);
+}
+
+static void md_speedup(FILE *f, const kbi_result_set *set, size_t ci, const point_cols *pc)
+{
+    double sp;
+    if (!kbi_report_speedup(set, ci, &sp)) {
+        fputs(" | —", f);
+        return;
+    }
+    fprintf(f, " | %.2f×", sp);
+    /* The header cannot name one baseline: the cell does. */
+    if (pc->mixed_baseline) {
+        fputs(" vs ", f);
+        md_cell(f, set->cases[ci].baseline);
+    }
+}
+
+static void md_verify(FILE *f, const kbi_case_result *c, const point_cols *pc)
+{
+    char buf[128], buf2[128];
+    if (!c->has_verify) {
+        fputs(c->status == KBI_ST_OK ? " | not verified" : " | —", f);
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.3g", c->verify_error);
+    snprintf(buf2, sizeof buf2, "%.3g", c->verify_tolerance);
+    if (c->verify_error == 0 && c->verify_tolerance == 0) {
+        fprintf(f, c->verify_passed ? " | exact" : " | **✗ mismatch**");
+        return;
+    }
+    fprintf(f, c->verify_passed ? " | %s (tol %s)" : " | **✗ %s > tol %s**", buf, buf2);
+    if (!pc->verify_metric && c->verify_metric[0])
+        fprintf(f, " %s", c->verify_metric);
+}
+
+/* Notes: what a reader must not miss about this number. */
+static void md_notes(FILE *f, const kbi_case_result *c)
+{
+    json_t *clocks = json_object_get(c->json, "clocks");
+    json_t *run = c->env ? json_object_get(c->env->json, "run") : NULL;
+    int first = 1;
+    fputs(" | ", f);
+    if (c->clock_drop) {
+        int a, b;
+        double s0 = kbi_jnum(clocks, "sm_start_mhz", NULL, &a);
+        double s1 = kbi_jnum(clocks, "sm_end_mhz", NULL, &b);
+        if (a && b)
+            fprintf(f, "⚠ SM clock dropped %.0f→%.0f MHz", s0, s1);
+        else
+            fputs("⚠ SM clock dropped", f);
+        first = 0;
+    }
+    if (c->stats.median > 0 && run) {
+        double max_noise = kbi_jnum(run, "max_noise", NULL, NULL);
+        if (max_noise > 0 && c->stats.noise > max_noise) {
+            fprintf(f, "%snoisy: ±%.1f%% > %.1f%%", first ? "" : "; ", 100 * c->stats.noise,
+                    100 * max_noise);
+            first = 0;
+        }
+        if (c->stats.n < (size_t)kbi_jnum(run, "min_samples", NULL, NULL)) {
+            fprintf(f, "%sonly %zu samples", first ? "" : "; ", c->stats.n);
+            first = 0;
+        }
+    }
+    if (c->status != KBI_ST_OK && c->message[0]) {
+        char shortmsg[100];
+        snprintf(shortmsg, sizeof shortmsg, "%s", c->message);
+        if (strlen(c->message) >= sizeof shortmsg)
+            memcpy(shortmsg + sizeof shortmsg - 4, "...", 4);
+        if (!first)
+            fputs("; ", f);
+        md_cell(f, shortmsg);
+    }
+    fputs(" |\n", f);
+}
+
 static void write_case_row(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p, size_t row,
                            size_t ci, const point_cols *pc)
 {
-    const kbi_result_set *set = m->set;
-    const kbi_case_result *c = &set->cases[ci];
-    int ok = kbi_case_ok(c), timed = c->stats.median > 0;
-    char buf[128], buf2[128];
-    double sp;
-    json_t *clocks = json_object_get(c->json, "clocks");
-    json_t *run = c->env ? json_object_get(c->env->json, "run") : NULL;
+    const kbi_case_result *c = &m->set->cases[ci];
     fputs("| ", f);
     md_cell(f, p->rows[row].variant);
     if (strcmp(p->rows[row].variant, c->baseline) == 0)
@@ -367,126 +491,18 @@ static void write_case_row(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin
     if (pc->run)
         fprintf(f, " | %s", p->rows[row].run_label ? p->rows[row].run_label : "?");
     fprintf(f, c->status == KBI_ST_OK ? " | %s" : " | **%s**", kbi_status_name(c->status));
-    /* Timing: also for verify_failed cases, which were timed. */
-    if (timed) {
-        kbi_time_unit u = kbi_time_unit_for(c->stats.median);
-        char lo[64], hi[64];
-        kbi_format_duration(c->stats.median, buf, sizeof buf);
-        kbi_fmt_sig4(c->stats.ci_low * u.scale, lo, sizeof lo);
-        kbi_fmt_sig4(c->stats.ci_high * u.scale, hi, sizeof hi);
-        fprintf(f,
-                c->stats.noise < 0.01 ? " | %s | %s – %s %s (±%.2f%%)"
-                                      : " | %s | %s – %s %s (±%.1f%%)",
-                buf, lo, hi, u.name, 100 * c->stats.noise);
-    } else {
-        fputs(" | — | —", f);
-    }
-    if (pc->flops) {
-        double v, lo, hi;
-        if (ok && c->flops > 0 && kbi_case_rate(c, KBI_RATE_FLOPS, &v, &lo, &hi)) {
-            fmt_rate(v, buf, sizeof buf);
-            fprintf(f, " | %s", buf);
-        } else {
-            fputs(" | —", f);
-        }
-        if (pc->frac_peak) {
-            if (ok && c->flops > 0 && c->frac_peak > 0)
-                md_fraction(f, c->frac_peak);
-            else
-                fputs(" | —", f);
-        }
-    }
-    if (pc->bytes) {
-        double v, lo, hi;
-        if (ok && c->bytes > 0 && kbi_case_rate(c, KBI_RATE_BYTES, &v, &lo, &hi)) {
-            fmt_rate(v, buf, sizeof buf);
-            fprintf(f, " | %s", buf);
-        } else {
-            fputs(" | —", f);
-        }
-        if (pc->frac_bandwidth) {
-            if (ok && c->bytes > 0 && c->frac_bandwidth > 0)
-                md_fraction(f, c->frac_bandwidth);
-            else
-                fputs(" | —", f);
-        }
-    }
-    if (pc->items) {
-        double v, lo, hi;
-        if (ok && c->items > 0 && kbi_case_rate(c, KBI_RATE_ITEMS, &v, &lo, &hi)) {
-            kbi_fmt_si(v, buf, sizeof buf);
-            fprintf(f, " | %s", buf);
-            /* The header names the unit; say it here only when it differs. */
-            if (pc->item_unit && c->item_unit[0] && strcmp(c->item_unit, pc->item_unit) != 0)
-                fprintf(f, " %s/s", c->item_unit);
-        } else {
-            fputs(" | —", f);
-        }
-    }
-    if (pc->baseline[0]) {
-        if (kbi_report_speedup(set, ci, &sp)) {
-            fprintf(f, " | %.2f×", sp);
-            /* The header cannot name one baseline: the cell does. */
-            if (pc->mixed_baseline) {
-                fputs(" vs ", f);
-                md_cell(f, c->baseline);
-            }
-        } else {
-            fputs(" | —", f);
-        }
-    }
-    if (pc->verify) {
-        if (!c->has_verify) {
-            fputs(c->status == KBI_ST_OK ? " | not verified" : " | —", f);
-        } else {
-            snprintf(buf, sizeof buf, "%.3g", c->verify_error);
-            snprintf(buf2, sizeof buf2, "%.3g", c->verify_tolerance);
-            if (c->verify_error == 0 && c->verify_tolerance == 0) {
-                fprintf(f, c->verify_passed ? " | exact" : " | **✗ mismatch**");
-            } else {
-                fprintf(f, c->verify_passed ? " | %s (tol %s)" : " | **✗ %s > tol %s**", buf, buf2);
-                if (!pc->verify_metric && c->verify_metric[0])
-                    fprintf(f, " %s", c->verify_metric);
-            }
-        }
-    }
-    /* Notes: what a reader must not miss about this number. */
-    fputs(" | ", f);
-    {
-        int first = 1;
-        if (c->clock_drop) {
-            int a, b;
-            double s0 = kbi_jnum(clocks, "sm_start_mhz", NULL, &a);
-            double s1 = kbi_jnum(clocks, "sm_end_mhz", NULL, &b);
-            if (a && b)
-                fprintf(f, "⚠ SM clock dropped %.0f→%.0f MHz", s0, s1);
-            else
-                fputs("⚠ SM clock dropped", f);
-            first = 0;
-        }
-        if (timed && run) {
-            double max_noise = kbi_jnum(run, "max_noise", NULL, NULL);
-            if (max_noise > 0 && c->stats.noise > max_noise) {
-                fprintf(f, "%snoisy: ±%.1f%% > %.1f%%", first ? "" : "; ", 100 * c->stats.noise,
-                        100 * max_noise);
-                first = 0;
-            }
-            if (c->stats.n < (size_t)kbi_jnum(run, "min_samples", NULL, NULL)) {
-                fprintf(f, "%sonly %zu samples", first ? "" : "; ", c->stats.n);
-                first = 0;
-            }
-        }
-        if (c->status != KBI_ST_OK && c->message[0]) {
-            char shortmsg[100];
-            snprintf(shortmsg, sizeof shortmsg, "%s", c->message);
-            if (strlen(c->message) >= sizeof shortmsg)
-                memcpy(shortmsg + sizeof shortmsg - 4, "...", 4);
-            if (!first)
-                fputs("; ", f);
-            md_cell(f, shortmsg);
-        }
-    }
-    fputs(" |\n", f);
+    md_timing(f, c);
+    if (pc->flops)
+        md_rate(f, c, KBI_RATE_FLOPS, c->flops, pc->frac_peak, c->frac_peak);
+    if (pc->bytes)
+        md_rate(f, c, KBI_RATE_BYTES, c->bytes, pc->frac_bandwidth, c->frac_bandwidth);
+    if (pc->items)
+        md_items(f, c, pc);
+    if (pc->baseline[0])
+        md_speedup(f, m->set, ci, pc);
+    if (pc->verify)
+        md_verify(f, c, pc);
+    md_notes(f, c);
 }
 
 static void write_point(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p,
