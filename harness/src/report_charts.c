@@ -257,18 +257,46 @@ static int pick_axis(const kbi_result_set *set, const kbi_rep_plugin *p, int *sq
     return -1;
 }
 
-/* The other varying parameters of a point, as a slice name. */
-static char *slice_of(const kbi_result_set *set, const kbi_rep_plugin *p, size_t point, int axis)
+/* The varying parameters of a point other than axis and line (-1: none), as
+ * a slice name. */
+static char *slice_of(const kbi_result_set *set, const kbi_rep_plugin *p, size_t point, int axis,
+                      int line)
 {
     kbi_buf b = {0};
     for (size_t k = 0; k < p->n_keys; k++) {
         char t[256];
-        if (!p->varies[k] || (int)k == axis)
+        if (!p->varies[k] || (int)k == axis || (int)k == line)
             continue;
         kbi_param_text(&set->cases[p->points[point].first], p->keys[k], t, sizeof t);
         kbi_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", p->keys[k], t);
     }
     return b.data ? b.data : kbi_strdup("");
+}
+
+/* The distinct slices of p's points along axis and line (-1: none) into
+ * slices.  Returns 0, with a note saying why there is no `what`, when there
+ * are too many to chart. */
+static int collect_slices(const kbi_result_set *set, kbi_rep_plugin *p, int axis, int line,
+                          kbi_strlist *slices, const char *what)
+{
+    for (size_t i = 0; i < p->n_points; i++) {
+        char *sl = slice_of(set, p, i, axis, line);
+        int seen = 0;
+        for (size_t k = 0; k < slices->n && !seen; k++)
+            seen = strcmp(slices->s[k], sl) == 0;
+        if (!seen)
+            kbi_strlist_add(slices, sl);
+        free(sl);
+    }
+    if (slices->n > MAX_SLICES) {
+        char note[256];
+        snprintf(note, sizeof note,
+                 "no %s: %zu combinations of the other parameters (more than %d)", what, slices->n,
+                 MAX_SLICES);
+        kbi_strlist_add(&p->notes, note);
+        return 0;
+    }
+    return 1;
 }
 
 typedef struct xy {
@@ -281,8 +309,159 @@ static int cmp_xy(const void *a, const void *b)
     return (d > 0) - (d < 0);
 }
 
-/* (b) the rate against the size axis, one line per variant (per slice of
- * the other varying parameters). */
+/* The x tics of one slice: one per distinct x, labelled as in the case id.
+ * Returns how many, filled into tx and tl (p->n_points each at the most). */
+static size_t line_tics(const kbi_result_set *set, const kbi_rep_plugin *p, int axis, int square,
+                        const char *slice, double *tx, char **tl)
+{
+    size_t n_tics = 0;
+    for (size_t i = 0; i < p->n_points; i++) {
+        char *s = slice_of(set, p, i, axis, -1);
+        json_t *v = json_object_get(set->cases[p->points[i].first].params, p->keys[axis]);
+        double x;
+        int dup = 0;
+        if (strcmp(s, slice) == 0 && axis_value(v, square, &x)) {
+            for (size_t t = 0; t < n_tics && !dup; t++)
+                dup = tx[t] == x;
+            if (!dup) {
+                char t[256];
+                if (json_is_string(v) || json_is_array(v))
+                    kbi_param_text(&set->cases[p->points[i].first], p->keys[axis], t, sizeof t);
+                else
+                    kbi_fmt_axis(x, t, sizeof t);
+                tx[n_tics] = x;
+                tl[n_tics++] = kbi_strdup(t);
+            }
+        }
+        free(s);
+    }
+    return n_tics;
+}
+
+/* The line of row r in one slice, sorted by x, into cols[0..3] (x, y, low,
+ * high; owned by the caller).  Returns 0 when the row has no point there. */
+static int line_of_row(const kbi_result_set *set, const kbi_rep_plugin *p, size_t r, int axis,
+                       int square, const char *slice, double **cols, kbi_line_series *series)
+{
+    xy *pts = kbi_xcalloc(p->n_points, sizeof *pts);
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_points; i++) {
+        size_t ci = p->points[i].cell[r];
+        char *s;
+        double x;
+        xy *e = &pts[n];
+        if (ci == KBI_NO_CASE)
+            continue;
+        s = slice_of(set, p, i, axis, -1);
+        if (strcmp(s, slice) == 0 &&
+            axis_value(json_object_get(set->cases[ci].params, p->keys[axis]), square, &x) &&
+            kbi_case_rate(&set->cases[ci], p->kind, &e->y, &e->lo, &e->hi)) {
+            e->x = x;
+            n++;
+        }
+        free(s);
+    }
+    if (n > 0) {
+        qsort(pts, n, sizeof *pts, cmp_xy);
+        for (int c = 0; c < 4; c++)
+            cols[c] = kbi_xmalloc(n * sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+            cols[0][i] = pts[i].x;
+            cols[1][i] = pts[i].y;
+            cols[2][i] = pts[i].lo;
+            cols[3][i] = pts[i].hi;
+        }
+        *series = (kbi_line_series){
+            .name = p->rows[r].name,
+            .color = (int)r,
+            .dashed = kbi_rep_is_baseline(p, p->rows[r].variant),
+            .n = n,
+            .x = cols[0],
+            .y = cols[1],
+            .low = cols[2],
+            .high = cols[3],
+        };
+    }
+    free(pts);
+    return n > 0;
+}
+
+static void axis_label(const kbi_result_set *set, const kbi_rep_plugin *p, int axis, int square,
+                       char *out, size_t n)
+{
+    if (square)
+        snprintf(out, n, "%s (edge: every dimension is equal)", p->keys[axis]);
+    else if (!json_is_number(json_object_get(set->cases[p->points[0].first].params, p->keys[axis])))
+        snprintf(out, n, "%s (plotted at the product of its dimensions)", p->keys[axis]);
+    else
+        snprintf(out, n, "%s", p->keys[axis]);
+}
+
+/* Draws the line chart of one slice (lc: its series and tics). */
+static int draw_line_chart(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, int axis,
+                           const char *slice, const char *unit, kbi_line_chart *lc, char *err)
+{
+    kbi_buf title = {0}, ylabel = {0};
+    char *stem = make_stem(m, p->name, "rate-vs", p->keys[axis]);
+    int rc;
+    if (slice[0]) {
+        char *old = stem, sub[300];
+        snprintf(sub, sizeof sub, "%s-%s", p->keys[axis], slice);
+        stem = make_stem(m, p->name, "rate-vs", sub);
+        free(old);
+    }
+    kbi_buf_printf(&title, "%s: %s against %s%s%s", p->name, unit, p->keys[axis],
+                   slice[0] ? ", " : "", slice);
+    kbi_buf_printf(&ylabel, "%s (median; bars: slowest to fastest sample)", unit);
+    lc->stem = stem;
+    lc->title = title.data;
+    lc->ylabel = ylabel.data;
+    add_chart_slot(p);
+    rc = kbi_chart_lines(ctx, lc, err);
+    rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
+    kbi_buf_free(&title);
+    kbi_buf_free(&ylabel);
+    return rc;
+}
+
+/* (b) one slice: the rate of every variant against the axis parameter. */
+static int chart_line_slice(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, int axis,
+                            int square, const char *slice, const char *unit, char *err)
+{
+    const kbi_result_set *set = m->set;
+    size_t R = p->n_rows, n_series = 0, n_tics;
+    kbi_line_series *series = kbi_xcalloc(R, sizeof *series);
+    double *tx = kbi_xcalloc(p->n_points, sizeof *tx);
+    char **tl = kbi_xcalloc(p->n_points, sizeof *tl);
+    double **cols = kbi_xcalloc(R * 4, sizeof *cols);
+    char xlabel[300];
+    int rc = KBI_OK;
+    n_tics = line_tics(set, p, axis, square, slice, tx, tl);
+    for (size_t r = 0; r < R; r++)
+        n_series += line_of_row(set, p, r, axis, square, slice, &cols[r * 4], &series[n_series]);
+    axis_label(set, p, axis, square, xlabel, sizeof xlabel);
+    if (n_series > 0 && n_tics >= 2) {
+        kbi_line_chart lc = {.xlabel = xlabel, .n_series = n_series, .series = series};
+        if (n_tics <= 12) {
+            lc.n_xtics = n_tics;
+            lc.xtic_values = tx;
+            lc.xtic_labels = (const char *const *)tl;
+        }
+        rc = draw_line_chart(m, p, ctx, axis, slice, unit, &lc, err);
+    }
+    for (size_t k = 0; k < R * 4; k++)
+        free(cols[k]);
+    for (size_t t = 0; t < n_tics; t++)
+        free(tl[t]);
+    free(cols);
+    free(series);
+    free(tx);
+    free(tl);
+    return rc;
+}
+
+/* (b) the rate against the size axis, one line per variant, one chart per
+ * slice of the other varying parameters. */
 static int chart_lines(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, char *err)
 {
     const kbi_result_set *set = m->set;
@@ -297,147 +476,9 @@ static int chart_lines(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, 
         kbi_strlist_add(&p->notes, "no line chart: no parameter with numeric values varies");
         return KBI_OK;
     }
-    for (size_t i = 0; i < p->n_points; i++) {
-        char *s = slice_of(set, p, i, axis);
-        int seen = 0;
-        for (size_t k = 0; k < slices.n && !seen; k++)
-            seen = strcmp(slices.s[k], s) == 0;
-        if (!seen)
-            kbi_strlist_add(&slices, s);
-        free(s);
-    }
-    if (slices.n > MAX_SLICES) {
-        char note[256];
-        snprintf(note, sizeof note,
-                 "no line chart: %zu combinations of the other parameters "
-                 "(more than %d)",
-                 slices.n, MAX_SLICES);
-        kbi_strlist_add(&p->notes, note);
-        kbi_strlist_free(&slices);
-        return KBI_OK;
-    }
-    for (size_t sl = 0; sl < slices.n && rc == KBI_OK; sl++) {
-        size_t R = p->n_rows, n_series = 0, n_tics = 0;
-        kbi_line_series *series = kbi_xcalloc(R, sizeof *series);
-        xy **pts = kbi_xcalloc(R, sizeof *pts);
-        double *tx = kbi_xcalloc(p->n_points, sizeof *tx);
-        char **tl = kbi_xcalloc(p->n_points, sizeof *tl);
-        double **cols = kbi_xcalloc(R * 4, sizeof *cols);
-        char xlabel[300];
-        /* The tics: one per distinct x of the slice, labelled as in the id. */
-        for (size_t i = 0; i < p->n_points; i++) {
-            char *s = slice_of(set, p, i, axis);
-            json_t *v = json_object_get(set->cases[p->points[i].first].params, p->keys[axis]);
-            double x;
-            int dup = 0;
-            if (strcmp(s, slices.s[sl]) == 0 && axis_value(v, square, &x)) {
-                for (size_t t = 0; t < n_tics && !dup; t++)
-                    dup = tx[t] == x;
-                if (!dup) {
-                    char t[256];
-                    if (json_is_string(v) || json_is_array(v))
-                        kbi_param_text(&set->cases[p->points[i].first], p->keys[axis], t, sizeof t);
-                    else
-                        kbi_fmt_axis(x, t, sizeof t);
-                    tx[n_tics] = x;
-                    tl[n_tics++] = kbi_strdup(t);
-                }
-            }
-            free(s);
-        }
-        for (size_t r = 0; r < R; r++) {
-            size_t n = 0;
-            pts[r] = kbi_xcalloc(p->n_points, sizeof *pts[r]);
-            for (size_t i = 0; i < p->n_points; i++) {
-                size_t ci = p->points[i].cell[r];
-                char *s;
-                double x;
-                xy *e = &pts[r][n];
-                if (ci == KBI_NO_CASE)
-                    continue;
-                s = slice_of(set, p, i, axis);
-                if (strcmp(s, slices.s[sl]) == 0 &&
-                    axis_value(json_object_get(set->cases[ci].params, p->keys[axis]), square, &x) &&
-                    kbi_case_rate(&set->cases[ci], p->kind, &e->y, &e->lo, &e->hi)) {
-                    e->x = x;
-                    n++;
-                }
-                free(s);
-            }
-            if (n == 0)
-                continue;
-            qsort(pts[r], n, sizeof *pts[r], cmp_xy);
-            for (int c = 0; c < 4; c++)
-                cols[r * 4 + c] = kbi_xmalloc(n * sizeof(double));
-            for (size_t i = 0; i < n; i++) {
-                cols[r * 4 + 0][i] = pts[r][i].x;
-                cols[r * 4 + 1][i] = pts[r][i].y;
-                cols[r * 4 + 2][i] = pts[r][i].lo;
-                cols[r * 4 + 3][i] = pts[r][i].hi;
-            }
-            series[n_series] = (kbi_line_series){
-                .name = p->rows[r].name,
-                .color = (int)r,
-                .dashed = kbi_rep_is_baseline(p, p->rows[r].variant),
-                .n = n,
-                .x = cols[r * 4 + 0],
-                .y = cols[r * 4 + 1],
-                .low = cols[r * 4 + 2],
-                .high = cols[r * 4 + 3],
-            };
-            n_series++;
-        }
-        if (square)
-            snprintf(xlabel, sizeof xlabel, "%s (edge: every dimension is equal)", p->keys[axis]);
-        else if (!json_is_number(
-                     json_object_get(set->cases[p->points[0].first].params, p->keys[axis])))
-            snprintf(xlabel, sizeof xlabel, "%s (plotted at the product of its dimensions)",
-                     p->keys[axis]);
-        else
-            snprintf(xlabel, sizeof xlabel, "%s", p->keys[axis]);
-        if (n_series > 0 && n_tics >= 2) {
-            kbi_buf title = {0}, ylabel = {0};
-            char *stem = make_stem(m, p->name, "rate-vs", p->keys[axis]);
-            kbi_line_chart lc = {0};
-            if (slices.s[sl][0]) {
-                char *old = stem, sub[300];
-                snprintf(sub, sizeof sub, "%s-%s", p->keys[axis], slices.s[sl]);
-                stem = make_stem(m, p->name, "rate-vs", sub);
-                free(old);
-            }
-            kbi_buf_printf(&title, "%s: %s against %s%s%s", p->name, unit, p->keys[axis],
-                           slices.s[sl][0] ? ", " : "", slices.s[sl]);
-            kbi_buf_printf(&ylabel, "%s (median; bars: slowest to fastest sample)", unit);
-            lc.stem = stem;
-            lc.title = title.data;
-            lc.xlabel = xlabel;
-            lc.ylabel = ylabel.data;
-            lc.n_series = n_series;
-            lc.series = series;
-            if (n_tics <= 12) {
-                lc.n_xtics = n_tics;
-                lc.xtic_values = tx;
-                lc.xtic_labels = (const char *const *)tl;
-            }
-            add_chart_slot(p);
-            rc = kbi_chart_lines(ctx, &lc, err);
-            rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
-            kbi_buf_free(&title);
-            kbi_buf_free(&ylabel);
-        }
-        for (size_t r = 0; r < R; r++) {
-            free(pts[r]);
-            for (int c = 0; c < 4; c++)
-                free(cols[r * 4 + c]);
-        }
-        for (size_t t = 0; t < n_tics; t++)
-            free(tl[t]);
-        free(cols);
-        free(pts);
-        free(series);
-        free(tx);
-        free(tl);
-    }
+    if (collect_slices(set, p, axis, -1, &slices, "line chart"))
+        for (size_t sl = 0; sl < slices.n && rc == KBI_OK; sl++)
+            rc = chart_line_slice(m, p, ctx, axis, square, slices.s[sl], unit, err);
     kbi_strlist_free(&slices);
     return rc;
 }
@@ -697,21 +738,6 @@ static int metric_axes(const kbi_result_set *set, const kbi_rep_plugin *p, int *
     return 1;
 }
 
-/* The varying parameters of a point other than x and line, as a slice name. */
-static char *metric_slice(const kbi_result_set *set, const kbi_rep_plugin *p, size_t point, int x,
-                          int line)
-{
-    kbi_buf b = {0};
-    for (size_t k = 0; k < p->n_keys; k++) {
-        char t[256];
-        if (!p->varies[k] || (int)k == x || (int)k == line)
-            continue;
-        kbi_param_text(&set->cases[p->points[point].first], p->keys[k], t, sizeof t);
-        kbi_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", p->keys[k], t);
-    }
-    return b.data ? b.data : kbi_strdup("");
-}
-
 typedef struct metric_line { /* one line of a metric chart: a variant at one value of `line` */
     size_t row;
     char *label; /* the line parameter's value, "" without one */
@@ -740,7 +766,7 @@ static int chart_one_metric(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
     kbi_line_series *series;
     int rc = KBI_OK;
     for (size_t i = 0; i < p->n_points; i++) {
-        char *sl = metric_slice(set, p, i, x, line);
+        char *sl = slice_of(set, p, i, x, line);
         int in = strcmp(sl, slice) == 0;
         free(sl);
         if (!in)
@@ -905,23 +931,8 @@ static int chart_metrics(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx
         kbi_strlist_add(&p->notes, "no metric chart: no parameter with numeric values varies");
         goto done;
     }
-    for (size_t i = 0; i < p->n_points; i++) {
-        char *sl = metric_slice(set, p, i, x, line);
-        int seen = 0;
-        for (size_t k = 0; k < slices.n && !seen; k++)
-            seen = strcmp(slices.s[k], sl) == 0;
-        if (!seen)
-            kbi_strlist_add(&slices, sl);
-        free(sl);
-    }
-    if (slices.n > MAX_SLICES) {
-        char note[256];
-        snprintf(note, sizeof note,
-                 "no metric chart: %zu combinations of the other parameters (more than %d)",
-                 slices.n, MAX_SLICES);
-        kbi_strlist_add(&p->notes, note);
+    if (!collect_slices(set, p, x, line, &slices, "metric chart"))
         goto done;
-    }
     for (size_t i = 0; i < names.n && rc == KBI_OK; i++)
         for (size_t sl = 0; sl < slices.n && rc == KBI_OK; sl++)
             rc = chart_one_metric(m, p, ctx, names.s[i], x, line, square, slices.s[sl], err);
