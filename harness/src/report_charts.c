@@ -754,154 +754,171 @@ static int cmp_metric_line(const void *a, const void *b)
     return (p->at > q->at) - (p->at < q->at);
 }
 
+/* The lines of one metric chart being gathered. */
+typedef struct metric_lines {
+    metric_line *l;
+    size_t n, n_points;
+    const kbi_metric *decl; /* the metric as declared, for its unit and bound */
+} metric_lines;
+
+/* The line of row r at line value label, added when new. */
+static metric_line *line_for(metric_lines *ls, size_t r, const char *label, double at,
+                             size_t n_points)
+{
+    metric_line *l;
+    for (size_t k = 0; k < ls->n; k++)
+        if (ls->l[k].row == r && strcmp(ls->l[k].label, label) == 0)
+            return &ls->l[k];
+    ls->l = kbi_xrealloc(ls->l, (ls->n + 1) * sizeof *ls->l);
+    l = &ls->l[ls->n++];
+    memset(l, 0, sizeof *l);
+    l->row = r;
+    l->label = kbi_strdup(label);
+    l->at = at;
+    l->x = kbi_xcalloc(n_points, sizeof *l->x);
+    l->y = kbi_xcalloc(n_points, sizeof *l->y);
+    l->lo = kbi_xcalloc(n_points, sizeof *l->lo);
+    l->hi = kbi_xcalloc(n_points, sizeof *l->hi);
+    return l;
+}
+
+/* Adds metric name of case ci (row r) to its line, when it has a value. */
+static void add_metric_point(const kbi_result_set *set, const kbi_rep_plugin *p, size_t ci,
+                             size_t r, const char *name, int x, int line, int square,
+                             metric_lines *ls)
+{
+    const kbi_case_result *c = &set->cases[ci];
+    const kbi_metric *mt = kbi_find_metric(c, name);
+    char label[256] = "";
+    double xv, at = 0, u;
+    metric_line *l;
+    /* Every case that reported a value, including one that failed its
+     * bound: the chart shows where it went. */
+    if (!mt || !isfinite(mt->value) ||
+        !axis_value(json_object_get(c->params, p->keys[x]), square, &xv))
+        return;
+    if (!ls->decl || (!ls->decl->declared && mt->declared))
+        ls->decl = mt;
+    if (line >= 0) {
+        kbi_param_text(c, p->keys[line], label, sizeof label);
+        axis_value(json_object_get(c->params, p->keys[line]), 0, &at);
+    }
+    l = line_for(ls, r, label, at, p->n_points);
+    u = isfinite(mt->uncertainty) ? mt->uncertainty : 0;
+    l->x[l->n] = xv;
+    l->y[l->n] = mt->value;
+    l->lo[l->n] = mt->value - u;
+    l->hi[l->n] = mt->value + u;
+    l->n++;
+    ls->n_points++;
+}
+
+/* Line l as chart series number k, its points sorted by x. */
+static kbi_line_series metric_series(const kbi_rep_plugin *p, metric_line *l, size_t k, int line)
+{
+    kbi_buf nm = {0};
+    /* Insertion sort: a handful of points. */
+    for (size_t i = 1; i < l->n; i++)
+        for (size_t j = i; j > 0 && l->x[j - 1] > l->x[j]; j--) {
+            double *cols[] = {l->x, l->y, l->lo, l->hi};
+            for (int c = 0; c < 4; c++) {
+                double t = cols[c][j];
+                cols[c][j] = cols[c][j - 1];
+                cols[c][j - 1] = t;
+            }
+        }
+    if (p->n_rows > 1 || line < 0)
+        kbi_buf_printf(&nm, "%s", p->rows[l->row].name);
+    if (line >= 0)
+        kbi_buf_printf(&nm, "%s%s=%s", nm.len ? ", " : "", p->keys[line], l->label);
+    return (kbi_line_series){
+        .name = nm.data,
+        .color = (int)k,
+        .n = l->n,
+        .x = l->x,
+        .y = l->y,
+        .low = l->lo,
+        .high = l->hi,
+    };
+}
+
+/* Draws the chart of metric name from its series. */
+static int draw_metric_chart(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
+                             const char *name, int x, int line, int square, const char *slice,
+                             const kbi_metric *decl, kbi_line_chart *lc, char *err)
+{
+    kbi_buf title = {0}, ylabel = {0}, detail = {0};
+    char *stem, xlabel[300], bound_label[64];
+    int rc;
+    kbi_buf_printf(&detail, "%s-vs-%s%s%s", name, p->keys[x], slice[0] ? "-" : "", slice);
+    stem = make_stem(m, p->name, "metric", detail.data);
+    kbi_buf_printf(&title, "%s: %s against %s", p->name, name, p->keys[x]);
+    if (line >= 0)
+        kbi_buf_printf(&title, ", one line per %s", p->keys[line]);
+    if (slice[0])
+        kbi_buf_printf(&title, " (%s)", slice);
+    kbi_buf_printf(&ylabel, "%s", name);
+    if (decl->unit[0] && strcmp(decl->unit, "1") != 0)
+        kbi_buf_printf(&ylabel, " (%s)", decl->unit);
+    kbi_buf_printf(&ylabel, "; bars: ± 1 standard uncertainty");
+    if (square)
+        snprintf(xlabel, sizeof xlabel, "%s (edge: every dimension is equal)", p->keys[x]);
+    else
+        snprintf(xlabel, sizeof xlabel, "%s", p->keys[x]);
+    lc->stem = stem;
+    lc->title = title.data;
+    lc->xlabel = xlabel;
+    lc->ylabel = ylabel.data;
+    lc->fit_y = 1;
+    if ((decl->bounds & KB_BOUND_HIGH) && decl->high > 0) {
+        snprintf(bound_label, sizeof bound_label, "bound: ≤ %.4g", decl->high);
+        lc->reference = decl->high;
+        lc->reference_label = bound_label;
+    }
+    add_chart_slot(p);
+    rc = kbi_chart_lines(ctx, lc, err);
+    rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
+    kbi_buf_free(&title);
+    kbi_buf_free(&ylabel);
+    kbi_buf_free(&detail);
+    return rc;
+}
+
 /* One chart of metric `name` for the points of one slice. */
 static int chart_one_metric(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
                             const char *name, int x, int line, int square, const char *slice,
                             char *err)
 {
     const kbi_result_set *set = m->set;
-    metric_line *lines = NULL;
-    size_t n_lines = 0, n_points = 0;
-    const kbi_metric *decl = NULL;
-    kbi_line_series *series;
+    metric_lines ls = {0};
     int rc = KBI_OK;
     for (size_t i = 0; i < p->n_points; i++) {
         char *sl = slice_of(set, p, i, x, line);
         int in = strcmp(sl, slice) == 0;
         free(sl);
-        if (!in)
-            continue;
-        for (size_t r = 0; r < p->n_rows; r++) {
-            size_t ci = p->points[i].cell[r];
-            const kbi_case_result *c;
-            const kbi_metric *mt;
-            char label[256] = "";
-            double xv, at = 0;
-            metric_line *l = NULL;
-            if (ci == KBI_NO_CASE)
-                continue;
-            c = &set->cases[ci];
-            mt = kbi_find_metric(c, name);
-            /* Every case that reported a value, including one that failed
-             * its bound: the chart shows where it went. */
-            if (!mt || !isfinite(mt->value) ||
-                !axis_value(json_object_get(c->params, p->keys[x]), square, &xv))
-                continue;
-            if (!decl || (!decl->declared && mt->declared))
-                decl = mt;
-            if (line >= 0) {
-                json_t *lv = json_object_get(c->params, p->keys[line]);
-                kbi_param_text(c, p->keys[line], label, sizeof label);
-                axis_value(lv, 0, &at);
-            }
-            for (size_t k = 0; k < n_lines && !l; k++)
-                if (lines[k].row == r && strcmp(lines[k].label, label) == 0)
-                    l = &lines[k];
-            if (!l) {
-                lines = kbi_xrealloc(lines, (n_lines + 1) * sizeof *lines);
-                l = &lines[n_lines++];
-                memset(l, 0, sizeof *l);
-                l->row = r;
-                l->label = kbi_strdup(label);
-                l->at = at;
-                l->x = kbi_xcalloc(p->n_points, sizeof *l->x);
-                l->y = kbi_xcalloc(p->n_points, sizeof *l->y);
-                l->lo = kbi_xcalloc(p->n_points, sizeof *l->lo);
-                l->hi = kbi_xcalloc(p->n_points, sizeof *l->hi);
-            }
-            {
-                double u = isfinite(mt->uncertainty) ? mt->uncertainty : 0;
-                l->x[l->n] = xv;
-                l->y[l->n] = mt->value;
-                l->lo[l->n] = mt->value - u;
-                l->hi[l->n] = mt->value + u;
-                l->n++;
-                n_points++;
-            }
-        }
+        for (size_t r = 0; in && r < p->n_rows; r++)
+            if (p->points[i].cell[r] != KBI_NO_CASE)
+                add_metric_point(set, p, p->points[i].cell[r], r, name, x, line, square, &ls);
     }
-    if (n_lines == 0 || n_points < 2)
-        goto done;
-    qsort(lines, n_lines, sizeof *lines, cmp_metric_line);
-    series = kbi_xcalloc(n_lines, sizeof *series);
-    for (size_t k = 0; k < n_lines; k++) {
-        metric_line *l = &lines[k];
-        kbi_buf nm = {0};
-        /* Sort each line's points by x (insertion: a handful of points). */
-        for (size_t i = 1; i < l->n; i++)
-            for (size_t j = i; j > 0 && l->x[j - 1] > l->x[j]; j--) {
-                double *cols[] = {l->x, l->y, l->lo, l->hi};
-                for (int c = 0; c < 4; c++) {
-                    double t = cols[c][j];
-                    cols[c][j] = cols[c][j - 1];
-                    cols[c][j - 1] = t;
-                }
-            }
-        if (p->n_rows > 1 || line < 0)
-            kbi_buf_printf(&nm, "%s", p->rows[l->row].name);
-        if (line >= 0)
-            kbi_buf_printf(&nm, "%s%s=%s", nm.len ? ", " : "", p->keys[line], l->label);
-        series[k] = (kbi_line_series){
-            .name = nm.data,
-            .color = (int)k,
-            .n = l->n,
-            .x = l->x,
-            .y = l->y,
-            .low = l->lo,
-            .high = l->hi,
-        };
+    if (ls.n > 0 && ls.n_points >= 2) {
+        kbi_line_series *series = kbi_xcalloc(ls.n, sizeof *series);
+        kbi_line_chart lc = {.n_series = ls.n, .series = series};
+        qsort(ls.l, ls.n, sizeof *ls.l, cmp_metric_line);
+        for (size_t k = 0; k < ls.n; k++)
+            series[k] = metric_series(p, &ls.l[k], k, line);
+        rc = draw_metric_chart(m, p, ctx, name, x, line, square, slice, ls.decl, &lc, err);
+        for (size_t k = 0; k < ls.n; k++)
+            free((char *)series[k].name);
+        free(series);
     }
-    {
-        kbi_buf title = {0}, ylabel = {0}, detail = {0};
-        kbi_line_chart lc = {0};
-        char *stem;
-        char xlabel[300], bound_label[64];
-        kbi_buf_printf(&detail, "%s-vs-%s%s%s", name, p->keys[x], slice[0] ? "-" : "", slice);
-        stem = make_stem(m, p->name, "metric", detail.data);
-        kbi_buf_printf(&title, "%s: %s against %s", p->name, name, p->keys[x]);
-        if (line >= 0)
-            kbi_buf_printf(&title, ", one line per %s", p->keys[line]);
-        if (slice[0])
-            kbi_buf_printf(&title, " (%s)", slice);
-        kbi_buf_printf(&ylabel, "%s", name);
-        if (decl->unit[0] && strcmp(decl->unit, "1") != 0)
-            kbi_buf_printf(&ylabel, " (%s)", decl->unit);
-        kbi_buf_printf(&ylabel, "; bars: ± 1 standard uncertainty");
-        if (square)
-            snprintf(xlabel, sizeof xlabel, "%s (edge: every dimension is equal)", p->keys[x]);
-        else
-            snprintf(xlabel, sizeof xlabel, "%s", p->keys[x]);
-        lc.stem = stem;
-        lc.title = title.data;
-        lc.xlabel = xlabel;
-        lc.ylabel = ylabel.data;
-        lc.n_series = n_lines;
-        lc.series = series;
-        lc.fit_y = 1;
-        if ((decl->bounds & KB_BOUND_HIGH) && decl->high > 0) {
-            snprintf(bound_label, sizeof bound_label, "bound: ≤ %.4g", decl->high);
-            lc.reference = decl->high;
-            lc.reference_label = bound_label;
-        }
-        add_chart_slot(p);
-        rc = kbi_chart_lines(ctx, &lc, err);
-        rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
-        kbi_buf_free(&title);
-        kbi_buf_free(&ylabel);
-        kbi_buf_free(&detail);
+    for (size_t k = 0; k < ls.n; k++) {
+        free(ls.l[k].label);
+        free(ls.l[k].x);
+        free(ls.l[k].y);
+        free(ls.l[k].lo);
+        free(ls.l[k].hi);
     }
-    for (size_t k = 0; k < n_lines; k++)
-        free((char *)series[k].name);
-    free(series);
-done:
-    for (size_t k = 0; k < n_lines; k++) {
-        free(lines[k].label);
-        free(lines[k].x);
-        free(lines[k].y);
-        free(lines[k].lo);
-        free(lines[k].hi);
-    }
-    free(lines);
+    free(ls.l);
     return rc;
 }
 
