@@ -30,23 +30,7 @@ enum {
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define KBI_ASAN 1
-/* A growing list of owned strings. */
-typedef struct kbi_strlist {
-    char **s;
-    size_t n;
-} kbi_strlist;
-void kbi_strlist_add(kbi_strlist *l, const char *s); /* appends a copy of s */
-void kbi_strlist_free(kbi_strlist *l);               /* frees all; l is empty again */
-
 #endif
-/* A growing list of owned strings. */
-typedef struct kbi_strlist {
-    char **s;
-    size_t n;
-} kbi_strlist;
-void kbi_strlist_add(kbi_strlist *l, const char *s); /* appends a copy of s */
-void kbi_strlist_free(kbi_strlist *l);               /* frees all; l is empty again */
-
 #endif
 
 /* Size of every error buffer the harness passes around. */
