@@ -471,6 +471,26 @@ static void gp_key(kbi_buf *gp, size_t n_series)
 
 /* ---- bars ---- */
 
+/* Ends the script, then writes and draws the chart; a chart with nothing
+ * drawn (n_drawn 0: every `what` is missing) is KBI_ERR_INPUT.  Frees dat
+ * and gp. */
+static int end_chart(kbi_chart_ctx *ctx, const char *stem, size_t n_drawn, const char *what,
+                     kbi_buf *dat, kbi_buf *gp, int width, int height, char *err)
+{
+    int rc;
+    kbi_buf_printf(gp, "\n");
+    gp_end(gp, stem, width, height);
+    if (n_drawn == 0) {
+        kbi_errf(err, "chart %s: every %s is missing", stem, what);
+        rc = KBI_ERR_INPUT;
+    } else {
+        rc = finish(ctx, stem, dat, gp, err);
+    }
+    kbi_buf_free(dat);
+    kbi_buf_free(gp);
+    return rc;
+}
+
 /* The y range of every bar with its interval and the reference; returns
  * how many bars have a value. */
 static size_t bars_range(const kbi_bar_chart *c, range *yr)
@@ -506,8 +526,8 @@ static int bars_width(const kbi_bar_chart *c, int single)
 }
 
 /* The plot clauses of one series' block: its bars, their intervals, their labels. */
-static void bars_clauses(kbi_buf *gp, const kbi_bar_chart *c, size_t s, size_t block,
-                         double bar_w, int single, int *n_clauses)
+static void bars_clauses(kbi_buf *gp, const kbi_bar_chart *c, size_t s, size_t block, double bar_w,
+                         int single, int *n_clauses)
 {
     int color = c->color ? c->color[s] : (int)s;
     gp_next(gp, n_clauses);
@@ -623,17 +643,8 @@ int kbi_chart_bars(kbi_chart_ctx *ctx, const kbi_bar_chart *c, char *err)
     for (size_t s = 0; s < S; s++)
         if (bars_block(&dat, c, s, block, bar_w, single))
             bars_clauses(&gp, c, s, block++, bar_w, single, &n_clauses);
-    kbi_buf_printf(&gp, "\n");
-    gp_end(&gp, c->stem, width, height);
-    if (n_bars == 0) {
-        kbi_errf(err, "chart %s: every value is missing", c->stem);
-        rc = KBI_ERR_INPUT;
-    } else {
-        rc = finish(ctx, c->stem, &dat, &gp, err);
-    }
+    rc = end_chart(ctx, c->stem, n_bars, "value", &dat, &gp, width, height, err);
     free(tic_pos);
-    kbi_buf_free(&dat);
-    kbi_buf_free(&gp);
     return rc;
 }
 
@@ -759,17 +770,8 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
                        c->stem, block_of[s], line_dash(L), kbi_chart_color(L->color));
         gp_quote(&gp, L->name);
     }
-    kbi_buf_printf(&gp, "\n");
-    gp_end(&gp, c->stem, width, height);
-    if (n_blocks == 0) {
-        kbi_errf(err, "chart %s: every point is missing", c->stem);
-        rc = KBI_ERR_INPUT;
-    } else {
-        rc = finish(ctx, c->stem, &dat, &gp, err);
-    }
+    rc = end_chart(ctx, c->stem, n_blocks, "point", &dat, &gp, width, height, err);
     free(block_of);
-    kbi_buf_free(&dat);
-    kbi_buf_free(&gp);
     return rc;
 }
 
@@ -866,16 +868,7 @@ int kbi_chart_roofline(kbi_chart_ctx *ctx, const kbi_roofline *c, char *err)
                        kbi_chart_color(L->color));
         gp_quote(&gp, L->name);
     }
-    kbi_buf_printf(&gp, "\n");
-    gp_end(&gp, c->stem, width, height);
-    if (n_blocks == 0) {
-        kbi_errf(err, "chart %s: every point is missing", c->stem);
-        rc = KBI_ERR_INPUT;
-    } else {
-        rc = finish(ctx, c->stem, &dat, &gp, err);
-    }
+    rc = end_chart(ctx, c->stem, n_blocks, "point", &dat, &gp, width, height, err);
     free(block_of);
-    kbi_buf_free(&dat);
-    kbi_buf_free(&gp);
     return rc;
 }
