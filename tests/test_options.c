@@ -74,7 +74,7 @@ Test(options, values_reach_their_targets)
     char *argv[] = {"demo",  "-o",     "x",      "--flag",    "a",  "--n",
                     "8",     "--frac", "2%",     "--plugins", "d1", "--plugins",
                     "d2:d3", "--mode", "--even", "4",         "b",  NULL};
-    cr_assert_eq(parse(&p, 17, argv, &first), KBI_OPTS_OK);
+    cr_assert_eq(parse(&p, 17, argv, &first), KBI_OPTS_GO_ON);
     cr_assert_str_eq(p.out, "x");
     cr_assert_eq(p.flag, 1);
     cr_assert_eq(p.n, 8);
@@ -93,7 +93,7 @@ Test(options, help_is_printed_on_stdout, .init = cr_redirect_stdout)
     parsed p;
     int first;
     char *argv[] = {"demo", "--help", NULL};
-    cr_assert_eq(parse(&p, 2, argv, &first), KBI_OPTS_HELP);
+    cr_assert_eq(parse(&p, 2, argv, &first), KBI_EXIT_OK);
     fflush(stdout);
     cr_assert_stdout_eq_str("usage: kbench demo A [B]\nhelp text\n");
 }
@@ -107,7 +107,7 @@ static void expect_usage(int argc, char **argv, const char *want)
     FILE *err = tmpfile(), *saved = stderr;
     cr_assert_not_null(err);
     stderr = err;
-    cr_assert_eq(parse(&p, argc, argv, &first), KBI_OPTS_USAGE, "%s", want);
+    cr_assert_eq(parse(&p, argc, argv, &first), KBI_EXIT_USAGE, "%s", want);
     stderr = saved;
     rewind(err);
     cr_assert_not_null(fgets(line, sizeof line, err));

@@ -827,13 +827,9 @@ int kbi_cmd_compare(int argc, char **argv)
                                 2,
                                 "BASELINE and RESULTS (each a results file or folder)"};
     char err[KBI_ERR_SIZE] = "";
-    int first, code = KBI_EXIT_USAGE, have_cmp = 0;
-    switch (kbi_options_parse(&spec, argc, argv, &first)) {
-    case KBI_OPTS_HELP:
-        return KBI_EXIT_OK;
-    case KBI_OPTS_USAGE:
-        return KBI_EXIT_USAGE;
-    }
+    int first, parsed, code = KBI_EXIT_USAGE, have_cmp = 0;
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
     if (load_side("baseline", argv[first], &base) != KBI_OK ||
         load_side("results", argv[first + 1], &res) != KBI_OK)
         goto done;

@@ -129,16 +129,12 @@ static int cmd_list(int argc, char **argv)
         "list", "[--plugins DIR]...", usage_list, options, sizeof options / sizeof *options, 0,
         0,      "no arguments"};
     char *dirs[16], err[KBI_ERR_SIZE];
-    int required[16], first;
+    int required[16], first, parsed;
     size_t n_dirs;
     kbi_plugin_set set;
     plugins_dir[0] = '\0';
-    switch (kbi_options_parse(&spec, argc, argv, &first)) {
-    case KBI_OPTS_HELP:
-        return KBI_EXIT_OK;
-    case KBI_OPTS_USAGE:
-        return KBI_EXIT_USAGE;
-    }
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
     n_dirs = kbi_plugin_dirs(plugins_dir[0] ? plugins_dir : NULL, dirs, required, 15);
     dirs[n_dirs] = NULL;
     if (kbi_plugins_load((const char *const *)dirs, required, &set, err) != KBI_OK) {
@@ -230,17 +226,18 @@ static int cmd_run(int argc, char **argv)
         {.name = "in-process", .kind = KBI_OPT_FLAG, .target = &a.in_process},
         {.name = "profile-one-run", .kind = KBI_OPT_FLAG, .target = &a.profile_run},
     };
-    const kbi_verb_spec spec = {
-        "run", "PROFILE.ini [OPTIONS]", usage_run, options, sizeof options / sizeof *options, 1,
-        1,     "PROFILE.ini"};
-    int first;
+    const kbi_verb_spec spec = {"run",
+                                "PROFILE.ini [OPTIONS]",
+                                usage_run,
+                                options,
+                                sizeof options / sizeof *options,
+                                1,
+                                1,
+                                "PROFILE.ini"};
+    int first, parsed;
     plugins_dir[0] = '\0';
-    switch (kbi_options_parse(&spec, argc, argv, &first)) {
-    case KBI_OPTS_HELP:
-        return KBI_EXIT_OK;
-    case KBI_OPTS_USAGE:
-        return KBI_EXIT_USAGE;
-    }
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
     if (plugins_dir[0])
         a.plugins_dir = plugins_dir;
     a.profile_path = argv[first];

@@ -511,14 +511,10 @@ int kbi_cmd_profile(int argc, char **argv)
                                 1,
                                 SIZE_MAX,
                                 "PROFILE.ini"};
-    int first;
+    int first, parsed;
     plugins_dir[0] = '\0';
-    switch (kbi_options_parse(&spec, argc, argv, &first)) {
-    case KBI_OPTS_HELP:
-        return KBI_EXIT_OK;
-    case KBI_OPTS_USAGE:
-        return KBI_EXIT_USAGE;
-    }
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
     if (plugins_dir[0])
         o.plugins_dir = plugins_dir;
     if (o.metrics && o.set) {

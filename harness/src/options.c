@@ -52,7 +52,7 @@ static int usage_error(const kbi_verb_spec *spec)
 {
     fprintf(stderr, "usage: kbench %s %s (see kbench %s --help)\n", spec->verb, spec->synopsis,
             spec->verb);
-    return KBI_OPTS_USAGE;
+    return KBI_EXIT_USAGE;
 }
 
 /* Stores value into option o's target; says why not on stderr. */
@@ -153,7 +153,7 @@ static int check_operands(const kbi_verb_spec *spec, int argc, char **argv, int 
                 argv[first + (int)spec->max_operands], spec->operands);
         return usage_error(spec);
     }
-    return KBI_OPTS_OK;
+    return KBI_OPTS_GO_ON;
 }
 
 int kbi_options_parse(const kbi_verb_spec *spec, int argc, char **argv, int *first)
@@ -162,15 +162,15 @@ int kbi_options_parse(const kbi_verb_spec *spec, int argc, char **argv, int *fir
     char *shortopts;
     unsigned char *seen = kbi_xcalloc(spec->n_options + 1, 1);
     const kbi_option *o;
-    int c, rc = KBI_OPTS_OK;
+    int c, rc = KBI_OPTS_GO_ON;
     build_tables(spec, &longopts, &shortopts);
     /* 0 restarts getopt: a verb may run more than once in a process. */
     optind = 0;
     opterr = 0;
-    while (rc == KBI_OPTS_OK && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+    while (rc == KBI_OPTS_GO_ON && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (c == 'h') {
             fputs(spec->help, stdout);
-            rc = KBI_OPTS_HELP;
+            rc = KBI_EXIT_OK;
         } else if (c == ':') {
             o = option_of(spec, optopt);
             fprintf(stderr, "kbench %s: option --%s needs a value\n", spec->verb,
@@ -185,9 +185,9 @@ int kbi_options_parse(const kbi_verb_spec *spec, int argc, char **argv, int *fir
             seen[o - spec->options] = 1;
         }
     }
-    if (rc == KBI_OPTS_OK)
+    if (rc == KBI_OPTS_GO_ON)
         rc = check_operands(spec, argc, argv, optind);
-    if (rc == KBI_OPTS_OK && (o = missing_required(spec, seen)) != NULL) {
+    if (rc == KBI_OPTS_GO_ON && (o = missing_required(spec, seen)) != NULL) {
         fprintf(stderr, "kbench %s: missing --%s, expected %s\n", spec->verb, o->name,
                 o->expected ? o->expected : "it");
         rc = usage_error(spec);

@@ -40,15 +40,13 @@ typedef struct kbi_verb_spec {
     const char *operands;              /* what they are, for errors: "BASELINE and RESULTS" */
 } kbi_verb_spec;
 
-enum {
-    KBI_OPTS_OK = 0, /* parsed: the operands are argv[*first .. argc-1] */
-    KBI_OPTS_HELP,   /* --help was given and printed: exit 0 */
-    KBI_OPTS_USAGE,  /* bad usage, said on stderr: exit 2 */
-};
+/* kbi_options_parse's answer when the verb is to go on. */
+#define KBI_OPTS_GO_ON (-1)
 
 /* Parses argv (argv[0] the verb's name) by spec into the options' targets.
- * Returns KBI_OPTS_OK with *first the index of the first operand,
- * KBI_OPTS_HELP, or KBI_OPTS_USAGE.  May run more than once in a process. */
+ * Returns KBI_OPTS_GO_ON with *first the index of the first operand, or the
+ * verb's exit code: KBI_EXIT_OK after printing --help, KBI_EXIT_USAGE after
+ * saying what is wrong.  May run more than once in a process. */
 int kbi_options_parse(const kbi_verb_spec *spec, int argc, char **argv, int *first);
 
 /* value as a fraction above 0 and below 1: "0.02" or "2%".  Returns 0 or -1. */

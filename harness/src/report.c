@@ -184,13 +184,9 @@ int kbi_cmd_report(int argc, char **argv)
                                 SIZE_MAX,
                                 "one or more results files or folders"};
     char outdir[PATH_MAX], err[KBI_ERR_SIZE] = "";
-    int rc, first, code = KBI_EXIT_USAGE;
-    switch (kbi_options_parse(&spec, argc, argv, &first)) {
-    case KBI_OPTS_HELP:
-        return KBI_EXIT_OK;
-    case KBI_OPTS_USAGE:
-        return KBI_EXIT_USAGE;
-    }
+    int rc, first, parsed, code = KBI_EXIT_USAGE;
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
     rc = kbi_results_load_inputs(&set, (const char *const *)&argv[first], (size_t)(argc - first),
                                  err);
     if (rc != KBI_OK) {
