@@ -167,6 +167,29 @@ step_faults() {
   "$B/tests/test_faults_gpu" --verbose && "$B/tests/test_faults"
 }
 
+# One sweep over every GPU of the node (needs 2+ GPUs: nvidia-h200-x2): profiles/sgemm.ini
+# with --devices all and on GPU 0 alone, both timed; the merged run against the one-GPU
+# baseline and the one-GPU run; then the CPU and GPU tests of --devices.
+step_multigpu() {
+  local rc=0 t0 t1 t2
+  nvidia-smi -L
+  t0=$(date +%s)
+  "$B/kbench" run profiles/sgemm.ini --devices all --out "$OUT/results/sgemm-2gpu" || rc=1
+  t1=$(date +%s)
+  "$B/kbench" run profiles/sgemm.ini --device 0 --out "$OUT/results/sgemm-1gpu" || rc=1
+  t2=$(date +%s)
+  echo "wall time: all GPUs $((t1 - t0)) s, one GPU $((t2 - t1)) s"
+  echo "== compare baselines/h200/sgemm against the merged all-GPU run"
+  "$B/kbench" compare baselines/h200/sgemm "$OUT/results/sgemm-2gpu" || rc=1
+  echo "== compare the one-GPU run against the merged all-GPU run"
+  "$B/kbench" compare "$OUT/results/sgemm-1gpu" "$OUT/results/sgemm-2gpu" || rc=1
+  "$B/kbench" report "$OUT/results/sgemm-2gpu" --out "$OUT/results/sgemm-2gpu/report" || rc=1
+  "$B/tests/test_devices_gpu" --jobs 1 --verbose || rc=1
+  "$B/tests/test_devices" --jobs 1 || rc=1
+  echo "wall time: all GPUs $((t1 - t0)) s, one GPU $((t2 - t1)) s"
+  return $rc
+}
+
 # Each plugin may bring its own steps (step_<name>_...) in
 # plugins/<name>/h200-steps.sh, sourced here so plugins stay in their folder.
 for f in "$ROOT"/plugins/*/h200-steps.sh; do

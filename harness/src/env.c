@@ -114,6 +114,81 @@ const char *kbi_nvml_driver(void) { return nvml.driver_version; }
 
 /* ---- device probe (child) ---- */
 
+/* The device's UUID the way nvidia-smi prints it (GPU-8-4-4-4-12 hex digits), which is also
+ * what CUDA_VISIBLE_DEVICES accepts, so a record names the same GPU in every numbering. */
+static void format_uuid(const struct cudaDeviceProp *prop, char *buf, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)prop->uuid.bytes;
+    snprintf(buf, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+}
+
+/* NVML's index of the GPU at a PCI bus id, or -1.  NVML numbers every GPU of the node in
+ * its own order and ignores CUDA_VISIBLE_DEVICES; the bus id is what both agree on. */
+static int nvml_index_of(const char *bus)
+{
+    static void *lib;
+    static nvml_ret (*init)(void), (*by_pci)(const char *, nvml_device *),
+        (*get_index)(nvml_device, unsigned int *);
+    static int ready = -1;
+    nvml_device dev;
+    unsigned int index;
+    if (ready < 0) {
+        ready = 0;
+        lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (lib) {
+            *(void **)&init = dlsym(lib, "nvmlInit_v2");
+            *(void **)&by_pci = dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+            *(void **)&get_index = dlsym(lib, "nvmlDeviceGetIndex");
+            ready = init && by_pci && get_index && init() == 0;
+        }
+    }
+    if (!ready || by_pci(bus, &dev) != 0 || get_index(dev, &index) != 0)
+        return -1;
+    return (int)index;
+}
+
+json_t *kbi_env_devices(void)
+{
+    json_t *out = json_object(), *list = json_array();
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    json_object_set_new(out, "devices", list);
+    if (e != cudaSuccess || count == 0) {
+        char why[KBI_ERR_SIZE];
+        snprintf(why, sizeof why, "no CUDA device: %s (%s)",
+                 e != cudaSuccess ? cudaGetErrorName(e) : "cudaGetDeviceCount returned 0",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "no devices");
+        json_object_set_new(out, "device_error", json_string(why));
+        return out;
+    }
+    for (int d = 0; d < count; d++) {
+        struct cudaDeviceProp prop;
+        char bus[64] = "", uuid[48] = "";
+        json_t *dev = json_object();
+        int nvml_index;
+        json_object_set_new(dev, "index", json_integer(d));
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) {
+            (void)cudaGetLastError();
+            json_object_set_new(dev, "name", json_string("unusable"));
+            json_array_append_new(list, dev);
+            continue;
+        }
+        if (cudaDeviceGetPCIBusId(bus, sizeof bus, d) != cudaSuccess)
+            (void)cudaGetLastError();
+        format_uuid(&prop, uuid, sizeof uuid);
+        nvml_index = bus[0] ? nvml_index_of(bus) : -1;
+        json_object_set_new(dev, "name", json_string(prop.name));
+        json_object_set_new(dev, "uuid", json_string(uuid));
+        json_object_set_new(dev, "pci_bus_id", json_string(bus));
+        json_object_set_new(dev, "nvml_index",
+                            nvml_index >= 0 ? json_integer(nvml_index) : json_null());
+        json_array_append_new(list, dev);
+    }
+    return out;
+}
+
 json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops)
 {
     json_t *env = json_object(), *dev, *ceil = json_object();
@@ -166,9 +241,11 @@ json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops)
     json_object_set_new(dev, "smem_per_sm_bytes",
                         json_integer((json_int_t)prop.sharedMemPerMultiprocessor));
     {
-        char bus[64] = "";
+        char bus[64] = "", uuid[48];
         cudaDeviceGetPCIBusId(bus, sizeof bus, device);
         json_object_set_new(dev, "pci_bus_id", json_string(bus));
+        format_uuid(&prop, uuid, sizeof uuid);
+        json_object_set_new(dev, "uuid", json_string(uuid));
     }
     json_object_set_new(env, "nvml", json_boolean(kbi_nvml_open(device)));
     json_object_set_new(env, "driver_version", json_string(kbi_nvml_driver()));

@@ -20,6 +20,12 @@ void kbi_env_time(char *buf, size_t n);
  * and "device_error" says why.  Returns the object (caller owns it). */
 json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops);
 
+/* Child side (initialises CUDA, measures nothing): every visible device as
+ * {"devices": [{"index" (CUDA ordinal), "name", "uuid", "pci_bus_id", "nvml_index"}]}, with
+ * "device_error" when there is none.  nvml_index is NVML's number of the GPU, matched by PCI
+ * bus id (null without NVML): CUDA's ordinals follow CUDA_VISIBLE_DEVICES, NVML's do not. */
+json_t *kbi_env_devices(void);
+
 /* NVML clocks for the per-case record; every function is a no-op returning
  * 0 when NVML is absent. */
 int kbi_nvml_open(int cuda_device); /* 1 if clocks can be read */

@@ -21,7 +21,8 @@ static const char *const usage_main =
     "\n"
     "verbs:\n"
     "  list     [--plugins DIR]                      plugins, variants, parameters, defaults\n"
-    "  run      PROFILE.ini [--out DIR] [--filter GLOB] [--device N] [--shard I/N]\n"
+    "  run      PROFILE.ini [--out DIR] [--filter GLOB] [--device N | --devices all]\n"
+    "           [--shard I/N]\n"
     "                                                run a profile, write results.jsonl\n"
     "  report   RESULTS... [--out DIR]               report.md + results.csv + charts\n"
     "  compare  BASELINE RESULTS [--threshold X]     per-case verdicts; exit 1 on regression\n"
@@ -57,6 +58,10 @@ static const char *const usage_run =
     "                   an existing results.jsonl is never overwritten\n"
     "  --filter GLOB    run only cases whose id matches GLOB, e.g. 'sgemm/cublas/*'\n"
     "  --device N       CUDA device ordinal (overrides [run] device)\n"
+    "  --devices all|I,J,...  run on several GPUs of this node at once, one worker per\n"
+    "                   device, cases dealt to whichever is idle: OUT/results.jsonl\n"
+    "                   holds every case (each names its device), OUT/gpuN/results.jsonl\n"
+    "                   each device's own; not with --sanitize\n"
     "  --shard I/N      run the I-th of N deterministic slices of the cases (1 <= I <= N)\n"
     "  --plugins DIR    also load plugins from DIR (repeatable; DIR:DIR too), before\n"
     "                   $" KBI_PLUGIN_PATH_ENV " and the built-in folder\n"
@@ -211,6 +216,7 @@ static int cmd_run(int argc, char **argv)
          .min = 0,
          .max = 1024,
          .expected = "a device ordinal, an integer >= 0"},
+        {.name = "devices", .kind = KBI_OPT_STRING, .target = &a.devices},
         {.name = "shard",
          .short_name = 's',
          .kind = KBI_OPT_CUSTOM,
@@ -240,6 +246,10 @@ static int cmd_run(int argc, char **argv)
         return parsed;
     if (plugins_dir[0])
         a.plugins_dir = plugins_dir;
+    if (a.devices && a.device >= 0) {
+        fprintf(stderr, "kbench run: --device and --devices name the devices twice; give one\n");
+        return KBI_EXIT_USAGE;
+    }
     a.profile_path = argv[first];
     return kbi_run(&a);
 }

@@ -247,13 +247,14 @@ static void child_reap(child *ch, kbi_status *st, char *msg, size_t size)
 
 typedef struct probe_arg {
     const kbi_profile *profile;
+    int device;
 } probe_arg;
 
 static int probe_main(void *arg, int cmd_fd, int res_fd)
 {
     const probe_arg *a = arg;
-    json_t *env = kbi_env_probe(a->profile->run.device, a->profile->run.bandwidth_gbs,
-                                a->profile->run.peak_gflops);
+    json_t *env =
+        kbi_env_probe(a->device, a->profile->run.bandwidth_gbs, a->profile->run.peak_gflops);
     char *text = json_dumps(env, JSON_COMPACT);
     FILE *f = fdopen(res_fd, "w");
     (void)cmd_fd;
@@ -264,9 +265,9 @@ static int probe_main(void *arg, int cmd_fd, int res_fd)
     return 0;
 }
 
-static json_t *probe_device(const kbi_profile *profile)
+static json_t *probe_device(const kbi_profile *profile, int device)
 {
-    probe_arg a = {profile};
+    probe_arg a = {profile, device};
     child ch;
     char err[KBI_ERR_SIZE], *line = NULL;
     json_t *env = NULL;
@@ -298,6 +299,23 @@ fail:
     json_object_set_new(env, "device", json_null());
     json_object_set_new(env, "device_error", json_string(err));
     return env;
+}
+
+/* The device list (kbi_env_devices) from a child, so the parent never initialises CUDA. */
+static int devices_main(void *arg, int cmd_fd, int res_fd)
+{
+    json_t *list = kbi_env_devices();
+    char *text = json_dumps(list, JSON_COMPACT);
+    FILE *f = fdopen(res_fd, "w");
+    (void)arg;
+    (void)cmd_fd;
+    json_decref(list);
+    if (!f || !text)
+        return 3;
+    fprintf(f, "%s\n", text);
+    free(text);
+    fclose(f);
+    return 0;
 }
 
 /* ---- compute-sanitizer ---- */
@@ -480,12 +498,14 @@ static void format_seconds(double t, char *buf, size_t n)
 
 /* One progress line per case.  A message equal to `said` (the reason device cases are
  * skipped, printed once before the cases) is not repeated on every line. */
-static void progress(size_t k, size_t n, const kbi_case_result *rec, const char *said)
+static void progress(size_t k, size_t n, const char *who, const kbi_case_result *rec,
+                     const char *said)
 {
     char t[32] = "";
     const char *msg = rec->message;
     format_seconds(rec->stats.median, t, sizeof t);
-    fprintf(stderr, "[%zu/%zu] %s  %s", k, n, rec->id, kbi_status_name(rec->status));
+    fprintf(stderr, "[%zu/%zu] %s%s%s  %s", k, n, who ? who : "", who ? " " : "", rec->id,
+            kbi_status_name(rec->status));
     if (rec->has_stats)
         fprintf(stderr, "  median %s", t);
     if (rec->gflops > 0)
@@ -516,6 +536,8 @@ static char *default_out_dir(const char *profile_path)
     return b.data;
 }
 
+typedef struct dev_worker dev_worker;
+
 /* Everything one `kbench run` holds, so its steps below can be read top-down. */
 typedef struct run_state {
     const kbi_run_args *args;
@@ -531,6 +553,11 @@ typedef struct run_state {
     char *out_dir;
     char path[4096];
     char sanitizer[4096];
+    /* --devices: one worker per device, each case taken once (taken[k]). */
+    dev_worker *dw;
+    size_t n_dw;
+    unsigned char *taken;
+    int fake_devices; /* KBENCH_FAKE_DEVICES: devices without CUDA, for tests */
 } run_state;
 
 /* Loads the plugins and the profile and selects the cases (--filter, --shard).  Returns 0, or
@@ -685,33 +712,41 @@ static json_t *run_opts_json(const kbi_run_opts *o)
     return runj;
 }
 
+/* The env record's fields that do not depend on the device: host, build, profile, options. */
+static void env_common(const run_state *rs, json_t *env)
+{
+    const kbi_run_args *args = rs->args;
+    char shard[32];
+    kbi_env_host(env, args->argc, args->argv);
+    json_object_set_new(env, "profile", json_string(args->profile_path));
+    json_object_set_new(env, "run", run_opts_json(&rs->profile.run));
+    snprintf(shard, sizeof shard, "%d/%d", args->shard_count > 1 ? args->shard_index : 1,
+             args->shard_count > 1 ? args->shard_count : 1);
+    json_object_set_new(env, "shard", json_string(shard));
+    json_object_set_new(env, "filter", args->filter ? json_string(args->filter) : json_null());
+    json_object_set_new(env, "sanitize",
+                        args->sanitize ? json_string(args->sanitize) : json_null());
+    json_object_set_new(env, "cases", json_integer((json_int_t)rs->n_sel));
+}
+
 /* Probes the device (in a child), writes the env record, and fills the context the workers
  * share.  Returns 0 or an exit code. */
 static int write_env(run_state *rs)
 {
     const kbi_run_args *args = rs->args;
     kbi_profile *profile = &rs->profile;
-    char err[KBI_ERR_SIZE], shard[32];
+    char err[KBI_ERR_SIZE];
     json_t *ceilings;
     if (rs->any_device) {
         fprintf(stderr, "kbench: probing device %d and measuring its ceilings...\n",
                 profile->run.device);
         rs->env = args->in_process ? kbi_env_probe(profile->run.device, profile->run.bandwidth_gbs,
                                                    profile->run.peak_gflops)
-                                   : probe_device(profile);
+                                   : probe_device(profile, profile->run.device);
     } else {
         rs->env = env_without_device(profile);
     }
-    kbi_env_host(rs->env, args->argc, args->argv);
-    json_object_set_new(rs->env, "profile", json_string(args->profile_path));
-    json_object_set_new(rs->env, "run", run_opts_json(&profile->run));
-    snprintf(shard, sizeof shard, "%d/%d", args->shard_count > 1 ? args->shard_index : 1,
-             args->shard_count > 1 ? args->shard_count : 1);
-    json_object_set_new(rs->env, "shard", json_string(shard));
-    json_object_set_new(rs->env, "filter", args->filter ? json_string(args->filter) : json_null());
-    json_object_set_new(rs->env, "sanitize",
-                        args->sanitize ? json_string(args->sanitize) : json_null());
-    json_object_set_new(rs->env, "cases", json_integer((json_int_t)rs->n_sel));
+    env_common(rs, rs->env);
     if (kbi_results_write(&rs->w, "env", rs->env, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         return KBI_EXIT_USAGE;
@@ -719,6 +754,7 @@ static int write_env(run_state *rs)
     ceilings = json_object_get(rs->env, "ceilings");
     rs->ctx.profile = profile;
     rs->ctx.profile_run = args->profile_run;
+    rs->ctx.device = profile->run.device;
     rs->ctx.cases = rs->sel;
     rs->ctx.n_cases = rs->n_sel;
     rs->ctx.device_ok = json_is_object(json_object_get(rs->env, "device"));
@@ -732,23 +768,30 @@ static int write_env(run_state *rs)
     return 0;
 }
 
-/* The record of a case the worker did not answer: crashed, timed out, or unreadable. */
-static void lost_case(run_state *rs, const kbi_case *c, int r, kbi_case_result *rec)
+/* The record of a case worker ch (run with ctx) did not answer: crashed, timed out, or
+ * unreadable (r as child_read_line, 1 for an unreadable line).  Stops the worker. */
+static void lost_case_of(const kbi_run_ctx *ctx, child *ch, const kbi_case *c, int r,
+                         kbi_case_result *rec)
 {
     char msg[KBI_ERR_SIZE];
     kbi_status s = KBI_ST_CRASHED;
     if (r == -1) {
         s = KBI_ST_TIMEOUT;
         snprintf(msg, sizeof msg, "no result within the timeout of %g s; worker killed",
-                 rs->profile.run.timeout);
+                 ctx->profile->run.timeout);
     } else if (r == 1) {
         snprintf(msg, sizeof msg, "worker sent an unreadable result");
     } else {
-        child_reap(&rs->worker, &s, msg, sizeof msg);
+        child_reap(ch, &s, msg, sizeof msg);
     }
-    child_stop(&rs->worker, 1);
-    kbi_case_record_init(&rs->ctx, c, rec);
+    child_stop(ch, 1);
+    kbi_case_record_init(ctx, c, rec);
     kbi_case_record_set_status(rec, s, msg);
+}
+
+static void lost_case(run_state *rs, const kbi_case *c, int r, kbi_case_result *rec)
+{
+    lost_case_of(&rs->ctx, &rs->worker, c, r, rec);
 }
 
 /* Case k of the selection in the section's worker (started or replaced as needed), into rec.
@@ -837,7 +880,7 @@ static void run_cases(run_state *rs)
             break;
         rs->counts[rec.status < KBI_ST_COUNT ? rec.status : KBI_ST_ERROR]++;
         rs->done++;
-        progress(k + 1, rs->n_sel, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
+        progress(k + 1, rs->n_sel, NULL, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
         obj = kbi_case_record_json(&rec);
         kbi_case_result_free(&rec);
         if (kbi_results_write(&rs->w, "case", obj, err) != KBI_OK) {
@@ -855,26 +898,35 @@ static void run_cases(run_state *rs)
         kbi_worker_release_point();
 }
 
+/* An end record: complete or not, how many cases of each status (n), and how many failed
+ * (into *failed). */
+static json_t *end_json(int complete, size_t done, const size_t *n, size_t *failed)
+{
+    json_t *end = json_object(), *by = json_object();
+    *failed = 0;
+    json_object_set_new(end, "complete", json_boolean(complete));
+    json_object_set_new(end, "cases", json_integer((json_int_t)done));
+    for (int s = 0; s < KBI_ST_COUNT; s++) {
+        json_object_set_new(by, kbi_status_name((kbi_status)s), json_integer((json_int_t)n[s]));
+        if (kbi_status_is_failure((kbi_status)s))
+            *failed += n[s];
+    }
+    json_object_set_new(end, "failed", json_integer((json_int_t)*failed));
+    json_object_set_new(end, "by_status", by);
+    json_object_set_new(end, "interrupted_by",
+                        interrupted ? json_string(interrupted == SIGINT ? "SIGINT" : "SIGTERM")
+                                    : json_null());
+    return end;
+}
+
 /* The end record and the summary.  Returns the run's exit code. */
 static int write_end(run_state *rs)
 {
     const size_t *n = rs->counts;
     char err[KBI_ERR_SIZE];
     size_t failed = 0;
-    json_t *end = json_object(), *by = json_object();
-    json_object_set_new(end, "complete",
-                        json_boolean(!interrupted && !rs->write_failed && rs->done == rs->n_sel));
-    json_object_set_new(end, "cases", json_integer((json_int_t)rs->done));
-    for (int s = 0; s < KBI_ST_COUNT; s++) {
-        json_object_set_new(by, kbi_status_name((kbi_status)s), json_integer((json_int_t)n[s]));
-        if (kbi_status_is_failure((kbi_status)s))
-            failed += n[s];
-    }
-    json_object_set_new(end, "failed", json_integer((json_int_t)failed));
-    json_object_set_new(end, "by_status", by);
-    json_object_set_new(end, "interrupted_by",
-                        interrupted ? json_string(interrupted == SIGINT ? "SIGINT" : "SIGTERM")
-                                    : json_null());
+    json_t *end =
+        end_json(!interrupted && !rs->write_failed && rs->done == rs->n_sel, rs->done, n, &failed);
     if (!rs->write_failed && kbi_results_write(&rs->w, "end", end, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         rs->write_failed = 1;
@@ -897,20 +949,505 @@ static int write_end(run_state *rs)
     return failed ? KBI_EXIT_FAILED : KBI_EXIT_OK;
 }
 
+/* ---- several devices of one node (--devices) ----
+ *
+ * One worker per device, each with its own ordinal, timeout and results file
+ * (OUT/gpuN/results.jsonl: its own env and end records); every record also goes to the
+ * merged OUT/results.jsonl, which reads as one run.  The per-device files sit one folder
+ * down so that `kbench report OUT` finds the merged file alone and reads no case twice.
+ * Cases are dealt as workers become idle, so the last device to finish ends at most one
+ * case after the others; the selected list is taken as it is (rounds, shards, filters). */
+
+struct dev_worker {
+    int ordinal;     /* CUDA ordinal */
+    char name[32];   /* "gpuN", for progress lines and the file's folder */
+    json_t *summary; /* {"index","name","uuid","pci_bus_id","nvml_index"} (owned) */
+    json_t *env;     /* its env record (owned) */
+    kbi_run_ctx ctx; /* the run's context with this device */
+    child ch;
+    long k;          /* case running, -1 idle */
+    long last;       /* case run last, -1 none */
+    double deadline; /* of the running case (prepare has its own) */
+    kbi_results_writer w;
+    char path[4200];
+    size_t done, counts[KBI_ST_COUNT];
+};
+
+/* Whether cases a and b share their parameter point (the worker prepares it once). */
+static int same_point_cases(const kbi_case *a, const kbi_case *b)
+{
+    if (a->section != b->section)
+        return 0;
+    for (size_t i = 0; i < a->section->n_axes; i++)
+        if (a->values[i] != b->values[i])
+            return 0;
+    return 1;
+}
+
+/* The device list: KBENCH_FAKE_DEVICES=N (tests: N devices without CUDA, so device variants
+ * are skipped and host variants dealt over N workers), or what a probe child sees. */
+static json_t *list_devices(run_state *rs, char *err)
+{
+    const char *fake = getenv("KBENCH_FAKE_DEVICES");
+    json_t *out = NULL;
+    if (fake && *fake) {
+        char *end;
+        long n = strtol(fake, &end, 10);
+        json_t *list = json_array();
+        if (*end || n < 1 || n > 64) {
+            json_decref(list);
+            kbi_errf(err, "KBENCH_FAKE_DEVICES='%s': expected a count from 1 to 64", fake);
+            return NULL;
+        }
+        for (long i = 0; i < n; i++) {
+            char name[64], uuid[64], bus[64];
+            snprintf(name, sizeof name, "fake device %ld", i);
+            snprintf(uuid, sizeof uuid, "GPU-fake-%04ld", i);
+            snprintf(bus, sizeof bus, "fake:%02lx:00.0", i);
+            json_array_append_new(list, json_pack("{s:I, s:s, s:s, s:s, s:n}", "index",
+                                                  (json_int_t)i, "name", name, "uuid", uuid,
+                                                  "pci_bus_id", bus, "nvml_index"));
+        }
+        rs->fake_devices = 1;
+        return list;
+    } else {
+        child ch;
+        char *line = NULL;
+        int r;
+        if (child_start(&ch, devices_main, NULL, err) != KBI_OK)
+            return NULL;
+        r = child_read_line(&ch, kbi_now() + PROBE_TIMEOUT, &line);
+        if (r == 1)
+            out = json_loads(line, 0, NULL);
+        free(line);
+        child_stop(&ch, 1);
+        if (!json_is_array(json_object_get(out, "devices"))) {
+            kbi_errf(err, "the device probe %s", r == -2 ? "was interrupted" : "failed");
+            json_decref(out);
+            return NULL;
+        }
+        if (json_array_size(json_object_get(out, "devices")) == 0) {
+            const char *why = json_string_value(json_object_get(out, "device_error"));
+            kbi_errf(err, "%s", why ? why : "no CUDA device");
+            json_decref(out);
+            return NULL;
+        }
+        json_t *list = json_incref(json_object_get(out, "devices"));
+        json_decref(out);
+        return list;
+    }
+}
+
+/* Adds a worker for the device `summary` describes (an element of list_devices's list). */
+static void add_worker(run_state *rs, json_t *summary)
+{
+    dev_worker *w = &rs->dw[rs->n_dw++];
+    w->summary = json_incref(summary);
+    w->ordinal = (int)json_integer_value(json_object_get(summary, "index"));
+    snprintf(w->name, sizeof w->name, "gpu%d", w->ordinal);
+    w->ch = (child){.pid = 0, .cmd_fd = -1, .res_fd = -1};
+    w->w.fd = -1;
+    w->k = w->last = -1;
+}
+
+/* --devices all|I,J,...: one worker per named device, in the order given.  Returns 0 or an
+ * exit code after saying why. */
+static int resolve_devices(run_state *rs)
+{
+    const char *spec = rs->args->devices;
+    char err[KBI_ERR_SIZE];
+    json_t *list;
+    size_t n;
+    if (!spec)
+        return 0;
+    if (rs->args->sanitize || rs->args->in_process) {
+        /* compute-sanitizer and ncu wrap one process running one device's cases; a sanitized
+         * sweep over several GPUs is several runs with --device and --shard. */
+        fprintf(stderr,
+                "kbench run: --devices cannot be combined with %s: it wraps a single "
+                "process on one device; run one --device per shard instead\n",
+                rs->args->sanitize ? "--sanitize" : "--in-process");
+        return KBI_EXIT_USAGE;
+    }
+    list = list_devices(rs, err);
+    if (!list) {
+        fprintf(stderr, "kbench run: --devices %s: %s\n", spec, err);
+        return KBI_EXIT_USAGE;
+    }
+    n = json_array_size(list);
+    rs->dw = kbi_xcalloc(n, sizeof *rs->dw);
+    if (strcmp(spec, "all") == 0) {
+        for (size_t i = 0; i < n; i++)
+            add_worker(rs, json_array_get(list, i));
+    } else {
+        const char *p = spec;
+        while (*p) {
+            char *end;
+            long d = strtol(p, &end, 10);
+            int dup = 0;
+            if (end == p || d < 0 || (*end && *end != ',') || (*end && !end[1]) || (size_t)d >= n) {
+                fprintf(stderr,
+                        "kbench run: --devices '%s': expected 'all' or CUDA ordinals like 0,1,3 "
+                        "below %zu (the devices this process sees)\n",
+                        spec, n);
+                json_decref(list);
+                return KBI_EXIT_USAGE;
+            }
+            for (size_t i = 0; i < rs->n_dw; i++)
+                dup |= json_integer_value(json_object_get(rs->dw[i].summary, "index")) == d;
+            if (dup || rs->n_dw >= n) {
+                fprintf(stderr, "kbench run: --devices '%s': device %ld named twice\n", spec, d);
+                json_decref(list);
+                return KBI_EXIT_USAGE;
+            }
+            add_worker(rs, json_array_get(list, (size_t)d));
+            p = *end ? end + 1 : end;
+        }
+    }
+    json_decref(list);
+    rs->taken = kbi_xcalloc(rs->n_sel ? rs->n_sel : 1, 1);
+    return 0;
+}
+
+/* Opens OUT/gpuN/results.jsonl for every device (after open_output made OUT). */
+static int open_device_outputs(run_state *rs)
+{
+    char err[KBI_ERR_SIZE], dir[4100], run_id[128];
+    const char *merged = rs->w.run_id;
+    for (size_t i = 0; i < rs->n_dw; i++) {
+        dev_worker *w = &rs->dw[i];
+        snprintf(dir, sizeof dir, "%.4000s/%s", rs->out_dir, w->name);
+        snprintf(w->path, sizeof w->path, "%s/results.jsonl", dir);
+        snprintf(run_id, sizeof run_id, "%s-%s", merged ? merged : "run", w->name);
+        if (kbi_mkdirs(dir, err) != KBI_OK ||
+            kbi_results_open(&w->w, w->path, run_id, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            return KBI_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* Probes every device (ceilings too, one after the other so that they do not load each
+ * other's host), writes each device's env record and the merged one, and gives every worker
+ * its context.  Returns 0 or an exit code. */
+static int write_env_multi(run_state *rs)
+{
+    kbi_profile *profile = &rs->profile;
+    char err[KBI_ERR_SIZE], why[KBI_ERR_SIZE];
+    json_t *devices = json_array();
+    int rc = 0;
+    for (size_t i = 0; i < rs->n_dw && rc == 0; i++) {
+        dev_worker *w = &rs->dw[i];
+        json_t *dev, *ceilings, *summary = json_deep_copy(w->summary);
+        if (rs->any_device && !rs->fake_devices) {
+            fprintf(stderr, "kbench: probing device %d and measuring its ceilings...\n",
+                    w->ordinal);
+            w->env = probe_device(profile, w->ordinal);
+        } else {
+            w->env = env_without_device(profile);
+            if (rs->fake_devices) {
+                snprintf(why, sizeof why,
+                         "fake device (KBENCH_FAKE_DEVICES): device variants "
+                         "are skipped");
+                json_object_set_new(w->env, "device_error", json_string(why));
+            }
+        }
+        dev = json_object_get(w->env, "device");
+        if (json_is_object(dev) && !json_object_get(dev, "uuid"))
+            json_object_set(dev, "uuid", json_object_get(w->summary, "uuid"));
+        if (json_is_object(dev))
+            json_object_set(dev, "nvml_index", json_object_get(w->summary, "nvml_index"));
+        env_common(rs, w->env);
+        ceilings = json_object_get(w->env, "ceilings");
+        json_object_set(summary, "ceilings", ceilings);
+        json_object_set_new(summary, "results", json_pack("s+", w->name, "/results.jsonl"));
+        json_array_append(devices, summary);
+        json_object_set_new(w->env, "devices", json_pack("[o]", summary));
+        w->ctx = (kbi_run_ctx){
+            .profile = profile,
+            .cases = rs->sel,
+            .n_cases = rs->n_sel,
+            .bandwidth_gbs = json_number_value(json_object_get(ceilings, "bandwidth_gbs")),
+            .peak_gflops = json_number_value(json_object_get(ceilings, "peak_gflops")),
+            .device_ok = json_is_object(dev),
+            .device_error = json_string_value(json_object_get(w->env, "device_error")),
+            .profile_run = rs->args->profile_run,
+            .device = w->ordinal,
+        };
+        if (rs->any_device && !w->ctx.device_ok)
+            fprintf(stderr, "kbench: %s: device variants will be skipped: %s\n", w->name,
+                    w->ctx.device_error ? w->ctx.device_error : "no device");
+        if (kbi_results_write(&w->w, "env", w->env, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            rc = KBI_EXIT_USAGE;
+        }
+    }
+    if (rc == 0) {
+        /* The merged env reads like a single run's: the first device's record (its name in
+         * report's environment table), with every device listed. */
+        rs->env = json_deep_copy(rs->dw[0].env);
+        json_object_set(rs->env, "devices", devices);
+        if (kbi_results_write(&rs->w, "env", rs->env, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            rc = KBI_EXIT_USAGE;
+        }
+        rs->ctx = rs->dw[0].ctx;
+        fprintf(stderr, "kbench: %zu cases over %zu devices; results in %s (merged) and %s/gpuN/\n",
+                rs->n_sel, rs->n_dw, rs->path, rs->out_dir);
+    }
+    json_decref(devices);
+    return rc;
+}
+
+/* Writes case k's record for worker w to the merged and w's file, counts it, says so. */
+static void finish_multi(run_state *rs, dev_worker *w, size_t k, kbi_case_result *rec)
+{
+    char err[KBI_ERR_SIZE];
+    json_t *obj;
+    kbi_status s = rec->status < KBI_ST_COUNT ? rec->status : KBI_ST_ERROR;
+    rs->counts[s]++;
+    w->counts[s]++;
+    rs->done++;
+    w->done++;
+    progress(rs->done, rs->n_sel, w->name, rec, w->ctx.device_ok ? NULL : w->ctx.device_error);
+    obj = kbi_case_record_json(rec);
+    json_object_set_new(obj, "device", json_integer(w->ordinal));
+    json_object_set(obj, "device_uuid", json_object_get(w->summary, "uuid"));
+    if (kbi_results_write(&w->w, "case", obj, err) != KBI_OK ||
+        kbi_results_write(&rs->w, "case", obj, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        rs->write_failed = 1;
+    }
+    json_decref(obj);
+    /* After an error the CUDA context may be poisoned: the next case gets a fresh worker. */
+    if (w->ch.pid > 0 && (rec->status == KBI_ST_ERROR || rec->sticky_error))
+        child_stop(&w->ch, 1);
+    kbi_case_result_free(rec);
+    w->last = (long)k;
+    w->k = -1;
+}
+
+/* Whether worker w should take case c: a device case goes to a worker whose device failed
+ * its probe (to be recorded skipped) only when no device passed it. */
+static int can_take(const run_state *rs, const dev_worker *w, const kbi_case *c)
+{
+    if (w->ctx.device_ok || c->section->plugin->desc->variants[c->variant].target != KB_DEVICE)
+        return 1;
+    for (size_t i = 0; i < rs->n_dw; i++)
+        if (rs->dw[i].ctx.device_ok)
+            return 0;
+    return 1;
+}
+
+/* The next case for idle worker w, or -1: the next case of the point it just ran (prepared
+ * there already), else the first case not taken whose point no other worker is running,
+ * else (at the end of the list) the first case not taken. */
+static long next_case(run_state *rs, const dev_worker *w)
+{
+    long any = -1;
+    if (w->last >= 0 && (size_t)w->last + 1 < rs->n_sel && !rs->taken[w->last + 1] &&
+        same_point_cases(rs->sel[w->last], rs->sel[w->last + 1]) &&
+        can_take(rs, w, rs->sel[w->last + 1]))
+        return w->last + 1;
+    for (size_t k = 0; k < rs->n_sel; k++) {
+        int busy = 0;
+        if (rs->taken[k] || !can_take(rs, w, rs->sel[k]))
+            continue;
+        if (any < 0)
+            any = (long)k;
+        for (size_t i = 0; i < rs->n_dw && !busy; i++)
+            busy = &rs->dw[i] != w && rs->dw[i].k >= 0 &&
+                   same_point_cases(rs->sel[rs->dw[i].k], rs->sel[k]);
+        if (!busy)
+            return (long)k;
+    }
+    return any;
+}
+
+/* Gives case k to worker w: records a device case at once when w has no device, else sends
+ * it to w's worker (started or replaced as needed).  Returns 0, or -1 when the run must stop
+ * (no worker can be started). */
+static int deal(run_state *rs, dev_worker *w, size_t k)
+{
+    const kbi_case *c = rs->sel[k];
+    char cmd[64], err[KBI_ERR_SIZE];
+    kbi_case_result rec;
+    rs->taken[k] = 1;
+    if (c->section->plugin->desc->variants[c->variant].target == KB_DEVICE && !w->ctx.device_ok) {
+        kbi_case_record_init(&w->ctx, c, &rec);
+        kbi_case_record_set_status(&rec, KBI_ST_SKIPPED,
+                                   w->ctx.device_error ? w->ctx.device_error : "no CUDA device");
+        finish_multi(rs, w, k, &rec);
+        return 0;
+    }
+    if (w->ch.pid > 0 && w->ch.section != c->section)
+        child_stop(&w->ch, 0);
+    if (w->ch.pid <= 0) {
+        if (child_start(&w->ch, worker_entry, &w->ctx, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            rs->write_failed = 1;
+            rs->taken[k] = 0;
+            return -1;
+        }
+        w->ch.section = c->section;
+    }
+    w->k = (long)k;
+    w->deadline = kbi_now() + rs->profile.run.timeout;
+    snprintf(cmd, sizeof cmd, "case %zu\n", k);
+    if (write(w->ch.cmd_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd)) {
+        lost_case_of(&w->ctx, &w->ch, c, 0, &rec);
+        finish_multi(rs, w, k, &rec);
+    }
+    return 0;
+}
+
+/* Handles the complete lines worker w has sent: prepare/prepared move its deadline (as
+ * read_case_answer does), a record ends its case. */
+static void take_lines(run_state *rs, dev_worker *w)
+{
+    char *nl;
+    while (w->k >= 0 && w->ch.line.data && (nl = memchr(w->ch.line.data, '\n', w->ch.line.len))) {
+        size_t len = (size_t)(nl - w->ch.line.data), k = (size_t)w->k;
+        char *line = kbi_xmalloc(len + 1);
+        kbi_case_result rec;
+        memcpy(line, w->ch.line.data, len);
+        line[len] = '\0';
+        memmove(w->ch.line.data, nl + 1, w->ch.line.len - len - 1);
+        w->ch.line.len -= len + 1;
+        if (strcmp(line, "prepare") == 0) {
+            w->deadline = kbi_now() + 10.0 * rs->profile.run.timeout;
+        } else if (strcmp(line, "prepared") == 0) {
+            w->deadline = kbi_now() + rs->profile.run.timeout;
+        } else {
+            json_t *sent = json_loads(line, 0, NULL);
+            int have = json_is_object(sent) &&
+                       kbi_case_record_read(&rec, sent, KBI_RESULTS_VERSION) == NULL;
+            json_decref(sent);
+            if (!have)
+                lost_case_of(&w->ctx, &w->ch, rs->sel[k], 1, &rec);
+            finish_multi(rs, w, k, &rec);
+        }
+        free(line);
+    }
+}
+
+/* Every selected case over the devices' workers, each record written as it ends. */
+static void run_cases_multi(run_state *rs)
+{
+    struct pollfd *pfd = kbi_xcalloc(rs->n_dw, sizeof *pfd);
+    size_t *who = kbi_xcalloc(rs->n_dw, sizeof *who);
+    int stop = 0;
+    while (!interrupted && !rs->write_failed) {
+        size_t n = 0;
+        double wait = 1.0;
+        int pr;
+        /* Every idle worker gets work. */
+        for (size_t i = 0; i < rs->n_dw && !stop; i++) {
+            long k;
+            while (!stop && !rs->write_failed && rs->dw[i].k < 0 &&
+                   (k = next_case(rs, &rs->dw[i])) >= 0)
+                stop = deal(rs, &rs->dw[i], (size_t)k) != 0;
+        }
+        for (size_t i = 0; i < rs->n_dw; i++) {
+            if (rs->dw[i].k < 0)
+                continue;
+            pfd[n] = (struct pollfd){.fd = rs->dw[i].ch.res_fd, .events = POLLIN};
+            who[n++] = i;
+            if (rs->dw[i].deadline - kbi_now() < wait)
+                wait = rs->dw[i].deadline - kbi_now();
+        }
+        if (n == 0 || rs->write_failed)
+            break; /* every case dealt and answered, or no worker to run one */
+        pr = poll(pfd, n, wait > 0 ? (int)(wait * 1000) + 1 : 0);
+        if (pr < 0 && errno != EINTR)
+            break;
+        for (size_t j = 0; j < n && !interrupted; j++) {
+            dev_worker *w = &rs->dw[who[j]];
+            kbi_case_result rec;
+            if (pr > 0 && (pfd[j].revents & (POLLIN | POLLHUP | POLLERR))) {
+                char chunk[65536];
+                ssize_t got = read(w->ch.res_fd, chunk, sizeof chunk);
+                if (got > 0) {
+                    kbi_buf_printf(&w->ch.line, "%.*s", (int)got, chunk);
+                    take_lines(rs, w);
+                } else if (got == 0 || errno != EINTR) {
+                    take_lines(rs, w);
+                    if (w->k >= 0) { /* the worker ended in the middle of the case */
+                        size_t k = (size_t)w->k;
+                        lost_case_of(&w->ctx, &w->ch, rs->sel[k], 0, &rec);
+                        finish_multi(rs, w, k, &rec);
+                    }
+                    continue;
+                }
+            }
+            if (w->k >= 0 && kbi_now() > w->deadline) {
+                size_t k = (size_t)w->k;
+                lost_case_of(&w->ctx, &w->ch, rs->sel[k], -1, &rec);
+                finish_multi(rs, w, k, &rec);
+            }
+        }
+    }
+    /* Ctrl-C stops every worker at once; otherwise they end cleanly. */
+    for (size_t i = 0; i < rs->n_dw; i++)
+        child_stop(&rs->dw[i].ch, interrupted != 0);
+    free(pfd);
+    free(who);
+}
+
+/* Each device's end record: its own counts; complete only when the whole run is. */
+static void write_ends_multi(run_state *rs)
+{
+    char err[KBI_ERR_SIZE];
+    int complete = !interrupted && !rs->write_failed && rs->done == rs->n_sel;
+    for (size_t i = 0; i < rs->n_dw; i++) {
+        dev_worker *w = &rs->dw[i];
+        size_t failed;
+        json_t *end = end_json(complete, w->done, w->counts, &failed);
+        if (w->w.fd >= 0 && kbi_results_write(&w->w, "end", end, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            rs->write_failed = 1;
+        }
+        json_decref(end);
+    }
+}
+
+static void free_devices(run_state *rs)
+{
+    for (size_t i = 0; i < rs->n_dw; i++) {
+        dev_worker *w = &rs->dw[i];
+        child_stop(&w->ch, 1);
+        kbi_results_close(&w->w);
+        json_decref(w->summary);
+        json_decref(w->env);
+    }
+    free(rs->dw);
+    free(rs->taken);
+}
+
 int kbi_run(const kbi_run_args *args)
 {
     run_state rs = {.args = args, .worker = {.pid = 0, .cmd_fd = -1, .res_fd = -1}};
     int rc = select_cases(&rs);
     if (!rc)
+        rc = resolve_devices(&rs);
+    if (!rc)
         rc = find_sanitizer(&rs);
     if (!rc)
         rc = open_output(&rs);
+    if (!rc && rs.n_dw)
+        rc = open_device_outputs(&rs);
     if (!rc)
-        rc = write_env(&rs);
-    if (!rc) {
+        rc = rs.n_dw ? write_env_multi(&rs) : write_env(&rs);
+    if (!rc && rs.n_dw) {
+        run_cases_multi(&rs);
+        write_ends_multi(&rs);
+        rc = write_end(&rs);
+    } else if (!rc) {
         run_cases(&rs);
         rc = write_end(&rs);
     }
+    free_devices(&rs);
     if (worker_log_fd >= 0) {
         close(worker_log_fd);
         worker_log_fd = -1;

@@ -11,6 +11,8 @@ typedef struct kbi_run_args {
     const char *filter;      /* glob over case ids, NULL for all */
     const char *plugins_dir; /* --plugins */
     int device;              /* -1: the profile's */
+    const char *devices;     /* --devices: "all" or a list "0,1,3" of CUDA ordinals, one
+                                worker per device; NULL: one device (`device`) */
     int shard_index;         /* 1-based; 0 when not sharded */
     int shard_count;
     int in_process;          /* run cases in this process (for ncu and compute-sanitizer,

@@ -297,9 +297,9 @@ static int open_device(const kbi_run_ctx *ctx, char *err)
 {
     if (worker_device.ready)
         return KBI_OK;
-    if (kbi_device_open(&worker_device, ctx->profile->run.device, err) != KBI_OK)
+    if (kbi_device_open(&worker_device, ctx->device, err) != KBI_OK)
         return KBI_ERR;
-    kbi_nvml_open(ctx->profile->run.device);
+    kbi_nvml_open(ctx->device);
     return KBI_OK;
 }
 
@@ -337,7 +337,7 @@ static int ensure_point(const kbi_run_ctx *ctx, const kbi_case *c, char *msg)
             snprintf(msg, KB_MSG_SIZE, "%s", point.msg);
             return point.rc;
         }
-        pt.device = ctx->profile->run.device;
+        pt.device = ctx->device;
         pt.stream = worker_device.stream;
     }
     tell_parent("prepare\n");
@@ -702,7 +702,7 @@ void kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_result
                    .params = &c->params,
                    .variant = c->variant,
                    .seed = ctx->profile->run.seed,
-                   .device = ctx->profile->run.device,
+                   .device = ctx->device,
                    .id = c->id,
                    .shared = point.shared,
                    .handle = &r.handle};

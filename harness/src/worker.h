@@ -19,6 +19,8 @@ typedef struct kbi_run_ctx {
     int device_ok;            /* the env probe found a usable device */
     const char *device_error; /* why not, when !device_ok */
     int profile_run;          /* ncu mode: cudaProfilerStart/Stop around one run */
+    int device;               /* the CUDA ordinal this worker runs on (the profile's device, or
+                                 one of --devices) */
 } kbi_run_ctx;
 
 /* Fills out (which the caller frees with kbi_case_result_free) with the
