@@ -500,18 +500,6 @@ int kbi_comparison_exit_code(const kbi_comparison *c)
 
 /* ---- output ---- */
 
-static void md_text(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
-}
-
 static void side_cell(FILE *f, const kbi_case_result *c)
 {
     char buf[64];
@@ -544,7 +532,7 @@ static void metric_cell(FILE *f, const kbi_metric *m)
         fprintf(f, " ± %.2g", m->uncertainty);
     if (m->unit[0] && strcmp(m->unit, "1") != 0) {
         fputc(' ', f);
-        md_text(f, m->unit);
+        kbi_md_cell(f, m->unit);
     }
 }
 
@@ -590,9 +578,9 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
                 if (k ? !o->out_of_bound : o->verdict != KBI_MV_WORSE)
                     continue;
                 fprintf(f, "%s `", first ? "" : ",");
-                md_text(f, r->res->id);
+                kbi_md_cell(f, r->res->id);
                 fputs("` ", f);
-                md_text(f, o->name);
+                kbi_md_cell(f, o->name);
                 first = 0;
             }
         }
@@ -611,9 +599,9 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             char bound[96];
             bound_text(decl, bound, sizeof bound);
             fputs("| `", f);
-            md_text(f, r->res->id);
+            kbi_md_cell(f, r->res->id);
             fputs("` | ", f);
-            md_text(f, o->name);
+            kbi_md_cell(f, o->name);
             fputs(" | ", f);
             metric_cell(f, o->base);
             fputs(o->out_of_bound ? " | **" : " | ", f);
@@ -630,7 +618,7 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             fprintf(f, " | %s", bound[0] ? bound : "—");
             fprintf(f, strong ? " | **%s%s** | " : " | %s%s | ",
                     kbi_metric_verdict_name(o->verdict), o->out_of_bound ? ", out of bound" : "");
-            md_text(f, o->why);
+            kbi_md_cell(f, o->why);
             fputs(" |\n", f);
         }
     }
@@ -648,9 +636,9 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
     };
     fputs("# kbench compare\n\n", f);
     fputs("Baseline: `", f);
-    md_text(f, base_name);
+    kbi_md_cell(f, base_name);
     fputs("`  \nResults: `", f);
-    md_text(f, res_name);
+    kbi_md_cell(f, res_name);
     fputs("`\n\n", f);
     fprintf(f,
             "A case is **slower** or **faster** only when its median time changed by more "
@@ -662,7 +650,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             100 * c->opt.threshold, c->opt.alpha);
     for (size_t i = 0; i < c->n_warnings; i++) {
         fputs("> **Warning:** ", f);
-        md_text(f, c->warnings[i]);
+        kbi_md_cell(f, c->warnings[i]);
         fputs("\n\n", f);
     }
     for (size_t i = 0; i < c->n_rows; i++)
@@ -689,7 +677,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             if (c->rows[i].out.verdict != v)
                 continue;
             fprintf(f, "%s `", first ? "" : ",");
-            md_text(f, c->rows[i].base->id);
+            kbi_md_cell(f, c->rows[i].base->id);
             fputs("`", f);
             first = 0;
         }
@@ -706,10 +694,10 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             if (!r->base || !r->res)
                 continue;
             fputs("| `", f);
-            md_text(f, r->base->id);
+            kbi_md_cell(f, r->base->id);
             if (strcmp(r->base->id, r->res->id) != 0) { /* paired across a parameter */
                 fputs("` → `", f);
-                md_text(f, r->res->id);
+                kbi_md_cell(f, r->res->id);
             }
             fputs("` | ", f);
             side_cell(f, r->base);
@@ -725,7 +713,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             else
                 fputs(" | —", f);
             fprintf(f, strong ? " | **%s** | " : " | %s | ", kbi_verdict_name(o->verdict));
-            md_text(f, o->why);
+            kbi_md_cell(f, o->why);
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -742,7 +730,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             if (c->rows[i].out.verdict != v)
                 continue;
             fputs("- `", f);
-            md_text(f, x->id);
+            kbi_md_cell(f, x->id);
             fprintf(f, "` (%s)\n", kbi_status_name(x->status));
         }
         fputc('\n', f);

@@ -218,3 +218,19 @@ void kbi_fmt_cuda_version(double v, char *out, size_t n)
     else
         snprintf(out, n, "%ld.%ld", x / 1000, (x % 1000) / 10);
 }
+
+/* Writes s into a Markdown table cell: pipes escaped, line breaks flattened, and
+ * < written &lt; so that no text becomes HTML. */
+void kbi_md_cell(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', f);
+        else if (*s == '<')
+            fputs("&lt;", f);
+        else
+            fputc(*s, f);
+    }
+}

@@ -4,6 +4,7 @@
 #define KBENCH_FORMAT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -37,6 +38,10 @@ const kbi_metric *kbi_find_metric(const kbi_case_result *c, const char *name);
 void kbi_file_safe(const char *s, char *out, size_t n);
 /* A CUDA version number (13000) as "13.0". */
 void kbi_fmt_cuda_version(double v, char *out, size_t n);
+
+/* Writes s into a Markdown table cell: pipes escaped, line breaks
+ * flattened, < as &lt;. */
+void kbi_md_cell(FILE *f, const char *s);
 
 /* obj.a or obj.a.b (b NULL: one level), as JSON, string or number; NULL,
  * NULL and 0 when absent (*present, when given, says which). */

@@ -17,21 +17,6 @@
 #include "ncu.h"
 #include "report.h"
 
-/* Writes s into a Markdown table cell: pipes escaped, line breaks flattened. */
-static void md_cell(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else if (*s == '<')
-            fputs("&lt;", f);
-        else
-            fputc(*s, f);
-    }
-}
-
 static void md_env_row(FILE *f, const char *label, const kbi_result_set *set,
                        void (*cell)(FILE *, const kbi_env_record *))
 {
@@ -51,12 +36,12 @@ static void env_run_id(FILE *f, const kbi_env_record *e)
 
 static void env_time(FILE *f, const kbi_env_record *e)
 {
-    md_cell(f, kbi_jstr(e->json, "time", NULL));
+    kbi_md_cell(f, kbi_jstr(e->json, "time", NULL));
 }
 
 static void env_host(FILE *f, const kbi_env_record *e)
 {
-    md_cell(f, kbi_jstr(e->json, "host", NULL));
+    kbi_md_cell(f, kbi_jstr(e->json, "host", NULL));
 }
 
 static void env_gpu(FILE *f, const kbi_env_record *e)
@@ -66,10 +51,10 @@ static void env_gpu(FILE *f, const kbi_env_record *e)
     double v;
     if (!json_is_object(dev)) {
         fputs("**none**: ", f);
-        md_cell(f, kbi_jstr(e->json, "device_error", NULL));
+        kbi_md_cell(f, kbi_jstr(e->json, "device_error", NULL));
         return;
     }
-    md_cell(f, kbi_jstr(dev, "name", NULL));
+    kbi_md_cell(f, kbi_jstr(dev, "name", NULL));
     fputs(" (", f);
     v = kbi_jnum(dev, "index", NULL, &has);
     if (has)
@@ -130,7 +115,7 @@ static void env_cuda(FILE *f, const kbi_env_record *e)
     fprintf(f, "driver %s", a ? d : "?");
     if (kbi_jstr(e->json, "driver_version", NULL)[0]) {
         fputs(" (", f);
-        md_cell(f, kbi_jstr(e->json, "driver_version", NULL));
+        kbi_md_cell(f, kbi_jstr(e->json, "driver_version", NULL));
         fputs(")", f);
     }
     fprintf(f, ", runtime %s", b ? r : "?");
@@ -139,23 +124,23 @@ static void env_cuda(FILE *f, const kbi_env_record *e)
 static void env_build(FILE *f, const kbi_env_record *e)
 {
     fprintf(f, "kbench %s, revision `", kbi_jstr(e->json, "kbench_version", NULL));
-    md_cell(f, e->git_revision[0] ? e->git_revision : "unknown");
+    kbi_md_cell(f, e->git_revision[0] ? e->git_revision : "unknown");
     fputs("`, ", f);
-    md_cell(f, kbi_jstr(e->json, "build_type", NULL));
+    kbi_md_cell(f, kbi_jstr(e->json, "build_type", NULL));
     if (kbi_jstr(e->json, "cuda_architectures", NULL)[0]) {
         fputs(", archs ", f);
-        md_cell(f, kbi_jstr(e->json, "cuda_architectures", NULL));
+        kbi_md_cell(f, kbi_jstr(e->json, "cuda_architectures", NULL));
     }
 }
 
 static void env_compiler(FILE *f, const kbi_env_record *e)
 {
     char flags[512];
-    md_cell(f, kbi_jstr(e->json, "compiler", NULL));
+    kbi_md_cell(f, kbi_jstr(e->json, "compiler", NULL));
     snprintf(flags, sizeof flags, "%s", kbi_jstr(e->json, "c_flags", NULL));
     if (kbi_trim(flags)[0]) {
         fputs(", flags `", f);
-        md_cell(f, kbi_trim(flags));
+        kbi_md_cell(f, kbi_trim(flags));
         fputs("`", f);
     }
 }
@@ -165,7 +150,7 @@ static void env_command(FILE *f, const kbi_env_record *e)
     const char *argv = kbi_jstr(e->json, "argv", NULL);
     if (argv[0]) {
         fputs("`", f);
-        md_cell(f, argv);
+        kbi_md_cell(f, argv);
         fputs("`", f);
     }
 }
@@ -185,10 +170,10 @@ static void env_settings(FILE *f, const kbi_env_record *e)
 static void env_shard(FILE *f, const kbi_env_record *e)
 {
     const char *filter = kbi_jstr(e->json, "filter", NULL);
-    md_cell(f, kbi_jstr(e->json, "shard", NULL)[0] ? kbi_jstr(e->json, "shard", NULL) : "1/1");
+    kbi_md_cell(f, kbi_jstr(e->json, "shard", NULL)[0] ? kbi_jstr(e->json, "shard", NULL) : "1/1");
     if (filter[0]) {
         fputs(", filter `", f);
-        md_cell(f, filter);
+        kbi_md_cell(f, filter);
         fputs("`", f);
     }
 }
@@ -207,11 +192,11 @@ static void env_ceilings(FILE *f, const kbi_env_record *e)
     /* Why a ceiling could not be measured. */
     if (kbi_jstr(e->json, "ceilings", "bandwidth_error")[0]) {
         fputs("; memory: ", f);
-        md_cell(f, kbi_jstr(e->json, "ceilings", "bandwidth_error"));
+        kbi_md_cell(f, kbi_jstr(e->json, "ceilings", "bandwidth_error"));
     }
     if (kbi_jstr(e->json, "ceilings", "peak_error")[0]) {
         fputs("; compute: ", f);
-        md_cell(f, kbi_jstr(e->json, "ceilings", "peak_error"));
+        kbi_md_cell(f, kbi_jstr(e->json, "ceilings", "peak_error"));
     }
 }
 
@@ -233,7 +218,7 @@ static void write_environment(FILE *f, const kbi_rep_model *m)
         fputc(' ', f);
         if (set->n_envs > 1)
             fprintf(f, "%s: ", m->runs.name[i]);
-        md_cell(f, set->envs[i].source);
+        kbi_md_cell(f, set->envs[i].source);
         fputs(" |", f);
     }
     fputs("\n|---|", f);
@@ -285,7 +270,7 @@ static void md_image(FILE *f, const kbi_rep_chart *c)
     if (!c->stem || !c->drawn)
         return;
     fputs("![", f);
-    md_cell(f, c->title);
+    kbi_md_cell(f, c->title);
     fprintf(f, "](charts/%s.png)\n\n", c->stem);
     fprintf(f,
             "<sub>[SVG](charts/%s.svg) · [data](charts/%s.dat) · "
@@ -417,7 +402,7 @@ static void md_speedup(FILE *f, const kbi_result_set *set, size_t ci, const poin
     /* The header cannot name one baseline: the cell does. */
     if (pc->mixed_baseline) {
         fputs(" vs ", f);
-        md_cell(f, set->cases[ci].baseline);
+        kbi_md_cell(f, set->cases[ci].baseline);
     }
 }
 
@@ -475,7 +460,7 @@ static void md_notes(FILE *f, const kbi_case_result *c)
             memcpy(shortmsg + sizeof shortmsg - 4, "...", 4);
         if (!first)
             fputs("; ", f);
-        md_cell(f, shortmsg);
+        kbi_md_cell(f, shortmsg);
     }
     fputs(" |\n", f);
 }
@@ -485,7 +470,7 @@ static void write_case_row(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin
 {
     const kbi_case_result *c = &m->set->cases[ci];
     fputs("| ", f);
-    md_cell(f, p->rows[row].variant);
+    kbi_md_cell(f, p->rows[row].variant);
     if (strcmp(p->rows[row].variant, c->baseline) == 0)
         fputs(" (baseline)", f);
     if (pc->run)
@@ -505,57 +490,62 @@ static void write_case_row(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin
     md_notes(f, c);
 }
 
+/* A column of a point's table: its heading (pre, then cell escaped, then
+ * post) and its alignment. */
+typedef struct md_col {
+    const char *pre, *cell, *post, *align;
+} md_col;
+
+/* The columns the cases of a point need, in order; returns how many. */
+static size_t point_columns(const point_cols *pc, md_col *c)
+{
+    size_t n = 0;
+    c[n++] = (md_col){"variant", NULL, "", "---"};
+    if (pc->run)
+        c[n++] = (md_col){"run", NULL, "", "---"};
+    c[n++] = (md_col){"status", NULL, "", "---"};
+    c[n++] = (md_col){"median", NULL, "", "---:"};
+    c[n++] = (md_col){"95% CI of median", NULL, "", "---"};
+    if (pc->flops)
+        c[n++] = (md_col){"GFLOP/s", NULL, "", "---:"};
+    if (pc->flops && pc->frac_peak)
+        c[n++] = (md_col){"of peak", NULL, "", "---:"};
+    if (pc->bytes)
+        c[n++] = (md_col){"GB/s", NULL, "", "---:"};
+    if (pc->bytes && pc->frac_bandwidth)
+        c[n++] = (md_col){"of bandwidth", NULL, "", "---:"};
+    if (pc->items)
+        c[n++] = (md_col){"", pc->item_unit ? pc->item_unit : "items", "/s", "---:"};
+    if (pc->baseline[0] && pc->mixed_baseline)
+        c[n++] = (md_col){"speedup vs its section's baseline", NULL, "", "---:"};
+    else if (pc->baseline[0])
+        c[n++] = (md_col){"speedup vs ", pc->baseline, "", "---:"};
+    if (pc->verify && pc->verify_metric && pc->verify_metric[0])
+        c[n++] = (md_col){"verify error (", pc->verify_metric, ")", "---"};
+    else if (pc->verify)
+        c[n++] = (md_col){"verify error", NULL, "", "---"};
+    c[n++] = (md_col){"notes", NULL, "", "---"};
+    return n;
+}
+
 static void write_point(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p,
                         const kbi_rep_point *q)
 {
-    const kbi_result_set *set = m->set;
-    point_cols pc = columns_of(set, p, q);
+    point_cols pc = columns_of(m->set, p, q);
+    md_col cols[16];
+    size_t n = point_columns(&pc, cols);
     fputs("### ", f);
-    md_cell(f, q->params_text);
-    fputs("\n\n| variant |", f);
-    if (pc.run)
-        fputs(" run |", f);
-    fputs(" status | median | 95% CI of median |", f);
-    if (pc.flops)
-        fputs(pc.frac_peak ? " GFLOP/s | of peak |" : " GFLOP/s |", f);
-    if (pc.bytes)
-        fputs(pc.frac_bandwidth ? " GB/s | of bandwidth |" : " GB/s |", f);
-    if (pc.items) {
-        fputs(" ", f);
-        md_cell(f, pc.item_unit ? pc.item_unit : "items");
-        fputs("/s |", f);
+    kbi_md_cell(f, q->params_text);
+    fputs("\n\n|", f);
+    for (size_t k = 0; k < n; k++) {
+        fprintf(f, " %s", cols[k].pre);
+        kbi_md_cell(f, cols[k].cell);
+        fprintf(f, "%s |", cols[k].post);
     }
-    if (pc.baseline[0] && pc.mixed_baseline) {
-        fputs(" speedup vs its section's baseline |", f);
-    } else if (pc.baseline[0]) {
-        fputs(" speedup vs ", f);
-        md_cell(f, pc.baseline);
-        fputs(" |", f);
-    }
-    if (pc.verify) {
-        fputs(" verify error", f);
-        if (pc.verify_metric && pc.verify_metric[0]) {
-            fputs(" (", f);
-            md_cell(f, pc.verify_metric);
-            fputs(")", f);
-        }
-        fputs(" |", f);
-    }
-    fputs(" notes |\n|---|", f);
-    if (pc.run)
-        fputs("---|", f);
-    fputs("---|---:|---|", f);
-    if (pc.flops)
-        fputs(pc.frac_peak ? "---:|---:|" : "---:|", f);
-    if (pc.bytes)
-        fputs(pc.frac_bandwidth ? "---:|---:|" : "---:|", f);
-    if (pc.items)
-        fputs("---:|", f);
-    if (pc.baseline[0])
-        fputs("---:|", f);
-    if (pc.verify)
-        fputs("---|", f);
-    fputs("---|\n", f);
+    fputs("\n|", f);
+    for (size_t k = 0; k < n; k++)
+        fprintf(f, "%s|", cols[k].align);
+    fputc('\n', f);
     for (size_t r = 0; r < p->n_rows; r++)
         if (q->cell[r] != KBI_NO_CASE)
             write_case_row(f, m, p, r, q->cell[r], &pc);
@@ -589,9 +579,9 @@ static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugi
         if (strncmp(id, plugin, len) != 0 || id[len] != '/')
             continue;
         fputs("### Nsight Compute: `", f);
-        md_cell(f, id);
+        kbi_md_cell(f, id);
         fputs("`\n\nOne profiled run (`kbench profile`, ", f);
-        md_cell(f, json_string_value(json_object_get(doc, "source")));
+        kbi_md_cell(f, json_string_value(json_object_get(doc, "source")));
         fputs("); stalls are warps per issued instruction.\n\n", f);
         fputs("| kernel | grid | block | duration | SM % | memory % | DRAM % | DRAM bytes | "
               "occupancy % | regs/thread | smem/block | bank conflicts ld / st | L1 hit % | "
@@ -605,11 +595,11 @@ static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugi
             char reasons[3][64];
             size_t n_top;
             fputs("| ", f); /* md_cell escapes < and |, so no code span here */
-            md_cell(f, json_string_value(json_object_get(k, "name")));
+            kbi_md_cell(f, json_string_value(json_object_get(k, "name")));
             fputs(" | ", f);
-            md_cell(f, json_string_value(json_object_get(k, "grid")));
+            kbi_md_cell(f, json_string_value(json_object_get(k, "grid")));
             fputs(" | ", f);
-            md_cell(f, json_string_value(json_object_get(k, "block")));
+            kbi_md_cell(f, json_string_value(json_object_get(k, "block")));
             fputs(" |", f);
             v = kbi_ncu_metric(k, "gpu__time_duration.sum", &unit);
             md_metric(f, v, "%.4g ", unit);
@@ -694,10 +684,10 @@ static void write_metrics_table(FILE *f, const kbi_rep_model *m, const kbi_rep_p
         const kbi_metric *d = decl[i];
         int any = 0;
         fputc(' ', f);
-        md_cell(f, names.s[i]);
+        kbi_md_cell(f, names.s[i]);
         if (d->unit[0] && strcmp(d->unit, "1") != 0) {
             fputs(" (", f);
-            md_cell(f, d->unit);
+            kbi_md_cell(f, d->unit);
             any = 1;
         }
         if (d->better != KB_BETTER_NONE) {
@@ -726,9 +716,9 @@ static void write_metrics_table(FILE *f, const kbi_rep_model *m, const kbi_rep_p
                 continue;
             c = &set->cases[ci];
             fputs("| ", f);
-            md_cell(f, p->points[q].label);
+            kbi_md_cell(f, p->points[q].label);
             fputs(" | ", f);
-            md_cell(f, p->rows[r].name);
+            kbi_md_cell(f, p->rows[r].name);
             fputs(" |", f);
             for (size_t i = 0; i < names.n; i++) {
                 const kbi_metric *x = kbi_find_metric(c, names.s[i]);
@@ -759,14 +749,14 @@ static void write_plugin(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *
             p->n_rows);
     if (p->baselines.n == 1) {
         fputs("; baseline variant `", f);
-        md_cell(f, p->baseline);
+        kbi_md_cell(f, p->baseline);
         fputs("` (speedup = its median time / the variant's)", f);
     } else if (p->baselines.n > 1) {
         /* One per profile section: each table and chart names its own. */
         fputs("; baseline variants ", f);
         for (size_t i = 0; i < p->baselines.n; i++) {
             fputs(i ? ", `" : "`", f);
-            md_cell(f, p->baselines.s[i]);
+            kbi_md_cell(f, p->baselines.s[i]);
             fputs("`", f);
         }
         fputs(", one per profile section, each table and chart naming its own (speedup = "
@@ -778,7 +768,7 @@ static void write_plugin(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *
     fputs(". Charts show cases whose status is ok.\n\n", f);
     for (size_t i = 0; i < p->notes.n; i++) {
         fputs("- Note: ", f);
-        md_cell(f, p->notes.s[i]);
+        kbi_md_cell(f, p->notes.s[i]);
         fputc('\n', f);
     }
     if (p->notes.n)
@@ -800,11 +790,11 @@ static void write_plugin(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *
             if (c->status == KBI_ST_OK)
                 continue;
             fputs("| `", f);
-            md_cell(f, c->id);
+            kbi_md_cell(f, c->id);
             fprintf(f, "` | **%s** | ", kbi_status_name(c->status));
-            md_cell(f, c->message[0] ? c->message : "(no message)");
+            kbi_md_cell(f, c->message[0] ? c->message : "(no message)");
             fputs(" | ", f);
-            md_cell(f, c->source);
+            kbi_md_cell(f, c->source);
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -821,7 +811,7 @@ int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title
     size_t n_warn = set->n_warnings + (ctx ? ctx->n_warnings : 0);
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
     fputs("# kbench report: ", f);
-    md_cell(f, title);
+    kbi_md_cell(f, title);
     fprintf(f, "\n\nWritten %s by kbench report from %zu case%s of %zu run%s.\n\n", now,
             set->n_cases, set->n_cases == 1 ? "" : "s", set->n_envs, set->n_envs == 1 ? "" : "s");
     fputs("Times are medians of every sample; the interval is the 95% confidence interval of "
@@ -833,7 +823,7 @@ int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title
         fputs("> Charts were not drawn: they were turned off (--no-charts).\n\n", f);
     } else if (ctx && !ctx->gnuplot) {
         fputs("> **Charts were not drawn**: ", f);
-        md_cell(f, ctx->why_not);
+        kbi_md_cell(f, ctx->why_not);
         fputs(". Their data and gnuplot scripts are in `charts/`; run `gnuplot NAME.gp` there "
               "to draw them.\n\n",
               f);
@@ -842,12 +832,12 @@ int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title
         fputs("## Warnings\n\n", f);
         for (size_t i = 0; i < set->n_warnings; i++) {
             fputs("- ", f);
-            md_cell(f, set->warnings[i]);
+            kbi_md_cell(f, set->warnings[i]);
             fputc('\n', f);
         }
         for (size_t i = 0; ctx && i < ctx->n_warnings; i++) {
             fputs("- ", f);
-            md_cell(f, ctx->warnings[i]);
+            kbi_md_cell(f, ctx->warnings[i]);
             fputc('\n', f);
         }
         fputc('\n', f);
@@ -865,7 +855,7 @@ int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title
             for (size_t i = 0; i < set->n_cases; i++)
                 if (set->cases[i].clock_drop) {
                     fputs(" `", f);
-                    md_cell(f, set->cases[i].id);
+                    kbi_md_cell(f, set->cases[i].id);
                     fputs("`", f);
                 }
             fputs("\n\n", f);
