@@ -701,6 +701,19 @@ static int line_dash(const kbi_line_series *L)
     return cycle[((size_t)(L->color < 0 ? 0 : L->color) / N_PALETTE) % 4];
 }
 
+/* The plot clause of series L drawn from data block `block` in `style`
+ * ("using ... with ..."); none when it has no block (no point). */
+static void series_clause(kbi_buf *gp, int *n_clauses, const char *stem, size_t block,
+                          const char *style, const kbi_line_series *L)
+{
+    if (block == (size_t)-1)
+        return;
+    gp_next(gp, n_clauses);
+    kbi_buf_printf(gp, "'%s.dat' index %zu %s lc rgb '%s' title ", stem, block, style,
+                   kbi_chart_color(L->color));
+    gp_quote(gp, L->name);
+}
+
 int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
 {
     kbi_buf dat = {0}, gp = {0};
@@ -760,15 +773,10 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
     if (c->reference > 0)
         gp_reference(&gp, c->reference, c->reference_label);
     for (size_t s = 0; s < c->n_series; s++) {
-        const kbi_line_series *L = &c->series[s];
-        if (block_of[s] == (size_t)-1)
-            continue;
-        gp_next(&gp, &n_clauses);
-        kbi_buf_printf(&gp,
-                       "'%s.dat' index %zu using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.1 "
-                       "dt %d lc rgb '%s' title ",
-                       c->stem, block_of[s], line_dash(L), kbi_chart_color(L->color));
-        gp_quote(&gp, L->name);
+        char style[96];
+        snprintf(style, sizeof style, "using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.1 dt %d",
+                 line_dash(&c->series[s]));
+        series_clause(&gp, &n_clauses, c->stem, block_of[s], style, &c->series[s]);
     }
     rc = end_chart(ctx, c->stem, n_blocks, "point", &dat, &gp, width, height, err);
     free(block_of);
@@ -857,16 +865,10 @@ int kbi_chart_roofline(kbi_chart_ctx *ctx, const kbi_roofline *c, char *err)
         }
     }
     for (size_t s = 0; s < c->n_series; s++) {
-        const kbi_line_series *L = &c->series[s];
-        if (block_of[s] == (size_t)-1)
-            continue;
-        gp_next(&gp, &n_clauses);
-        kbi_buf_printf(&gp,
-                       "'%s.dat' index %zu using 1:2 with points pt %d ps 1.6 lc rgb '%s' "
-                       "title ",
-                       c->stem, block_of[s], point_types[s % N_POINT_TYPES],
-                       kbi_chart_color(L->color));
-        gp_quote(&gp, L->name);
+        char style[96];
+        snprintf(style, sizeof style, "using 1:2 with points pt %d ps 1.6",
+                 point_types[s % N_POINT_TYPES]);
+        series_clause(&gp, &n_clauses, c->stem, block_of[s], style, &c->series[s]);
     }
     rc = end_chart(ctx, c->stem, n_blocks, "point", &dat, &gp, width, height, err);
     free(block_of);
