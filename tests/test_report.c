@@ -1,5 +1,7 @@
-/* Tests of report.c on fixed results files (tests/data): the CSV and
- * Markdown contents, merging shards, the default output folder, and the
+/* Tests of kbench report (report.c and the modules it writes from:
+ * resultset.c, report_model.c, report_md.c, report_csv.c, report_charts.c)
+ * on fixed results files (tests/data): the CSV and Markdown contents, merging
+ * shards, each section's own baseline, the default output folder, and the
  * errors a user sees for bad input (missing file, truncated line, another
  * schema version) with file and line. */
 #define _XOPEN_SOURCE 700
