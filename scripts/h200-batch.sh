@@ -137,6 +137,32 @@ step_sanitize() {
   "$B/kbench" run /tmp/san-stream.ini --sanitize=racecheck --out "$OUT/results/racecheck-stream"
 }
 
+# The stream and sgemm runs of this batch against baselines/h200 (run the
+# stream and sgemm steps first).
+step_compare_base() {
+  local rc=0
+  for p in stream sgemm; do
+    echo "== compare $p"
+    "$B/kbench" compare "baselines/h200/$p" "$OUT/results/$p" || rc=1
+  done
+  return $rc
+}
+
+# Hot timing against graph replay: the sweep kept in baselines/h200/hot
+# (kbench's hot mode beside graph_replay per size; tests_gpu has the test).
+step_hot() {
+  "$B/kbench" run tests/hot/sweep.ini --plugins "$B/tests/plugins" --out "$OUT/results/hot"
+  {
+    for n in 4096 16384 65536 262144 1048576 4194304 16777216; do
+      echo "axpy $n $("$B/tests/graph_replay" axpy $n)"
+    done
+    for n in 128 256 512 1024; do
+      echo "sgemm $n $("$B/tests/graph_replay" sgemm $n)"
+    done
+  } >"$OUT/results/hot/graph_replay.txt"
+  cat "$OUT/results/hot/graph_replay.txt"
+}
+
 # The fault-injection tests that need a GPU (device memory exhausted; Ctrl-C
 # during a sanitized case), and the CPU ones against this build.
 step_faults() {

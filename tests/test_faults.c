@@ -301,8 +301,8 @@ static void fixture_dir(char *out, size_t n, const char *name, const char *const
     cr_assert_eq(mkdir(out, 0755), 0);
     for (const char *const *f = fixtures; *f; f++) {
         char from[512], to[512];
-        snprintf(from, sizeof from, "%s/libkbench_fixture_%s.so", KBENCH_TEST_FIXTURES, *f);
-        snprintf(to, sizeof to, "%s/libkbench_fixture_%s.so", out, *f);
+        snprintf(from, sizeof from, "%s/libkbench_%s.so", KBENCH_TEST_FIXTURES, *f);
+        snprintf(to, sizeof to, "%s/libkbench_%s.so", out, *f);
         cr_assert_eq(symlink(from, to), 0, "%s", to);
     }
 }
@@ -689,22 +689,22 @@ Test(faults, plugins_load_only_from_the_named_folders)
     cr_assert_eq(mkdir(cwd, 0755), 0);
     cr_assert_eq(mkdir(sub, 0755), 0);
     /* A plugin in the current folder and in ./plugins: neither is named. */
-    snprintf(fixture, sizeof fixture, "%s/libkbench_fixture_good.so", KBENCH_TEST_FIXTURES);
-    snprintf(planted, sizeof planted, "%s/libkbench_planted.so", cwd);
+    snprintf(fixture, sizeof fixture, "%s/libkbench_good.so", KBENCH_TEST_FIXTURES);
+    snprintf(planted, sizeof planted, "%s/libkbench_good.so", cwd);
     copy_file(fixture, planted);
-    snprintf(planted, sizeof planted, "%s/libkbench_planted.so", sub);
+    snprintf(planted, sizeof planted, "%s/libkbench_good.so", sub);
     copy_file(fixture, planted);
 
     cr_expect_eq(run_kbench(list, &o, 60), 0);
     text = read_text(out_path);
-    cr_expect_null(strstr(text, "planted"), "loaded from the current folder: %s", text);
+    cr_expect_null(strstr(text, cwd), "loaded from the current folder: %s", text);
     cr_expect_null(strstr(text, "good  ("), "%s", text);
     free(text);
     /* An empty KBENCH_PLUGIN_PATH entry is not the current folder either. */
     o.plugin_path = "::";
     cr_expect_eq(run_kbench(list, &o, 60), 0);
     text = read_text(out_path);
-    cr_expect_null(strstr(text, "planted"), "%s", text);
+    cr_expect_null(strstr(text, cwd), "%s", text);
     free(text);
 
     /* Named, they load: through the environment and through --plugins. */

@@ -26,23 +26,32 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 4);
+    cr_expect_eq(set.n, 8);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
+    cr_expect_not_null(kbi_plugins_find(&set, "v10"));
+    cr_expect_not_null(kbi_plugins_find(&set, "stateful"));
     cr_expect_not_null(kbi_plugins_find(&set, "misbehave"));
     cr_expect_not_null(kbi_plugins_find(&set, "oob"));
     cr_expect_not_null(kbi_plugins_find(&set, "rogue"));
-    cr_expect_eq(set.n_refused, 4);
+    cr_expect_not_null(kbi_plugins_find(&set, "params11"));
+    cr_expect_eq(set.n_refused, 6);
+    r = refusal(&set, "libkbench_bad_default.so");
+    cr_assert_not_null(r);
+    cr_expect(strstr(r, "parameter n: default 'lots' does not parse"), "%s", r);
+    r = refusal(&set, "libkbench_short11.so");
+    cr_assert_not_null(r);
+    cr_expect(strstr(r, "is shorter than ABI 1.1's"), "%s", r);
 
-    r = refusal(&set, "libkbench_fixture_wrong_major.so");
+    r = refusal(&set, "libkbench_wrong_major.so");
     cr_assert_not_null(r);
     cr_expect(strstr(r, "ABI version 2.0, wanted 1.x"), "%s", r);
-    r = refusal(&set, "libkbench_fixture_newer_minor.so");
+    r = refusal(&set, "libkbench_newer_minor.so");
     cr_assert_not_null(r);
-    cr_expect(strstr(r, "ABI version 1.1 is newer than this kbench's 1.0"), "%s", r);
-    r = refusal(&set, "libkbench_fixture_short_struct.so");
+    cr_expect(strstr(r, "ABI version 1.2 is newer than this kbench's 1.1"), "%s", r);
+    r = refusal(&set, "libkbench_short_struct.so");
     cr_assert_not_null(r);
     cr_expect(strstr(r, "descriptor of 16 bytes is shorter than ABI 1.0's"), "%s", r);
-    r = refusal(&set, "libkbench_fixture_no_entry.so");
+    r = refusal(&set, "libkbench_no_entry.so");
     cr_assert_not_null(r);
     cr_expect(strstr(r, "no entry symbol kb_plugin_entry"), "%s", r);
     for (size_t i = 0; i < set.n_refused; i++)
@@ -71,6 +80,75 @@ Test(loader, descriptor_checks)
     kbi_plugins_free(&set);
 }
 
+/* Names that would make case ids collide or unreadable are refused when the plugin loads. */
+Test(loader, names_that_break_case_ids_are_refused)
+{
+    const char *dirs[] = {KBENCH_TEST_FIXTURES, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    kb_plugin copy;
+    kb_variant two[2];
+    kb_param params[2];
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    const kb_plugin *good = kbi_plugins_find(&set, "good")->desc;
+
+    copy = *good;
+    two[0] = good->variants[0];
+    two[1] = good->variants[0];
+    copy.variants = two;
+    copy.n_variants = 2;
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect_str_eq(err, "variant 'sum' is declared twice (their case ids would collide)");
+
+    two[1].name = "a/b";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "variant name 'a/b' has characters other than"), "%s", err);
+    two[1].name = "two words";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    two[1].name = "sum.v2-b_c";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "%s", err);
+
+    copy = *good;
+    copy.name = "my plugin";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "plugin name 'my plugin'"), "%s", err);
+
+    copy = *good;
+    params[0] = good->params[0];
+    params[1] = good->params[0];
+    copy.params = params;
+    copy.n_params = 2;
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect_str_eq(err, "parameter 'n' is declared twice");
+    kbi_plugins_free(&set);
+}
+
+/* libkbench_a.so whose descriptor says 'b' is refused, saying what to rename. */
+Test(loader, a_file_named_after_another_plugin_is_refused)
+{
+    char dir[] = "/tmp/kbench-name-XXXXXX", cmd[512];
+    const char *dirs[] = {dir, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    const char *r;
+    cr_assert_not_null(mkdtemp(dir));
+    chmod(dir, 0755);
+    snprintf(cmd, sizeof cmd, "cp %s/libkbench_good.so %s/libkbench_other.so", KBENCH_TEST_FIXTURES,
+             dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.n, 0);
+    r = refusal(&set, "libkbench_other.so");
+    cr_assert_not_null(r);
+    cr_expect(strstr(r, "refused: the file holds plugin 'good': rename it libkbench_good.so"), "%s",
+              r);
+    kbi_plugins_free(&set);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
+
 Test(loader, missing_directories)
 {
     const char *dirs[] = {"/nonexistent/plugins", NULL};
@@ -93,7 +171,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 4);
+    cr_expect_eq(set.n, 8);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }

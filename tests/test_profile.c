@@ -156,7 +156,7 @@ Test(profile, unknown_section)
 {
     expect_error("[run]\n\n[nosuch]\nn = 1\n",
                  "t.ini:3: unknown section [nosuch]: no plugin of that name is loaded, expected "
-                 "[run] or a plugin (good, misbehave, oob, rogue)\n");
+                 "[run] or a plugin (good, hot, misbehave, oob, params11, rogue, stateful, v10)\n");
 }
 
 Test(profile, unknown_key_in_run)
@@ -171,7 +171,7 @@ Test(profile, unknown_key_in_plugin)
 {
     expect_error("[good]\nsize = 3\n",
                  "t.ini:2: unknown key 'size' in [good], expected one of: n, scale, mode, shape, "
-                 "usec, variants, baseline\n");
+                 "usec, variants, baseline, zip\n");
 }
 
 Test(profile, unknown_variant)
@@ -198,7 +198,7 @@ Test(profile, bad_choice_and_shape)
     expect_error("[good]\nshape = 2x3\n",
                  "t.ini:2: shape: '2x3' has 2 dimensions, expected 3 joined by 'x'\n");
     expect_error("[good]\nshape = 2x0x3\n",
-                 "t.ini:2: shape: '2x0x3' is not a shape, expected up to 4 positive integers "
+                 "t.ini:2: shape: '2x0x3' is not a shape, expected up to 8 positive integers "
                  "joined by 'x', such as 4096x4096x256\n");
 }
 
@@ -283,8 +283,11 @@ Test(profile, a_long_range_parses_at_once)
     cr_expect_lt((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), 3.0);
     kbi_cases_free(cases, n);
     kbi_profile_free(&p);
-    expect_error("[good]\nn = 1:100000:+1, 1\n",
-                 "t.ini:2: n: value 1 listed twice, expected each once\n");
+    expect_error("[good]\nn = 2:100000:+1, 2\n",
+                 "t.ini:2: n: value 2 listed twice, expected each once\n");
+    /* 100000 values is the most one list holds, ranges and items together. */
+    expect_error("[good]\nn = 1:100000:+1, 0\n",
+                 "t.ini:2: n: list has more than 100000 values, expected at most 100000\n");
 }
 
 Test(profile, too_many_cases_are_refused)
@@ -366,4 +369,373 @@ Test(profile, shipped_profiles_parse)
         kbi_profile_free(&p);
     }
     kbi_plugins_free(&real);
+}
+
+/* ---- ABI 1.1 parameters: rank-8 dims, integer lists, zipped axes ---- */
+
+/* The cases of a profile that must parse; caller frees both. */
+static void cases_of(const char *text, kbi_profile *p, kbi_case **cases, size_t *n)
+{
+    char *err = parse_errors(text, p);
+    cr_assert_null(err, "%s", err);
+    cr_assert_eq(kbi_profile_cases(p, cases, n), KBI_OK);
+}
+
+Test(profile, rank8_dims_round_trip)
+{
+    kbi_profile p;
+    kbi_case *cases;
+    size_t n;
+    int64_t dims[KB_MAX_RANK + 1];
+    int nd = -1;
+    cases_of("[params11]\nshape = 1x2x3x4x5x6x7x8, 0005x01\n", &p, &cases, &n);
+    cr_assert_eq(n, 2);
+    cr_expect_str_eq(cases[0].id, "params11/copy/shape=1x2x3x4x5x6x7x8,perm=[1,0],extra=[],n=2");
+    cr_expect_str_eq(cases[1].id, "params11/copy/shape=5x1,perm=[1,0],extra=[],n=2");
+    cr_assert_eq(kbi_param_dims_cap(&cases[0].params, "shape", dims, KB_MAX_RANK, &nd), KB_OK);
+    cr_assert_eq(nd, 8);
+    for (int i = 0; i < 8; i++)
+        cr_expect_eq(dims[i], i + 1);
+    /* Too small an array: the count, and nothing written. */
+    for (int i = 0; i <= KB_MAX_RANK; i++)
+        dims[i] = -7;
+    cr_expect_eq(kbi_param_dims_cap(&cases[0].params, "shape", dims, 7, &nd), KB_BAD_PARAM);
+    cr_expect_eq(nd, 8);
+    for (int i = 0; i <= KB_MAX_RANK; i++)
+        cr_expect_eq(dims[i], -7);
+    cr_expect_eq(kbi_param_dims_cap(&cases[0].params, "perm", dims, 8, &nd), KB_BAD_PARAM);
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+    expect_error("[params11]\nshape = 1x1x1x1x1x1x1x1x1\n",
+                 "t.ini:2: shape: '1x1x1x1x1x1x1x1x1' is not a shape, expected up to 8 positive "
+                 "integers joined by 'x', such as 4096x4096x256\n");
+}
+
+Test(profile, rank5_through_the_10_getter_writes_at_most_4)
+{
+    kbi_profile p;
+    kbi_case *cases;
+    size_t n;
+    int64_t dims[KB_MAX_RANK];
+    int nd = -1;
+    cases_of("[params11]\nshape = 9x8x7x6x5, 9x8x7x6\n", &p, &cases, &n);
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < KB_MAX_RANK; i++)
+        dims[i] = -7;
+    cr_expect_eq(kbi_param_dims(&cases[0].params, "shape", dims, &nd), KB_BAD_PARAM);
+    cr_expect_eq(nd, 5);
+    for (int i = KB_MAX_DIMS; i < KB_MAX_RANK; i++)
+        cr_expect_eq(dims[i], -7, "dims[%d] written past a 1.0 plugin's array", i);
+    cr_expect_eq(kbi_param_dims(&cases[1].params, "shape", dims, &nd), KB_OK);
+    cr_expect_eq(nd, 4);
+    cr_expect_eq(dims[3], 6);
+    cr_expect_eq(dims[4], -7);
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+}
+
+Test(profile, integer_lists)
+{
+    kbi_profile p;
+    kbi_case *cases;
+    size_t n;
+    int64_t v[KB_MAX_INTS];
+    int nv = -1;
+    cases_of("[params11]\nperm = [0, 2,1,3], [3,2,1,0]\nextra = [ -5 , 7Ki ],\n    []\n", &p,
+             &cases, &n);
+    cr_assert_eq(n, 4);
+    cr_expect_str_eq(cases[0].id, "params11/copy/shape=4x4,perm=[0,2,1,3],extra=[-5,7168],n=2");
+    cr_expect_str_eq(cases[1].id, "params11/copy/shape=4x4,perm=[0,2,1,3],extra=[],n=2");
+    cr_expect_str_eq(cases[2].id, "params11/copy/shape=4x4,perm=[3,2,1,0],extra=[-5,7168],n=2");
+    cr_assert_eq(kbi_param_ints(&cases[0].params, "perm", v, KB_MAX_INTS, &nv), KB_OK);
+    cr_expect_eq(nv, 4);
+    cr_expect(v[0] == 0 && v[1] == 2 && v[2] == 1 && v[3] == 3);
+    cr_assert_eq(kbi_param_ints(&cases[0].params, "extra", v, 2, &nv), KB_OK);
+    cr_expect(nv == 2 && v[0] == -5 && v[1] == 7168);
+    cr_expect_eq(kbi_param_ints(&cases[1].params, "extra", NULL, 0, &nv), KB_OK);
+    cr_expect_eq(nv, 0);
+    v[0] = 99;
+    cr_expect_eq(kbi_param_ints(&cases[0].params, "perm", v, 3, &nv), KB_BAD_PARAM);
+    cr_expect(nv == 4 && v[0] == 99);
+    cr_expect_eq(kbi_param_ints(&cases[0].params, "shape", v, 8, &nv), KB_BAD_PARAM);
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+}
+
+Test(profile, integer_list_errors)
+{
+    /* Empty: a list of no integers, refused only where the counts say so. */
+    expect_error("[params11]\nperm = []\n",
+                 "t.ini:2: perm: '[]' has 0 integers, expected 2 to 8 in brackets\n");
+    expect_error("[params11]\nperm = [0,1,2,3,4,5,6,7,8]\n",
+                 "t.ini:2: perm: '[0,1,2,3,4,5,6,7,8]' has 9 integers, expected 2 to 8 in "
+                 "brackets\n");
+    /* Past KB_MAX_INTS. */
+    char text[256] = "[params11]\nextra = [0";
+    for (int i = 1; i <= KB_MAX_INTS; i++)
+        strcat(text, ",0");
+    strcat(text, "]\n");
+    kbi_profile p;
+    char *got = parse_errors(text, &p);
+    cr_assert_not_null(got);
+    cr_expect(strstr(got, "t.ini:2: extra: '[0,0,") == got && strstr(got, ",0]' has more than 64 "
+                                                                       "integers, expected at "
+                                                                       "most 64\n"),
+              "%s", got);
+    free(got);
+    expect_error("[params11]\nperm = [0,2,x]\n",
+                 "t.ini:2: perm: '[0,2,x]' is not a list of integers, expected e.g. [0,2,1,3]\n");
+    expect_error("[params11]\nperm = [[0,1],2]\n",
+                 "t.ini:2: perm: '[[0,1],2]' is not a list of integers, expected e.g. "
+                 "[0,2,1,3]\n");
+    expect_error("[params11]\nperm = [0,1\n",
+                 "t.ini:2: perm: '[0,1' is not a list of integers, expected e.g. [0,2,1,3]\n");
+    expect_error("[params11]\nperm = [0,1]]\n",
+                 "t.ini:2: perm: '[0,1]]' is not a list of integers, expected e.g. [0,2,1,3]\n");
+    expect_error("[params11]\nperm = [0,,1]\n",
+                 "t.ini:2: perm: '[0,,1]' is not a list of integers, expected e.g. [0,2,1,3]\n");
+    expect_error("[params11]\nperm = 0,1\n",
+                 "t.ini:2: perm: '0' is not a list of integers, expected e.g. [0,2,1,3]\n"
+                 "t.ini:2: perm: '1' is not a list of integers, expected e.g. [0,2,1,3]\n");
+    /* Ranges do not apply to lists. */
+    expect_error("[params11]\nextra = 1:4:*2\n",
+                 "t.ini:2: extra: '1:4:*2' is not a list of integers, expected e.g. "
+                 "[0,2,1,3]\n");
+    expect_error("[params11]\nperm = [0,1], [0, 1]\n",
+                 "t.ini:2: perm: value [0,1] listed twice, expected each once\n");
+    expect_error("[params11]\nperm = [0,1],, [1,0]\n",
+                 "t.ini:2: perm: empty item in list '[0,1],, [1,0]', expected values separated "
+                 "by single commas\n");
+}
+
+/* The ids of a profile's cases, joined by newlines (caller frees). */
+static char *ids_of(const char *text, size_t *n)
+{
+    kbi_profile p;
+    kbi_case *cases;
+    kbi_buf b = {0};
+    cases_of(text, &p, &cases, n);
+    for (size_t i = 0; i < *n; i++)
+        kbi_buf_printf(&b, "%s\n", cases[i].id);
+    kbi_cases_free(cases, *n);
+    kbi_profile_free(&p);
+    return b.data;
+}
+
+Test(profile, zip_steps_keys_together)
+{
+    size_t n;
+    char *ids = ids_of("[params11]\nshape = 2x2, 3x3, 4x4\nperm = [0,1], [1,0], [1,0,2]\n", &n);
+    cr_expect_eq(n, 9); /* the product */
+    free(ids);
+    ids = ids_of("[params11]\nshape = 2x2, 3x3, 4x4\nperm = [0,1], [1,0], [1,0,2]\n"
+                 "zip = shape + perm\nn = 1, 2\n",
+                 &n);
+    cr_expect_eq(n, 6);
+    cr_expect_str_eq(ids, "params11/copy/shape=2x2,perm=[0,1],extra=[],n=1\n"
+                          "params11/copy/shape=2x2,perm=[0,1],extra=[],n=2\n"
+                          "params11/copy/shape=3x3,perm=[1,0],extra=[],n=1\n"
+                          "params11/copy/shape=3x3,perm=[1,0],extra=[],n=2\n"
+                          "params11/copy/shape=4x4,perm=[1,0,2],extra=[],n=1\n"
+                          "params11/copy/shape=4x4,perm=[1,0,2],extra=[],n=2\n");
+    free(ids);
+    /* A group steps at the place of its first key in descriptor order
+     * (extra before n), however it is written. */
+    ids = ids_of("[params11]\nzip = n+extra\nshape = 2x2, 3x3\nextra = [1], [2]\nn = 1, 2\n", &n);
+    cr_expect_eq(n, 4);
+    cr_expect_str_eq(ids, "params11/copy/shape=2x2,perm=[1,0],extra=[1],n=1\n"
+                          "params11/copy/shape=2x2,perm=[1,0],extra=[2],n=2\n"
+                          "params11/copy/shape=3x3,perm=[1,0],extra=[1],n=1\n"
+                          "params11/copy/shape=3x3,perm=[1,0],extra=[2],n=2\n");
+    free(ids);
+    /* Two groups, and a group of three. */
+    ids = ids_of("[params11]\nzip = shape+perm, extra+n\nshape = 2x2, 3x3\nperm = [0,1], [1,0]\n"
+                 "extra = [1], [2], [3]\nn = 1, 2, 3\n",
+                 &n);
+    cr_expect_eq(n, 6);
+    free(ids);
+    ids = ids_of("[params11]\nzip = shape+perm+n\nshape = 2x2, 3x3\nperm = [0,1], [1,0]\n"
+                 "n = 5, 6\n",
+                 &n);
+    cr_expect_str_eq(ids, "params11/copy/shape=2x2,perm=[0,1],extra=[],n=5\n"
+                          "params11/copy/shape=3x3,perm=[1,0],extra=[],n=6\n");
+    free(ids);
+}
+
+Test(profile, zip_errors)
+{
+    expect_error("[params11]\nshape = 2x2, 3x3\nperm = [0,1]\nzip = shape+perm\n",
+                 "t.ini:4: zip: the keys of 'shape+perm' have different numbers of values "
+                 "(shape 2, perm 1), expected the same number for each\n");
+    expect_error("[params11]\nshape = 2x2, 3x3\nzip = shape+size\n",
+                 "t.ini:3: zip: unknown key 'size' in [params11], expected parameters of "
+                 "params11: shape, perm, extra, n\n");
+    expect_error("[params11]\nshape = 2x2, 3x3\nperm = [0,1], [1,0]\nn = 1, 2\n"
+                 "zip = shape+perm, perm+n\n",
+                 "t.ini:5: zip: 'perm' is zipped twice, expected each key in one group only\n");
+    expect_error("[params11]\nshape = 2x2, 3x3\nzip = shape+shape\n",
+                 "t.ini:3: zip: 'shape' is zipped twice, expected each key in one group only\n");
+    expect_error("[params11]\nshape = 2x2, 3x3\nzip = shape\n",
+                 "t.ini:3: zip: group 'shape' has one key, expected two or more parameters "
+                 "joined by '+', such as shape+perm\n");
+    expect_error("[params11]\nshape = 2x2, 3x3\nperm = [0,1], [1,0]\nzip = shape+perm\n"
+                 "zip = shape+perm\n",
+                 "t.ini:5: duplicate key 'zip' in [params11], first set at line 4; expected each "
+                 "key once (a list goes in one value)\n");
+    expect_error("[params11]\nshape = 2x2, 3x3\nzip = shape+n\n",
+                 "t.ini:3: zip: 'n' is not set in [params11], expected a list of values for "
+                 "every zipped key\n");
+    expect_error("[params11]\nshape = 2x2, 3x3\nperm = [0,1], [1,0]\nzip = shape++perm\n",
+                 "t.ini:4: zip: group 'shape++perm' has an empty key, expected parameters "
+                 "joined by single '+', such as shape+perm\n");
+    expect_error("[params11]\nzip =\n", "t.ini:2: zip: empty list, expected at least one value\n");
+    /* A zipped key whose own list is refused is reported once, at its line. */
+    expect_error("[params11]\nshape = 2x2, 3y3\nperm = [0,1], [1,0]\nzip = shape+perm\n",
+                 "t.ini:2: shape: '3y3' is not a shape, expected up to 8 positive integers "
+                 "joined by 'x', such as 4096x4096x256\n");
+}
+
+/* ---- a plugin built against ABI 1.0 ---- */
+
+static int v10_init(const kb_case *c, void **s, char *m)
+{
+    return KB_ERROR;
+}
+static int v10_counts(void *s, kb_counts *k, char *m)
+{
+    return KB_ERROR;
+}
+static int v10_run(void *s, void *st, char *m)
+{
+    return KB_ERROR;
+}
+static int v10_verify(void *s, kb_verdict *v, char *m)
+{
+    return KB_ERROR;
+}
+static int v10_teardown(void *s, char *m)
+{
+    return KB_OK;
+}
+static const kb_variant v10_variants[] = {{"a", "", KB_HOST, 0}, {"b", "", KB_DEVICE, 0}};
+static const kb_param v10_params[] = {
+    {"n", KB_PARAM_INT, "1Ki", "", NULL},
+    {"x", KB_PARAM_FLOAT, "0.25", "", NULL},
+    {"mode", KB_PARAM_STRING, "p", "", "p|q"},
+    {"shape", KB_PARAM_DIMS, "2x2", "", NULL},
+};
+
+/* A set holding one descriptor, as the loader would give it. */
+static kbi_plugin_set one_plugin(kbi_plugin *item, const kb_plugin *d)
+{
+    memset(item, 0, sizeof *item);
+    item->path = "v10/libkbench_v10.so";
+    item->desc = d;
+    item->minor = KB_ABI_MINOR_OF(d->abi_version);
+    return (kbi_plugin_set){.items = item, .n = 1};
+}
+
+/* A 1.0 descriptor: what a plugin built against the 1.0 plugin.h holds. */
+static kb_plugin v10_desc(void)
+{
+    kb_plugin d = {
+        .abi_version = KB_ABI_VERSION(1, 0),
+        .struct_size = (uint32_t)(offsetof(kb_plugin, teardown) + sizeof(void (*)(void))),
+        .name = "v10",
+        .variants = v10_variants,
+        .n_variants = 2,
+        .params = v10_params,
+        .n_params = 4,
+        .init = v10_init,
+        .counts = v10_counts,
+        .run = v10_run,
+        .verify = v10_verify,
+        .teardown = v10_teardown,
+    };
+    return d;
+}
+
+Test(profile, a_10_profile_keeps_its_case_ids)
+{
+    kb_plugin d = v10_desc();
+    kbi_plugin item;
+    kbi_plugin_set set = one_plugin(&item, &d);
+    kbi_profile p;
+    kbi_buf errors = {0};
+    kbi_case *cases;
+    size_t n;
+    char err[KBI_ERR_SIZE];
+    cr_assert_eq(kbi_check_abi(&d, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_profile_parse("t.ini",
+                                   "[v10]\nvariants = b, a\nn = 1:4:*2\nmode = q, p\n"
+                                   "shape = 3x4, 1x2x3x4\nx = 0.1:0.2:+0.1\n",
+                                   &set, &p, &errors),
+                 KBI_OK, "%s", errors.data);
+    kbi_profile_cases(&p, &cases, &n);
+    cr_assert_eq(n, 2 * 3 * 2 * 2 * 2);
+    cr_expect_str_eq(cases[0].id, "v10/b/n=1,x=0.1,mode=q,shape=3x4");
+    cr_expect_str_eq(cases[1].id, "v10/a/n=1,x=0.1,mode=q,shape=3x4");
+    cr_expect_str_eq(cases[2].id, "v10/b/n=1,x=0.1,mode=q,shape=1x2x3x4");
+    cr_expect_str_eq(cases[5].id, "v10/a/n=1,x=0.1,mode=p,shape=3x4");
+    cr_expect_str_eq(cases[8].id, "v10/b/n=1,x=0.2,mode=q,shape=3x4");
+    cr_expect_str_eq(cases[47].id, "v10/a/n=4,x=0.2,mode=p,shape=1x2x3x4");
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+    /* Its 4-array cannot take a rank-5 shape: refused at the profile. */
+    cr_assert_eq(kbi_profile_parse("t.ini", "[v10]\nshape = 1x2x3x4x5\n", &set, &p, &errors),
+                 KBI_ERR_INPUT);
+    cr_expect_str_eq(errors.data, "t.ini:2: shape: '1x2x3x4x5' has 5 dimensions, expected at "
+                                  "most 4 (the plugin is built for ABI 1.0)\n");
+    kbi_buf_free(&errors);
+}
+
+Test(profile, loader_knows_the_11_parameter_rules)
+{
+    kb_plugin d = v10_desc();
+    kb_param params[2] = {{"perm", KB_PARAM_INTS, "[0,1]", "", "2"},
+                          {"n", KB_PARAM_INT, "1", "", NULL}};
+    char err[KBI_ERR_SIZE];
+    d.params = params;
+    d.n_params = 2;
+    /* A list of integers is a 1.1 type. */
+    cr_expect_eq(kbi_check_abi(&d, err), KBI_ERR);
+    d.abi_version = KB_ABI_VERSION(1, 1);
+    d.struct_size = sizeof d;
+    cr_expect_eq(kbi_check_abi(&d, err), KBI_OK, "%s", err);
+    /* `zip` is a profile key, never a parameter. */
+    params[1].name = "zip";
+    cr_expect_eq(kbi_check_abi(&d, err), KBI_ERR);
+    cr_expect_str_eq(err, "parameter 1 has no name, a reserved name or an unknown type");
+}
+
+Test(profile, malformed_count_choices_are_the_plugins_fault)
+{
+    kb_plugin d = v10_desc();
+    kb_param params[1] = {{"shape", KB_PARAM_DIMS, "2x2", "", "2-x"}};
+    kbi_plugin item;
+    kbi_plugin_set set = one_plugin(&item, &d);
+    kbi_profile p;
+    kbi_buf errors = {0};
+    d.params = params;
+    d.n_params = 1;
+    cr_assert_eq(kbi_profile_parse("t.ini", "[v10]\n", &set, &p, &errors), KBI_ERR_INPUT);
+    cr_expect_str_eq(errors.data,
+                     "t.ini:1: plugin v10 (v10/libkbench_v10.so): default of parameter shape: "
+                     "parameter shape declares the counts '2-x', expected a count such as 3 or a "
+                     "range such as 2-8, within 1 to 8\n");
+    kbi_buf_free(&errors);
+    const char *bad[] = {"", "0", "9", "3-2", "2-9", " 3", "3 ", "-3", "2-"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        kbi_value v;
+        char err[KBI_ERR_SIZE];
+        params[0].choices = bad[i];
+        cr_expect_eq(kbi_value_parse(&params[0], "2x2", &v, err), KBI_ERR_INPUT, "'%s'", bad[i]);
+    }
+    params[0].choices = "2-8";
+    kbi_value v;
+    char err[KBI_ERR_SIZE];
+    cr_assert_eq(kbi_value_parse(&params[0], "2x2x2", &v, err), KBI_OK, "%s", err);
+    kbi_value_free(&v);
+    cr_expect_eq(kbi_value_parse(&params[0], "2", &v, err), KBI_ERR_INPUT);
+    cr_expect_str_eq(err, "'2' has 1 dimensions, expected 2 to 8 joined by 'x'");
 }

@@ -11,6 +11,80 @@
 #include <sys/stat.h>
 
 #include "common.h"
+#include "profile.h"
+
+/* Nonzero for a plugin or variant name: letters, digits, '_', '-' and '.', the characters
+ * that survive in a case id (plugin/variant/name=value,...) and in a file name. */
+static int is_name(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_' || *s == '-' || *s == '.'))
+            return 0;
+    return 1;
+}
+
+/* Nonzero for a metric or parameter name of letters, digits and '_'. */
+static int is_identifier(const char *s)
+{
+    if (!s || !*s)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return 0;
+    return 1;
+}
+
+/* The fields ABI 1.1 appended: all of them must be there (a 1.1 plugin
+ * with a short descriptor was built against a broken header), and what
+ * they declare must be well formed. */
+static int check_abi_1_1(const kb_plugin *d, uint32_t minor, char *err)
+{
+    size_t want = offsetof(kb_plugin, size_param) + sizeof d->size_param;
+    if (d->struct_size < want) {
+        kbi_errf(err, "descriptor of %u bytes is shorter than ABI 1.%u's %zu bytes",
+                 d->struct_size, minor, want);
+        return KBI_ERR;
+    }
+    if (!d->prepare != !d->release) {
+        kbi_errf(err, "descriptor has %s without %s: both or neither",
+                 d->prepare ? "prepare" : "release", d->prepare ? "release" : "prepare");
+        return KBI_ERR;
+    }
+    if (d->n_metrics < 0 || (d->n_metrics && !d->metrics)) {
+        kbi_errf(err, "descriptor has a bad metrics table (%d entries)", d->n_metrics);
+        return KBI_ERR;
+    }
+    for (int i = 0; i < d->n_metrics; i++) {
+        const kb_metric_def *m = &d->metrics[i];
+        if (!is_identifier(m->name) || (unsigned)m->better > KB_BETTER_LOWER ||
+            (m->bounds & ~(KB_BOUND_LOW | KB_BOUND_HIGH)) ||
+            ((m->bounds & KB_BOUND_LOW) && (m->bounds & KB_BOUND_HIGH) && m->low > m->high)) {
+            kbi_errf(err, "metric %d (%s) needs a name of letters, digits and '_', a known "
+                          "better direction and a bound with low <= high",
+                     i, m->name ? m->name : "no name");
+            return KBI_ERR;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(d->metrics[j].name, m->name) == 0) {
+                kbi_errf(err, "metric '%s' is declared twice", m->name);
+                return KBI_ERR;
+            }
+    }
+    if (d->size_param) {
+        int found = 0;
+        for (int i = 0; i < d->n_params; i++)
+            found |= d->params[i].name && strcmp(d->params[i].name, d->size_param) == 0;
+        if (!found) {
+            kbi_errf(err, "size_param '%s' is not one of the plugin's parameters", d->size_param);
+            return KBI_ERR;
+        }
+    }
+    return KBI_OK;
+}
 
 int kbi_check_abi(const kb_plugin *d, char *err)
 {
@@ -34,8 +108,8 @@ int kbi_check_abi(const kb_plugin *d, char *err)
     }
     /* Every 1.0 field must be present; later minors only append. */
     if (d->struct_size < offsetof(kb_plugin, teardown) + sizeof d->teardown) {
-        kbi_errf(err, "descriptor of %u bytes is shorter than ABI %u.%u's %zu bytes", d->struct_size,
-                 major, minor, offsetof(kb_plugin, teardown) + sizeof d->teardown);
+        kbi_errf(err, "descriptor of %u bytes is shorter than ABI 1.0's %zu bytes", d->struct_size,
+                 offsetof(kb_plugin, teardown) + sizeof d->teardown);
         return KBI_ERR;
     }
     if (!d->name || !*d->name || !d->init || !d->run || !d->verify || !d->teardown ||
@@ -43,23 +117,81 @@ int kbi_check_abi(const kb_plugin *d, char *err)
         kbi_errf(err, "descriptor lacks a name or one of init, counts, run, verify, teardown");
         return KBI_ERR;
     }
+    if (!is_name(d->name)) {
+        kbi_errf(err, "plugin name '%s' has characters other than letters, digits, '_', '-' and "
+                      "'.'",
+                 d->name);
+        return KBI_ERR;
+    }
     if (d->n_variants <= 0 || !d->variants || d->n_params < 0 || (d->n_params && !d->params)) {
         kbi_errf(err, "descriptor declares no variants (or a bad parameter table)");
         return KBI_ERR;
     }
-    for (int i = 0; i < d->n_variants; i++)
+    for (int i = 0; i < d->n_variants; i++) {
         if (!d->variants[i].name || !*d->variants[i].name ||
             (d->variants[i].target != KB_HOST && d->variants[i].target != KB_DEVICE)) {
             kbi_errf(err, "variant %d has no name or an unknown target", i);
             return KBI_ERR;
         }
-    for (int i = 0; i < d->n_params; i++)
+        if (!is_name(d->variants[i].name)) {
+            kbi_errf(err, "variant name '%s' has characters other than letters, digits, '_', '-' "
+                          "and '.' (case ids could not be told apart)",
+                     d->variants[i].name);
+            return KBI_ERR;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(d->variants[j].name, d->variants[i].name) == 0) {
+                kbi_errf(err, "variant '%s' is declared twice (their case ids would collide)",
+                         d->variants[i].name);
+                return KBI_ERR;
+            }
+    }
+    for (int i = 0; i < d->n_params; i++) {
         if (!d->params[i].name || !*d->params[i].name || d->params[i].type < KB_PARAM_INT ||
-            d->params[i].type > KB_PARAM_DIMS || strcmp(d->params[i].name, "variants") == 0 ||
-            strcmp(d->params[i].name, "baseline") == 0) {
+            d->params[i].type > (minor >= 1 ? KB_PARAM_INTS : KB_PARAM_DIMS) ||
+            strcmp(d->params[i].name, "variants") == 0 ||
+            strcmp(d->params[i].name, "baseline") == 0 || strcmp(d->params[i].name, "zip") == 0) {
             kbi_errf(err, "parameter %d has no name, a reserved name or an unknown type", i);
             return KBI_ERR;
         }
+        if (!is_identifier(d->params[i].name)) {
+            kbi_errf(err, "parameter name '%s' is not letters, digits and '_'", d->params[i].name);
+            return KBI_ERR;
+        }
+        for (int j = 0; j < i; j++)
+            if (strcmp(d->params[j].name, d->params[i].name) == 0) {
+                kbi_errf(err, "parameter '%s' is declared twice", d->params[i].name);
+                return KBI_ERR;
+            }
+    }
+    return minor >= 1 ? check_abi_1_1(d, minor, err) : KBI_OK;
+}
+
+/* A plugin's file must be named after it (libkbench_NAME.so), so that the file a user sees is
+ * the plugin a profile names; and every parameter default must parse, so a bad one is found
+ * when the plugin loads rather than when a profile first leaves it out. */
+static int check_file_and_defaults(const char *path, const kb_plugin *d, char *err)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+    base = base ? base + 1 : path;
+    n = strlen(base);
+    if (strncmp(base, "libkbench_", 10) == 0 && n > 13 && strcmp(base + n - 3, ".so") == 0 &&
+        (n - 13 != strlen(d->name) || strncmp(base + 10, d->name, n - 13) != 0)) {
+        kbi_errf(err, "the file holds plugin '%s': rename it libkbench_%s.so", d->name, d->name);
+        return KBI_ERR;
+    }
+    for (int i = 0; i < d->n_params; i++) {
+        kbi_value v;
+        char why[KBI_ERR_SIZE];
+        const char *def = d->params[i].default_value ? d->params[i].default_value : "";
+        if (kbi_value_parse(&d->params[i], def, &v, why) != KBI_OK) {
+            kbi_errf(err, "parameter %s: default '%s' does not parse: %s", d->params[i].name, def,
+                     why);
+            return KBI_ERR;
+        }
+        kbi_value_free(&v);
+    }
     return KBI_OK;
 }
 
@@ -91,7 +223,7 @@ int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
         return KBI_ERR;
     }
     d = entry();
-    if (kbi_check_abi(d, why) != KBI_OK) {
+    if (kbi_check_abi(d, why) != KBI_OK || check_file_and_defaults(path, d, why) != KBI_OK) {
         kbi_errf(err, "%s: refused: %s", path, why);
         dlclose(h);
         return KBI_ERR;

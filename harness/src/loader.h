@@ -26,6 +26,14 @@ typedef struct kbi_plugin_set {
     size_t n_refused;
 } kbi_plugin_set;
 
+/* Nonzero when the descriptor is long enough to hold `field` (a field of a
+ * later minor version): read such fields only behind this check. */
+#define KBI_DESC_HAS(d, field)                                                                  \
+    ((d)->struct_size >= offsetof(kb_plugin, field) + sizeof((d)->field))
+
+/* The entry points and tables of ABI 1.1, NULL/0 for a 1.0 plugin. */
+#define KBI_DESC_GET(d, field, fallback) (KBI_DESC_HAS(d, field) ? (d)->field : (fallback))
+
 /* Checks a descriptor against this harness's ABI.  Returns KBI_OK, or
  * KBI_ERR with err naming what was found and what was wanted. */
 int kbi_check_abi(const kb_plugin *desc, char *err);

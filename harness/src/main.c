@@ -38,9 +38,10 @@ static const char *const usage_main =
 static const char *const usage_list =
     "usage: kbench list [--plugins DIR]\n"
     "\n"
-    "Lists every plugin found, with its variants (host or device, baseline) and\n"
-    "its parameters (type, default, help).  Plugins that cannot be loaded are\n"
-    "listed on stderr with the reason.  Runs nothing.\n";
+    "Lists every plugin found, with its variants (host or device, baseline), its\n"
+    "parameters (type, default, help, allowed rank or count), its declared\n"
+    "metrics (unit, better direction, bound) and its size axis.  Plugins that\n"
+    "cannot be loaded are listed on stderr with the reason.  Runs nothing.\n";
 
 static const char *const usage_run =
     "usage: kbench run PROFILE.ini [OPTIONS]\n"
@@ -77,8 +78,44 @@ static const char *type_name(kb_param_type t)
         return "string";
     case KB_PARAM_DIMS:
         return "dims";
+    case KB_PARAM_INTS:
+        return "ints";
     }
     return "?";
+}
+
+static const char *better_name(kb_better b)
+{
+    switch (b) {
+    case KB_BETTER_HIGHER:
+        return "higher";
+    case KB_BETTER_LOWER:
+        return "lower";
+    case KB_BETTER_NONE:
+        break;
+    }
+    return "-";
+}
+
+/* The declared metrics (ABI 1.1) of a plugin: name, unit, better, bound, help. */
+static void list_metrics(const kb_plugin *d)
+{
+    if (!KBI_DESC_HAS(d, n_metrics) || !d->metrics || d->n_metrics <= 0)
+        return;
+    printf("  metrics:\n");
+    for (int m = 0; m < d->n_metrics; m++) {
+        const kb_metric_def *md = &d->metrics[m];
+        char bound[96] = "-";
+        if ((md->bounds & KB_BOUND_LOW) && (md->bounds & KB_BOUND_HIGH))
+            snprintf(bound, sizeof bound, "%g to %g", md->low, md->high);
+        else if (md->bounds & KB_BOUND_LOW)
+            snprintf(bound, sizeof bound, ">= %g", md->low);
+        else if (md->bounds & KB_BOUND_HIGH)
+            snprintf(bound, sizeof bound, "<= %g", md->high);
+        printf("    %-16s %-8s better %-7s bound %-14s %s\n", md->name ? md->name : "?",
+               md->unit ? md->unit : "-", better_name(md->better), bound,
+               md->help ? md->help : "");
+    }
 }
 
 static int cmd_list(int argc, char **argv)
@@ -140,8 +177,20 @@ static int cmd_list(int argc, char **argv)
                    pr->default_value ? pr->default_value : "-", pr->help ? pr->help : "");
             if (pr->choices && pr->type == KB_PARAM_STRING)
                 printf(" (one of %s)", pr->choices);
+            else if (pr->type == KB_PARAM_DIMS && pr->choices)
+                printf(" (rank %s)", pr->choices);
+            else if (pr->type == KB_PARAM_DIMS) /* a 1.0 plugin reads 4 at the most */
+                printf(" (rank 1-%d)",
+                       KB_ABI_MINOR_OF(d->abi_version) >= 1 ? KB_MAX_RANK : KB_MAX_DIMS);
+            else if (pr->type == KB_PARAM_INTS && pr->choices)
+                printf(" (count %s)", pr->choices);
+            else if (pr->type == KB_PARAM_INTS)
+                printf(" (count 0-%d)", KB_MAX_INTS);
             putchar('\n');
         }
+        list_metrics(d);
+        if (KBI_DESC_HAS(d, size_param) && d->size_param)
+            printf("  size axis: %s\n", d->size_param);
         putchar('\n');
     }
     kbi_plugins_free(&set);

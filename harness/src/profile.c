@@ -37,7 +37,9 @@ void kbi_run_opts_default(kbi_run_opts *o)
 void kbi_value_free(kbi_value *v)
 {
     free(v->text);
+    free(v->ints);
     v->text = NULL;
+    v->ints = NULL;
 }
 
 /* Parses a whole-string integer with an optional size suffix: k M G T
@@ -121,6 +123,112 @@ static int in_choices(const char *choices, const char *s)
     return 0;
 }
 
+/* Reads a plugin's count choices for DIMS and INTS: NULL (any count from
+ * `min` to `max`), an exact count "3" or a range "2-8".  A malformed string
+ * is the plugin's fault; the message says what it should be. */
+static int count_choices(const kb_param *param, int min, int max, int *lo, int *hi, char *err)
+{
+    const char *c = param->choices;
+    char *end;
+    long a, b;
+    *lo = min;
+    *hi = max;
+    if (!c)
+        return KBI_OK;
+    if (!isdigit((unsigned char)c[0]))
+        goto bad;
+    a = strtol(c, &end, 10);
+    b = a;
+    if (*end == '-') {
+        const char *q = end + 1;
+        if (!isdigit((unsigned char)*q))
+            goto bad;
+        b = strtol(q, &end, 10);
+    }
+    if (*end || a < min || b > max || a > b)
+        goto bad;
+    *lo = (int)a;
+    *hi = (int)b;
+    return KBI_OK;
+bad:
+    kbi_errf(err,
+             "parameter %s declares the counts '%s', expected a count such as 3 or a range "
+             "such as 2-8, within %d to %d",
+             param->name, c, min, max);
+    return KBI_ERR_INPUT;
+}
+
+/* "'TEXT' has N WHAT, expected LO[ to HI]SUFFIX". */
+static void count_error(char *err, const char *text, int n, const char *what, int lo, int hi,
+                        const char *suffix)
+{
+    if (lo == hi)
+        kbi_errf(err, "'%s' has %d %s, expected %d%s", text, n, what, lo, suffix);
+    else
+        kbi_errf(err, "'%s' has %d %s, expected %d to %d%s", text, n, what, lo, hi, suffix);
+}
+
+/* A KB_PARAM_INTS value: "[0, 2,1,3]" (spaces allowed inside, "[]" is the
+ * empty list), canonical text "[0,2,1,3]". */
+static int parse_ints(const kb_param *param, const char *text, kbi_value *out, char *err)
+{
+    size_t len = strlen(text);
+    char *inner = NULL, *p;
+    kbi_buf canon = {0};
+    int lo, hi;
+    if (count_choices(param, 0, KB_MAX_INTS, &lo, &hi, err) != KBI_OK)
+        return KBI_ERR_INPUT;
+    if (len < 2 || text[0] != '[' || text[len - 1] != ']')
+        goto bad;
+    inner = kbi_strdup(text + 1);
+    inner[len - 2] = '\0';
+    if (strpbrk(inner, "[]"))
+        goto bad; /* nested or unbalanced */
+    out->ints = kbi_xcalloc(KB_MAX_INTS, sizeof *out->ints);
+    kbi_buf_printf(&canon, "[");
+    p = inner;
+    if (*kbi_trim(inner)) {
+        for (;;) {
+            char *comma = strchr(p, ',');
+            int64_t v;
+            if (comma)
+                *comma = '\0';
+            if (parse_int(kbi_trim(p), &v) != 0)
+                goto bad;
+            if (out->n_ints == KB_MAX_INTS) {
+                kbi_errf(err, "'%s' has more than %d integers, expected at most %d", text,
+                         KB_MAX_INTS, hi);
+                goto fail;
+            }
+            out->ints[out->n_ints++] = v;
+            kbi_buf_printf(&canon, "%s%lld", out->n_ints > 1 ? "," : "", (long long)v);
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
+    }
+    kbi_buf_printf(&canon, "]");
+    /* Values of a long list are many: keep only what this one holds. */
+    out->ints =
+        kbi_xrealloc(out->ints, (size_t)(out->n_ints ? out->n_ints : 1) * sizeof *out->ints);
+    if (out->n_ints < lo || out->n_ints > hi) {
+        count_error(err, text, out->n_ints, "integers", lo, hi, " in brackets");
+        goto fail;
+    }
+    free(inner);
+    out->text = canon.data;
+    return KBI_OK;
+bad:
+    kbi_errf(err, "'%s' is not a list of integers, expected e.g. [0,2,1,3]", text);
+fail:
+    free(inner);
+    kbi_buf_free(&canon);
+    free(out->ints);
+    out->ints = NULL;
+    out->n_ints = 0;
+    return KBI_ERR_INPUT;
+}
+
 int kbi_value_parse(const kb_param *param, const char *text, kbi_value *out, char *err)
 {
     char buf[64];
@@ -162,18 +270,20 @@ int kbi_value_parse(const kb_param *param, const char *text, kbi_value *out, cha
     case KB_PARAM_DIMS: {
         kbi_buf canon = {0};
         const char *p = text;
-        int want = param->choices ? atoi(param->choices) : 0;
+        int lo, hi;
+        if (count_choices(param, 1, KB_MAX_RANK, &lo, &hi, err) != KBI_OK)
+            return KBI_ERR_INPUT;
         while (*p) {
             char *end;
             long long v;
             errno = 0;
             v = strtoll(p, &end, 10);
-            if (end == p || errno == ERANGE || v <= 0 || out->n_dims == KB_MAX_DIMS ||
+            if (end == p || errno == ERANGE || v <= 0 || out->n_dims == KB_MAX_RANK ||
                 (*end && *end != 'x')) {
                 kbi_errf(err,
                          "'%s' is not a shape, expected up to %d positive integers joined by "
                          "'x', such as 4096x4096x256",
-                         text, KB_MAX_DIMS);
+                         text, KB_MAX_RANK);
                 kbi_buf_free(&canon);
                 return KBI_ERR_INPUT;
             }
@@ -181,23 +291,26 @@ int kbi_value_parse(const kb_param *param, const char *text, kbi_value *out, cha
             kbi_buf_printf(&canon, "%s%lld", out->n_dims > 1 ? "x" : "", v);
             p = *end ? end + 1 : end;
             if (*end == 'x' && !*p)
-                out->n_dims = KB_MAX_DIMS + 1; /* trailing 'x' */
+                out->n_dims = KB_MAX_RANK + 1; /* trailing 'x' */
         }
-        if (out->n_dims == 0 || out->n_dims > KB_MAX_DIMS || (want && out->n_dims != want)) {
-            if (want && out->n_dims > 0 && out->n_dims <= KB_MAX_DIMS)
-                kbi_errf(err, "'%s' has %d dimensions, expected %d joined by 'x'", text,
-                         out->n_dims, want);
-            else
-                kbi_errf(err,
-                         "'%s' is not a shape, expected positive integers joined by 'x', such "
-                         "as 4096x4096x256",
-                         text);
+        if (out->n_dims == 0 || out->n_dims > KB_MAX_RANK) {
+            kbi_errf(err,
+                     "'%s' is not a shape, expected positive integers joined by 'x', such "
+                     "as 4096x4096x256",
+                     text);
+            kbi_buf_free(&canon);
+            return KBI_ERR_INPUT;
+        }
+        if (out->n_dims < lo || out->n_dims > hi) {
+            count_error(err, text, out->n_dims, "dimensions", lo, hi, " joined by 'x'");
             kbi_buf_free(&canon);
             return KBI_ERR_INPUT;
         }
         out->text = canon.data;
         return KBI_OK;
     }
+    case KB_PARAM_INTS:
+        return parse_ints(param, text, out, err);
     }
     kbi_errf(err, "parameter %s has an unknown type %d", param->name, (int)param->type);
     return KBI_ERR_INPUT;
@@ -288,6 +401,23 @@ static int expand_range(const char *item, kb_param_type type, char ***v, size_t 
     return KBI_OK;
 }
 
+/* The next comma not inside brackets, so "[0,1], [1,0]" is two items; an
+ * unbalanced bracket leaves the rest as one item for the value parser to
+ * refuse. */
+static char *comma_outside_brackets(char *p)
+{
+    int depth = 0;
+    for (; *p; p++) {
+        if (*p == '[')
+            depth++;
+        else if (*p == ']' && depth > 0)
+            depth--;
+        else if (*p == ',' && depth == 0)
+            return p;
+    }
+    return NULL;
+}
+
 int kbi_expand_list(const char *text, kb_param_type type, char ***items, size_t *n, char *err)
 {
     char *copy = kbi_strdup(text), *p = copy;
@@ -300,7 +430,7 @@ int kbi_expand_list(const char *text, kb_param_type type, char ***items, size_t 
         return KBI_ERR_INPUT;
     }
     for (;;) {
-        char *comma = strchr(p, ',');
+        char *comma = type == KB_PARAM_INTS ? comma_outside_brackets(p) : strchr(p, ',');
         char *item;
         if (comma)
             *comma = '\0';
@@ -316,6 +446,12 @@ int kbi_expand_list(const char *text, kb_param_type type, char ***items, size_t 
             if (rc != KBI_OK)
                 break;
         } else {
+            if (*n >= MAX_LIST_ITEMS) {
+                kbi_errf(err, "list has more than %d values, expected at most %d",
+                         MAX_LIST_ITEMS, MAX_LIST_ITEMS);
+                rc = KBI_ERR_INPUT;
+                break;
+            }
             strv_push(items, n, item);
         }
         if (!comma)
@@ -349,6 +485,8 @@ typedef struct parse_state {
     const char *pos;
     int line;          /* line most recently handed to inih */
     int line_indented; /* it began with white space (a continuation) */
+    int key_in_section; /* a key was read since the last [section]: inih then takes an
+                           indented line, "    [1,0]" too, as a continuation */
     entry *entries;
     size_t n_entries;
     section_seen *sections;
@@ -397,7 +535,7 @@ static char *reader(char *str, int num, void *stream)
         str[len + 1] = '\0';
         for (p = str; *p == ' ' || *p == '\t'; p++)
             ;
-        if (*p == '[') {
+        if (*p == '[' && !(st->line_indented && st->key_in_section)) {
             const char *close = strchr(p, ']');
             if (close) {
                 char name[LINE_MAX_CHARS];
@@ -408,6 +546,7 @@ static char *reader(char *str, int num, void *stream)
                                                               sizeof *st->sections);
                 st->sections[st->n_sections].name = kbi_strdup(kbi_trim(name));
                 st->sections[st->n_sections++].line = st->line;
+                st->key_in_section = 0;
             }
         }
     }
@@ -419,6 +558,7 @@ static int handler(void *user, const char *section, const char *key, const char 
 {
     parse_state *st = user;
     entry *last = st->n_entries ? &st->entries[st->n_entries - 1] : NULL;
+    st->key_in_section = 1;
     if (st->line_indented && last && strcmp(last->section, section) == 0 &&
         strcmp(last->key, key) == 0) {
         /* A continuation line: part of the same list. */
@@ -584,7 +724,9 @@ static int cmp_value_ref(const void *pa, const void *pb)
     return c ? c : (a > b) - (a < b);
 }
 
-static void parse_axis(parse_state *st, const entry *e, kbi_axis *axis)
+/* `max_rank`: the highest dims rank the plugin can read (KB_MAX_DIMS for a
+ * 1.0 plugin, whose getter fills a 4-array). */
+static void parse_axis(parse_state *st, const entry *e, kbi_axis *axis, int max_rank)
 {
     char **items = NULL, err[KBI_ERR_SIZE];
     size_t n = 0, ok = 0;
@@ -596,6 +738,14 @@ static void parse_axis(parse_state *st, const entry *e, kbi_axis *axis)
     for (size_t i = 0; i < n; i++) {
         if (kbi_value_parse(axis->param, items[i], &vals[ok], err) != KBI_OK) {
             add_error(st, e->line, "%s: %s", e->key, err);
+            continue;
+        }
+        if (vals[ok].type == KB_PARAM_DIMS && vals[ok].n_dims > max_rank) {
+            add_error(st, e->line,
+                      "%s: '%s' has %d dimensions, expected at most %d (the plugin is built "
+                      "for ABI 1.0)",
+                      e->key, items[i], vals[ok].n_dims, max_rank);
+            kbi_value_free(&vals[ok]);
             continue;
         }
         ok++;
@@ -636,6 +786,115 @@ static void parse_axis(parse_state *st, const entry *e, kbi_axis *axis)
     axis->line = e->line;
 }
 
+/* Is there an entry for `key` in the section (set, though perhaps refused)? */
+static int key_written(const parse_state *st, const kbi_section *sec, const char *key)
+{
+    for (size_t i = 0; i < st->n_entries; i++)
+        if (strcmp(st->entries[i].section, sec->name) == 0 &&
+            strcmp(st->entries[i].key, key) == 0)
+            return 1;
+    return 0;
+}
+
+/* The section's `zip = a+b, c+d+e`: each group's keys step together as one
+ * axis.  Every key must be a parameter set in the section, in one group
+ * only, with as many values as the others of its group. */
+static void parse_zip(parse_state *st, const entry *e, kbi_section *sec)
+{
+    const kb_plugin *d = sec->plugin->desc;
+    char **groups = NULL, err[KBI_ERR_SIZE];
+    size_t n_groups = 0;
+    int *zip = kbi_xcalloc(sec->n_axes + 1, sizeof *zip);
+    int n_errors = st->n_errors;
+    for (size_t a = 0; a < sec->n_axes; a++)
+        zip[a] = -1;
+    if (kbi_expand_list(e->value, KB_PARAM_STRING, &groups, &n_groups, err) != KBI_OK) {
+        add_error(st, e->line, "zip: %s", err);
+        goto done;
+    }
+    for (size_t g = 0; g < n_groups; g++) {
+        char *copy, *p;
+        int *idx, n_keys = 0, all_set = 1, same = 1;
+        if (!strchr(groups[g], '+')) {
+            add_error(st, e->line,
+                      "zip: group '%s' has one key, expected two or more parameters joined by "
+                      "'+', such as shape+perm",
+                      groups[g]);
+            continue;
+        }
+        copy = kbi_strdup(groups[g]);
+        p = copy;
+        idx = kbi_xcalloc(sec->n_axes + 1, sizeof *idx);
+        for (;;) {
+            char *plus = strchr(p, '+');
+            char *key;
+            int k;
+            if (plus)
+                *plus = '\0';
+            key = kbi_trim(p);
+            if (!*key) {
+                add_error(st, e->line,
+                          "zip: group '%s' has an empty key, expected parameters joined by "
+                          "single '+', such as shape+perm",
+                          groups[g]);
+                all_set = 0;
+            } else if (!kbi_param_find(d, key, &k)) {
+                kbi_buf names = {0};
+                for (size_t j = 0; j < sec->n_axes; j++)
+                    kbi_buf_printf(&names, "%s%s", j ? ", " : "", sec->axes[j].param->name);
+                add_error(st, e->line,
+                          "zip: unknown key '%s' in [%s], expected parameters of %s: %s", key,
+                          sec->name, d->name, names.data ? names.data : "(none)");
+                kbi_buf_free(&names);
+                all_set = 0;
+            } else if (zip[k] >= 0) {
+                add_error(st, e->line,
+                          "zip: '%s' is zipped twice, expected each key in one group only", key);
+                all_set = 0;
+            } else {
+                zip[k] = (int)g;
+                idx[n_keys++] = k;
+                if (sec->axes[k].line == 0) {
+                    /* A key written but refused has its own error already. */
+                    if (!key_written(st, sec, key))
+                        add_error(st, e->line,
+                                  "zip: '%s' is not set in [%s], expected a list of values for "
+                                  "every zipped key",
+                                  key, sec->name);
+                    all_set = 0;
+                }
+            }
+            if (!plus)
+                break;
+            p = plus + 1;
+        }
+        free(copy);
+        for (int j = 1; j < n_keys; j++)
+            same &= sec->axes[idx[j]].n == sec->axes[idx[0]].n;
+        if (all_set && !same) {
+            kbi_buf counts = {0};
+            for (int j = 0; j < n_keys; j++)
+                kbi_buf_printf(&counts, "%s%s %zu", j ? ", " : "", sec->axes[idx[j]].param->name,
+                               sec->axes[idx[j]].n);
+            add_error(st, e->line,
+                      "zip: the keys of '%s' have different numbers of values (%s), expected "
+                      "the same number for each",
+                      groups[g], counts.data);
+            kbi_buf_free(&counts);
+        }
+        free(idx);
+    }
+done:
+    kbi_strv_free(groups, n_groups);
+    if (st->n_errors != n_errors) {
+        free(zip);
+        return;
+    }
+    free(sec->zip);
+    sec->zip = zip;
+    sec->n_zip = (int)n_groups;
+}
+
 /* Gives every section its plugin's defaults: all variants, default values. */
 static int init_section(parse_state *st, kbi_section *sec, const kbi_plugin *plugin)
 {
@@ -673,6 +932,7 @@ static void free_section(kbi_section *sec)
         free(sec->axes[i].values);
     }
     free(sec->axes);
+    free(sec->zip);
 }
 
 void kbi_profile_free(kbi_profile *p)
@@ -688,6 +948,7 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
                       kbi_profile *out, kbi_buf *errors)
 {
     parse_state st = {0};
+    const entry **zips; /* per section: its zip key, or NULL */
     int rc;
     memset(out, 0, sizeof *out);
     out->path = kbi_strdup(name);
@@ -758,6 +1019,7 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
     }
 
     /* Keys. */
+    zips = kbi_xcalloc(out->n_sections + 1, sizeof *zips);
     for (size_t i = 0; i < st.n_entries; i++) {
         const entry *e = &st.entries[i];
         const entry *dup = find_dup(&st, i, e);
@@ -779,12 +1041,16 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
             continue;
         }
         for (size_t j = 0; j < out->n_sections; j++)
-            if (strcmp(out->sections[j].name, e->section) == 0)
+            if (strcmp(out->sections[j].name, e->section) == 0) {
                 sec = &out->sections[j];
+                zips[j] = strcmp(e->key, "zip") == 0 ? e : zips[j];
+            }
         if (!sec)
             continue; /* its section was already reported */
         if (strcmp(e->key, "variants") == 0) {
             parse_variants(&st, e, sec);
+        } else if (strcmp(e->key, "zip") == 0) {
+            /* Checked once every key of the section is read. */
         } else if (strcmp(e->key, "baseline") == 0) {
             int v = kbi_variant_index(sec->plugin->desc, e->value);
             if (v < 0) {
@@ -803,16 +1069,22 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
                 for (size_t j = 0; j < sec->n_axes; j++)
                     kbi_buf_printf(&names, "%s, ", sec->axes[j].param->name);
                 add_error(&st, e->line, "unknown key '%s' in [%s], expected one of: %svariants, "
-                                        "baseline",
+                                        "baseline, zip",
                           e->key, sec->name, names.data ? names.data : "");
                 kbi_buf_free(&names);
                 continue;
             }
-            parse_axis(&st, e, &sec->axes[idx]);
+            parse_axis(&st, e, &sec->axes[idx],
+                       KB_ABI_MINOR_OF(sec->plugin->desc->abi_version) >= 1 ? KB_MAX_RANK
+                                                                           : KB_MAX_DIMS);
         }
     }
 
     /* Cross-key checks. */
+    for (size_t i = 0; i < out->n_sections; i++)
+        if (zips[i])
+            parse_zip(&st, zips[i], &out->sections[i]);
+    free(zips);
     if (out->run.max_samples < out->run.min_samples)
         add_error(&st, 0, "[run] max_samples %d is below min_samples %d, expected max >= min",
                   out->run.max_samples, out->run.min_samples);
@@ -824,10 +1096,8 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
         size_t total = 0;
         for (size_t i = 0; i < out->n_sections; i++) {
             const kbi_section *sec = &out->sections[i];
-            size_t cases = sec->n_variants;
-            for (size_t a = 0; a < sec->n_axes && cases <= KBI_MAX_CASES; a++)
-                cases = sec->axes[a].n > KBI_MAX_CASES ? KBI_MAX_CASES + 1
-                                                        : cases * sec->axes[a].n;
+            size_t points = kbi_section_points(sec);
+            size_t cases = points > KBI_MAX_CASES ? KBI_MAX_CASES + 1 : points * sec->n_variants;
             total += cases <= KBI_MAX_CASES ? cases : KBI_MAX_CASES + 1;
             if (total > KBI_MAX_CASES) {
                 add_error(&st, sec->line,
@@ -920,20 +1190,53 @@ static char *case_id(const kbi_section *sec, int variant, const kbi_value **valu
     return b.data;
 }
 
+/* Does axis `a` step here: alone, or as the first key (descriptor order)
+ * of its zip group?  The other keys of a group follow their first. */
+static int steps_here(const kbi_section *sec, size_t a)
+{
+    if (!sec->zip || sec->zip[a] < 0)
+        return 1;
+    for (size_t b = 0; b < a; b++)
+        if (sec->zip[b] == sec->zip[a])
+            return 0;
+    return 1;
+}
+
+size_t kbi_section_points(const kbi_section *sec)
+{
+    size_t points = 1;
+    for (size_t a = 0; a < sec->n_axes; a++) {
+        size_t n = sec->axes[a].n;
+        if (!steps_here(sec, a) || n == 0)
+            continue;
+        if (n > KBI_MAX_CASES || points > KBI_MAX_CASES / n)
+            return KBI_MAX_CASES + 1;
+        points *= n;
+    }
+    return points;
+}
+
 int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
 {
     size_t total = 0, k = 0;
-    for (size_t s = 0; s < p->n_sections; s++) {
-        size_t points = 1;
-        for (size_t a = 0; a < p->sections[s].n_axes; a++)
-            points *= p->sections[s].axes[a].n;
-        total += points * p->sections[s].n_variants;
-    }
-    *cases = kbi_xcalloc(total, sizeof **cases);
+    for (size_t s = 0; s < p->n_sections; s++)
+        total += kbi_section_points(&p->sections[s]) * p->sections[s].n_variants;
+    *cases = kbi_xcalloc(total ? total : 1, sizeof **cases);
     *n = total;
     for (size_t s = 0; s < p->n_sections; s++) {
         const kbi_section *sec = &p->sections[s];
+        /* lead[a]: the axis whose index counter axis a reads (itself, or
+         * the first key of its zip group); only leads are counted. */
         size_t *idx = kbi_xcalloc(sec->n_axes + 1, sizeof *idx);
+        size_t *lead = kbi_xcalloc(sec->n_axes + 1, sizeof *lead);
+        for (size_t a = 0; a < sec->n_axes; a++) {
+            lead[a] = a;
+            for (size_t b = 0; b < a && !steps_here(sec, a); b++)
+                if (sec->zip[b] == sec->zip[a]) {
+                    lead[a] = b;
+                    break;
+                }
+        }
         for (;;) {
             for (size_t v = 0; v < sec->n_variants; v++) {
                 kbi_case *c = &(*cases)[k];
@@ -942,28 +1245,30 @@ int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
                 c->variant = sec->variants[v];
                 c->values = kbi_xcalloc(sec->n_axes + 1, sizeof *c->values);
                 for (size_t a = 0; a < sec->n_axes; a++)
-                    c->values[a] = &sec->axes[a].values[idx[a]];
+                    c->values[a] = &sec->axes[a].values[idx[lead[a]]];
                 c->params.defs = sec->plugin->desc->params;
                 c->params.values = c->values;
                 c->params.n = (int)sec->n_axes;
                 c->id = case_id(sec, c->variant, c->values);
             }
-            /* Next point: the last axis varies fastest. */
+            /* Next point: the last step varies fastest. */
             size_t a = sec->n_axes;
+            int done = 1;
             while (a > 0) {
                 a--;
-                if (++idx[a] < sec->axes[a].n)
-                    break;
-                idx[a] = 0;
-                if (a == 0) {
-                    a = SIZE_MAX;
+                if (lead[a] != a)
+                    continue;
+                if (++idx[a] < sec->axes[a].n) {
+                    done = 0;
                     break;
                 }
+                idx[a] = 0;
             }
-            if (sec->n_axes == 0 || a == SIZE_MAX)
+            if (done)
                 break;
         }
         free(idx);
+        free(lead);
     }
     return KBI_OK;
 }
@@ -1017,13 +1322,38 @@ int kbi_param_string(const kb_params *params, const char *name, const char **out
     return KB_OK;
 }
 
+/* Copies a list value into a caller's array of `cap`; more than fits is
+ * KB_BAD_PARAM with nothing written but the count. */
+static int copy_list(const int64_t *from, int count, int64_t *to, int cap, int *n)
+{
+    if (!n || cap < 0 || (cap > 0 && !to))
+        return KB_BAD_PARAM;
+    *n = count;
+    if (count > cap)
+        return KB_BAD_PARAM;
+    for (int i = 0; i < count; i++)
+        to[i] = from[i];
+    return KB_OK;
+}
+
 int kbi_param_dims(const kb_params *params, const char *name, int64_t *dims, int *n)
+{
+    /* The 1.0 getter: a 1.0 plugin's array holds KB_MAX_DIMS. */
+    return kbi_param_dims_cap(params, name, dims, KB_MAX_DIMS, n);
+}
+
+int kbi_param_dims_cap(const kb_params *params, const char *name, int64_t *dims, int cap, int *n)
 {
     const kbi_value *v = param_value(params, name, KB_PARAM_DIMS);
     if (!v)
         return KB_BAD_PARAM;
-    for (int i = 0; i < v->n_dims; i++)
-        dims[i] = v->dims[i];
-    *n = v->n_dims;
-    return KB_OK;
+    return copy_list(v->dims, v->n_dims, dims, cap, n);
+}
+
+int kbi_param_ints(const kb_params *params, const char *name, int64_t *values, int cap, int *n)
+{
+    const kbi_value *v = param_value(params, name, KB_PARAM_INTS);
+    if (!v)
+        return KB_BAD_PARAM;
+    return copy_list(v->ints, v->n_ints, values, cap, n);
 }

@@ -1,6 +1,7 @@
 /* INI profiles: the [run] section (how to measure), one section per plugin
  * (which variants, which parameter points), and the expansion of list-valued
- * keys into the product of axes that makes the case list. */
+ * keys into the product of axes (zipped groups stepping together) that makes
+ * the case list. */
 #ifndef KBENCH_PROFILE_H
 #define KBENCH_PROFILE_H
 
@@ -37,7 +38,10 @@ typedef struct kbi_value {
     int64_t i;
     double f;
     int n_dims;
-    int64_t dims[KB_MAX_DIMS];
+    int64_t dims[KB_MAX_RANK];
+    int n_ints;
+    int64_t *ints; /* KB_PARAM_INTS, n_ints long; on the heap, not inline, so that
+                      each of a 100000-value list's values stays small */
     char *text; /* canonical text, as it appears in case ids; the string for STRING */
 } kbi_value;
 
@@ -63,7 +67,13 @@ typedef struct kbi_section {
     int baseline; /* variant index, or -1 */
     kbi_axis *axes; /* one per plugin parameter, descriptor order */
     size_t n_axes;
+    int *zip;  /* per axis: the zip group it steps with (0, 1, ...), or -1 alone */
+    int n_zip; /* groups in the section's `zip` key */
 } kbi_section;
+
+/* Points of a section: the product of its steps (an axis alone or a zipped
+ * group), saturated at KBI_MAX_CASES + 1 so huge lists cannot wrap it. */
+size_t kbi_section_points(const kbi_section *sec);
 
 typedef struct kbi_profile {
     char *path;
@@ -108,22 +118,27 @@ typedef struct kbi_case {
 #define KBI_MAX_CASES 1000000
 
 /* Expands every section into its cases: for each point of the product of
- * the axes (first axis slowest), each variant in profile order. */
+ * the steps (first slowest; a zipped group steps at the place of its first
+ * key in descriptor order), each variant in profile order. */
 int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n);
 void kbi_cases_free(kbi_case *cases, size_t n);
 
 /* Expands one list (comma separated; numeric ranges "a:b:*k" and "a:b:+k",
- * inclusive of b when reached) into items.  Returns KBI_OK or
+ * inclusive of b when reached; for KB_PARAM_INTS a comma inside brackets
+ * does not split) into at most 100000 items.  Returns KBI_OK or
  * KBI_ERR_INPUT with err set. */
 int kbi_expand_list(const char *text, kb_param_type type, char ***items, size_t *n, char *err);
 void kbi_strv_free(char **v, size_t n);
 
-
-
-
-/* kb_host parameter getters over a case's kb_params. */
+/* kb_host parameter getters over a case's kb_params.  Each returns KB_OK, or
+ * KB_BAD_PARAM when the name is not a parameter of that type.  The list
+ * getters write nothing into the array when the value has more than fits
+ * (KB_MAX_DIMS for the 1.0 kbi_param_dims, `cap` for the others) and return
+ * KB_BAD_PARAM with *n set to the value's real count. */
 int kbi_param_int(const kb_params *params, const char *name, int64_t *out);
 int kbi_param_float(const kb_params *params, const char *name, double *out);
 int kbi_param_string(const kb_params *params, const char *name, const char **out);
 int kbi_param_dims(const kb_params *params, const char *name, int64_t *dims, int *n);
+int kbi_param_dims_cap(const kb_params *params, const char *name, int64_t *dims, int cap, int *n);
+int kbi_param_ints(const kb_params *params, const char *name, int64_t *values, int cap, int *n);
 #endif

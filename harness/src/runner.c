@@ -197,6 +197,28 @@ static int child_read_line(child *ch, double deadline, char **out)
     }
 }
 
+/* Reads a worker's answer to "case K": its record line, after any
+ * "prepare"/"prepared" pair, whose time does not count against the case's
+ * timeout (prepare has its own: ten times the timeout).  Returns as
+ * child_read_line. */
+static int read_case_answer(child *ch, const kbi_run_opts *o, char **out)
+{
+    double deadline = kbi_now() + o->timeout;
+    for (;;) {
+        int r = child_read_line(ch, deadline, out);
+        if (r != 1)
+            return r;
+        if (strcmp(*out, "prepare") == 0)
+            deadline = kbi_now() + 10.0 * o->timeout;
+        else if (strcmp(*out, "prepared") == 0)
+            deadline = kbi_now() + o->timeout;
+        else
+            return 1;
+        free(*out);
+        *out = NULL;
+    }
+}
+
 /* Why a child ended, once it has closed its pipe. */
 static void child_reap(child *ch, kbi_status *st, char *msg, size_t size)
 {
@@ -526,325 +548,412 @@ static char *default_out_dir(const char *profile_path)
     return b.data;
 }
 
-int kbi_run(const kbi_run_args *args)
-{
-    kbi_plugin_set plugins = {0};
-    kbi_profile profile = {0};
-    kbi_case *all = NULL, **sel = NULL;
-    size_t n_all = 0, n_sel = 0, done = 0, counts[KBI_ST_COUNT] = {0};
-    kbi_buf errors = {0};
-    kbi_results_writer w = {0};
-    kbi_run_ctx ctx = {0};
-    json_t *env = NULL, *runj, *end;
-    child worker = {.pid = 0, .cmd_fd = -1, .res_fd = -1};
-    char *dirs[16], err[KBI_ERR_SIZE], *out_dir = NULL, path[4096], run_id[64], stamp[32];
-    char sanitizer[4096] = "";
-    int required[16], rc = KBI_EXIT_USAGE, any_device = 0, write_failed = 0;
-    size_t n_dirs;
-    struct stat st;
-    struct sigaction sa;
+/* Everything one `kbench run` holds, so its steps below can be read top-down. */
+typedef struct run_state {
+    const kbi_run_args *args;
+    kbi_plugin_set plugins;
+    kbi_profile profile;
+    kbi_case *all, **sel;
+    size_t n_all, n_sel, done, counts[KBI_ST_COUNT];
+    int any_device, write_failed;
+    kbi_results_writer w;
+    kbi_run_ctx ctx;
+    json_t *env;
+    child worker;
+    char *out_dir;
+    char path[4096];
+    char sanitizer[4096];
+} run_state;
 
-    n_dirs = kbi_plugin_dirs(args->plugins_dir, dirs, required, 15);
+/* Loads the plugins and the profile and selects the cases (--filter, --shard).  Returns 0, or
+ * an exit code after saying why on stderr. */
+static int select_cases(run_state *rs)
+{
+    const kbi_run_args *args = rs->args;
+    char *dirs[16], err[KBI_ERR_SIZE];
+    int required[16], rc = KBI_EXIT_USAGE;
+    kbi_buf errors = {0};
+    size_t n_dirs = kbi_plugin_dirs(args->plugins_dir, dirs, required, 15);
     dirs[n_dirs] = NULL;
-    if (kbi_plugins_load((const char *const *)dirs, required, &plugins, err) != KBI_OK) {
+    if (kbi_plugins_load((const char *const *)dirs, required, &rs->plugins, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         goto out;
     }
-    for (size_t i = 0; i < plugins.n_refused; i++)
-        fprintf(stderr, "kbench: %s\n", plugins.refused[i]);
-
-    if (kbi_profile_load(args->profile_path, &plugins, &profile, &errors) != KBI_OK) {
+    for (size_t i = 0; i < rs->plugins.n_refused; i++)
+        fprintf(stderr, "kbench: %s\n", rs->plugins.refused[i]);
+    if (kbi_profile_load(args->profile_path, &rs->plugins, &rs->profile, &errors) != KBI_OK) {
         fputs(errors.data ? errors.data : "kbench: cannot read the profile\n", stderr);
         goto out;
     }
     if (args->device >= 0)
-        profile.run.device = args->device;
-    kbi_profile_cases(&profile, &all, &n_all);
-    sel = kbi_xcalloc(n_all, sizeof *sel);
-    for (size_t i = 0; i < n_all; i++) {
-        if (args->filter && fnmatch(args->filter, all[i].id, 0) != 0)
+        rs->profile.run.device = args->device;
+    kbi_profile_cases(&rs->profile, &rs->all, &rs->n_all);
+    rs->sel = kbi_xcalloc(rs->n_all ? rs->n_all : 1, sizeof *rs->sel);
+    for (size_t i = 0; i < rs->n_all; i++) {
+        const kbi_case *c = &rs->all[i];
+        if (args->filter && strcmp(args->filter, c->id) != 0 &&
+            fnmatch(args->filter, c->id, 0) != 0)
             continue;
         if (args->shard_count > 1 &&
-            (int)(all[i].index % (size_t)args->shard_count) != args->shard_index - 1)
+            (int)(c->index % (size_t)args->shard_count) != args->shard_index - 1)
             continue;
-        sel[n_sel++] = &all[i];
-        any_device |= all[i].section->plugin->desc->variants[all[i].variant].target == KB_DEVICE;
+        rs->sel[rs->n_sel++] = &rs->all[i];
+        rs->any_device |= c->section->plugin->desc->variants[c->variant].target == KB_DEVICE;
     }
-    if (n_sel == 0) {
+    if (rs->n_sel == 0) {
         fprintf(stderr, "kbench: %s: no case to run (%zu in the profile%s%s%s)\n",
-                args->profile_path, n_all, args->filter ? ", none matching --filter " : "",
+                args->profile_path, rs->n_all, args->filter ? ", none matching --filter " : "",
                 args->filter ? args->filter : "", args->shard_count > 1 ? ", in this shard" : "");
         goto out;
     }
+    rc = 0;
+out:
+    kbi_buf_free(&errors);
+    for (size_t i = 0; i < n_dirs; i++)
+        free(dirs[i]);
+    return rc;
+}
 
-    if (args->sanitize) {
-        static const char *const tools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
-        int known = 0;
-        for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
-            known |= strcmp(args->sanitize, tools[i]) == 0;
-        if (!known) {
-            fprintf(stderr, "kbench: --sanitize=%s: unknown tool, expected memcheck, racecheck, "
-                            "initcheck or synccheck\n",
-                    args->sanitize);
-            goto out;
-        }
-        if (kbi_find_tool("compute-sanitizer", "KBENCH_COMPUTE_SANITIZER", sanitizer,
-                          sizeof sanitizer, err) != KBI_OK) {
-            fprintf(stderr, "kbench: %s\n", err);
-            goto out;
-        }
+/* --sanitize: the tool must be known and compute-sanitizer found.  Returns 0 or an exit code. */
+static int find_sanitizer(run_state *rs)
+{
+    static const char *const tools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
+    const char *tool = rs->args->sanitize;
+    char err[KBI_ERR_SIZE];
+    int known = 0;
+    if (!tool)
+        return 0;
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+        known |= strcmp(tool, tools[i]) == 0;
+    if (!known) {
+        fprintf(stderr, "kbench: --sanitize=%s: unknown tool, expected memcheck, racecheck, "
+                        "initcheck or synccheck\n",
+                tool);
+        return KBI_EXIT_USAGE;
     }
-    out_dir = args->out_dir ? kbi_strdup(args->out_dir) : default_out_dir(args->profile_path);
-    if (kbi_mkdirs(out_dir, err) != KBI_OK) {
+    if (kbi_find_tool("compute-sanitizer", "KBENCH_COMPUTE_SANITIZER", rs->sanitizer,
+                      sizeof rs->sanitizer, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
-        goto out;
+        return KBI_EXIT_USAGE;
     }
-    snprintf(path, sizeof path, "%s/results.jsonl", out_dir);
-    if (stat(path, &st) == 0) {
+    return 0;
+}
+
+/* Makes the output folder and results file (never over an existing one), the worker log, and
+ * the signal handling.  Returns 0 or an exit code. */
+static int open_output(run_state *rs)
+{
+    char err[KBI_ERR_SIZE], run_id[64], stamp[32], log_path[4200];
+    struct stat st;
+    struct sigaction sa;
+    rs->out_dir = rs->args->out_dir ? kbi_strdup(rs->args->out_dir)
+                                    : default_out_dir(rs->args->profile_path);
+    if (kbi_mkdirs(rs->out_dir, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        return KBI_EXIT_USAGE;
+    }
+    snprintf(rs->path, sizeof rs->path, "%s/results.jsonl", rs->out_dir);
+    if (stat(rs->path, &st) == 0) {
         fprintf(stderr, "kbench: %s already exists; choose another --out or move it away "
                         "(results are never overwritten)\n",
-                path);
-        goto out;
+                rs->path);
+        return KBI_EXIT_USAGE;
     }
     kbi_env_time(stamp, sizeof stamp);
     snprintf(run_id, sizeof run_id, "%s-%ld", stamp, (long)getpid());
-    if (kbi_results_open(&w, path, run_id, err) != KBI_OK) {
+    if (kbi_results_open(&rs->w, rs->path, run_id, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
-        goto out;
+        return KBI_EXIT_USAGE;
     }
-
-    {
-        char log_path[4200];
-        snprintf(log_path, sizeof log_path, "%s/worker.log", out_dir);
-        worker_log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-        if (worker_log_fd < 0)
-            fprintf(stderr, "kbench: warning: %s: %s; worker output goes to stderr\n", log_path,
-                    strerror(errno));
-    }
+    snprintf(log_path, sizeof log_path, "%s/worker.log", rs->out_dir);
+    worker_log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (worker_log_fd < 0)
+        fprintf(stderr, "kbench: warning: %s: %s; worker output goes to stderr\n", log_path,
+                strerror(errno));
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    /* Past a file size limit (ulimit -f, a batch system's) a write fails
-     * with EFBIG and is reported like a full disk, instead of SIGXFSZ
-     * killing the run. */
+    /* Past a file size limit (ulimit -f, a batch system's) a write fails with EFBIG and is
+     * reported like a full disk, instead of SIGXFSZ killing the run. */
     signal(SIGXFSZ, SIG_IGN);
+    return 0;
+}
 
-    /* The environment, with the device read by a child. */
-    if (any_device) {
+/* The environment record without a device (no device variant selected). */
+static json_t *env_without_device(const kbi_profile *profile)
+{
+    json_t *env = json_object(), *ceil = json_object();
+    json_object_set_new(env, "device", json_null());
+    json_object_set_new(env, "device_error", json_string("not probed: no device variant selected"));
+    json_object_set_new(ceil, "bandwidth_gbs", json_real(profile->run.bandwidth_gbs));
+    json_object_set_new(ceil, "peak_gflops", json_real(profile->run.peak_gflops));
+    json_object_set_new(ceil, "source",
+                        json_string(profile->run.bandwidth_gbs > 0 || profile->run.peak_gflops > 0
+                                        ? "profile"
+                                        : "none"));
+    json_object_set_new(env, "ceilings", ceil);
+    return env;
+}
+
+/* The profile's [run] options, as recorded in the env record. */
+static json_t *run_opts_json(const kbi_run_opts *o)
+{
+    json_t *runj = json_object();
+    json_object_set_new(runj, "warmup", json_integer(o->warmup));
+    json_object_set_new(runj, "min_samples", json_integer(o->min_samples));
+    json_object_set_new(runj, "max_samples", json_integer(o->max_samples));
+    json_object_set_new(runj, "min_time", json_real(o->min_time));
+    json_object_set_new(runj, "max_time", json_real(o->max_time));
+    json_object_set_new(runj, "max_noise", json_real(o->max_noise));
+    json_object_set_new(runj, "timeout", json_real(o->timeout));
+    json_object_set_new(runj, "cache", json_string(o->cache == KBI_CACHE_HOT ? "hot" : "cold"));
+    json_object_set_new(runj, "device", json_integer(o->device));
+    json_object_set_new(runj, "seed", json_integer((json_int_t)o->seed));
+    return runj;
+}
+
+/* Probes the device (in a child), writes the env record, and fills the context the workers
+ * share.  Returns 0 or an exit code. */
+static int write_env(run_state *rs)
+{
+    const kbi_run_args *args = rs->args;
+    kbi_profile *profile = &rs->profile;
+    char err[KBI_ERR_SIZE], shard[32];
+    json_t *ceilings;
+    if (rs->any_device) {
         fprintf(stderr, "kbench: probing device %d and measuring its ceilings...\n",
-                profile.run.device);
-        if (args->in_process)
-            env = kbi_env_probe(profile.run.device, profile.run.bandwidth_gbs,
-                                profile.run.peak_gflops);
-        else
-            env = probe_device(&profile);
+                profile->run.device);
+        rs->env = args->in_process ? kbi_env_probe(profile->run.device, profile->run.bandwidth_gbs,
+                                                   profile->run.peak_gflops)
+                                   : probe_device(profile);
     } else {
-        env = json_object();
-        json_object_set_new(env, "device", json_null());
-        json_object_set_new(env, "device_error", json_string("not probed: no device variant selected"));
-        json_t *ceil = json_object();
-        json_object_set_new(ceil, "bandwidth_gbs", json_real(profile.run.bandwidth_gbs));
-        json_object_set_new(ceil, "peak_gflops", json_real(profile.run.peak_gflops));
-        json_object_set_new(ceil, "source", json_string(profile.run.bandwidth_gbs > 0 ||
-                                                                profile.run.peak_gflops > 0
-                                                            ? "profile"
-                                                            : "none"));
-        json_object_set_new(env, "ceilings", ceil);
+        rs->env = env_without_device(profile);
     }
-    kbi_env_host(env, args->argc, args->argv);
-    json_object_set_new(env, "profile", json_string(args->profile_path));
-    runj = json_object();
-    json_object_set_new(runj, "warmup", json_integer(profile.run.warmup));
-    json_object_set_new(runj, "min_samples", json_integer(profile.run.min_samples));
-    json_object_set_new(runj, "max_samples", json_integer(profile.run.max_samples));
-    json_object_set_new(runj, "min_time", json_real(profile.run.min_time));
-    json_object_set_new(runj, "max_time", json_real(profile.run.max_time));
-    json_object_set_new(runj, "max_noise", json_real(profile.run.max_noise));
-    json_object_set_new(runj, "timeout", json_real(profile.run.timeout));
-    json_object_set_new(runj, "cache",
-                        json_string(profile.run.cache == KBI_CACHE_HOT ? "hot" : "cold"));
-    json_object_set_new(runj, "device", json_integer(profile.run.device));
-    json_object_set_new(runj, "seed", json_integer((json_int_t)profile.run.seed));
-    json_object_set_new(env, "run", runj);
-    {
-        char shard[32];
-        snprintf(shard, sizeof shard, "%d/%d", args->shard_count > 1 ? args->shard_index : 1,
-                 args->shard_count > 1 ? args->shard_count : 1);
-        json_object_set_new(env, "shard", json_string(shard));
-    }
-    json_object_set_new(env, "filter", args->filter ? json_string(args->filter) : json_null());
-    json_object_set_new(env, "sanitize", args->sanitize ? json_string(args->sanitize) : json_null());
-    json_object_set_new(env, "cases", json_integer((json_int_t)n_sel));
-    if (kbi_results_write(&w, "env", env, err) != KBI_OK) {
+    kbi_env_host(rs->env, args->argc, args->argv);
+    json_object_set_new(rs->env, "profile", json_string(args->profile_path));
+    json_object_set_new(rs->env, "run", run_opts_json(&profile->run));
+    snprintf(shard, sizeof shard, "%d/%d", args->shard_count > 1 ? args->shard_index : 1,
+             args->shard_count > 1 ? args->shard_count : 1);
+    json_object_set_new(rs->env, "shard", json_string(shard));
+    json_object_set_new(rs->env, "filter", args->filter ? json_string(args->filter) : json_null());
+    json_object_set_new(rs->env, "sanitize",
+                        args->sanitize ? json_string(args->sanitize) : json_null());
+    json_object_set_new(rs->env, "cases", json_integer((json_int_t)rs->n_sel));
+    if (kbi_results_write(&rs->w, "env", rs->env, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
-        goto out;
+        return KBI_EXIT_USAGE;
     }
-
-    ctx.profile = &profile;
-    ctx.profile_run = args->profile_run;
-    ctx.cases = sel;
-    ctx.n_cases = n_sel;
-    ctx.device_ok = json_is_object(json_object_get(env, "device"));
-    ctx.device_error = json_string_value(json_object_get(env, "device_error"));
-    ctx.bandwidth_gbs =
-        json_number_value(json_object_get(json_object_get(env, "ceilings"), "bandwidth_gbs"));
-    ctx.peak_gflops =
-        json_number_value(json_object_get(json_object_get(env, "ceilings"), "peak_gflops"));
-    if (any_device && !ctx.device_ok)
+    ceilings = json_object_get(rs->env, "ceilings");
+    rs->ctx.profile = profile;
+    rs->ctx.profile_run = args->profile_run;
+    rs->ctx.cases = rs->sel;
+    rs->ctx.n_cases = rs->n_sel;
+    rs->ctx.device_ok = json_is_object(json_object_get(rs->env, "device"));
+    rs->ctx.device_error = json_string_value(json_object_get(rs->env, "device_error"));
+    rs->ctx.bandwidth_gbs = json_number_value(json_object_get(ceilings, "bandwidth_gbs"));
+    rs->ctx.peak_gflops = json_number_value(json_object_get(ceilings, "peak_gflops"));
+    if (rs->any_device && !rs->ctx.device_ok)
         fprintf(stderr, "kbench: device variants will be skipped: %s\n",
-                ctx.device_error ? ctx.device_error : "no device");
-    fprintf(stderr, "kbench: %zu cases; results in %s\n", n_sel, path);
+                rs->ctx.device_error ? rs->ctx.device_error : "no device");
+    fprintf(stderr, "kbench: %zu cases; results in %s\n", rs->n_sel, rs->path);
+    return 0;
+}
 
-    for (size_t k = 0; k < n_sel && !interrupted; k++) {
-        const kbi_case *c = sel[k];
-        const kb_variant *v = &c->section->plugin->desc->variants[c->variant];
-        json_t *rec = NULL;
-        char *line = NULL;
-        if (args->sanitize && v->target == KB_DEVICE && ctx.device_ok) {
-            if (worker.pid > 0)
-                child_stop(&worker, 0); /* the sanitized child needs the device alone */
-            rec = run_sanitized(args, &ctx, c, out_dir, sanitizer);
-            if (!rec)
-                break; /* interrupted */
-        } else if (args->in_process && !(v->target == KB_DEVICE && !ctx.device_ok)) {
-            rec = kbi_case_execute(&ctx, c);
-        } else if (v->target == KB_DEVICE && !ctx.device_ok) {
-            /* Nothing to isolate: record the skip without a worker. */
-            rec = kbi_case_record_base(&ctx, c);
-            json_object_set_new(rec, "status", json_string("skipped"));
-            json_object_set_new(rec, "message", json_string(ctx.device_error ? ctx.device_error
-                                                                            : "no CUDA device"));
-            json_object_set_new(rec, "samples", json_array());
-        } else {
-            int r;
-            char cmd[64];
-            if (worker.pid > 0 && worker.section != c->section)
-                child_stop(&worker, 0);
-            if (worker.pid <= 0) {
-                if (child_start(&worker, worker_entry, &ctx, err) != KBI_OK) {
-                    fprintf(stderr, "kbench: %s\n", err);
-                    write_failed = 1;
-                    break;
-                }
-                worker.section = c->section;
-            }
-            snprintf(cmd, sizeof cmd, "case %zu\n", k);
-            if (write(worker.cmd_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
-                r = 0;
-            else
-                r = child_read_line(&worker, kbi_now() + profile.run.timeout, &line);
-            if (r == -2) {
-                child_stop(&worker, 1);
-                break;
-            }
-            if (r == 1) {
-                rec = json_loads(line, 0, NULL);
-                if (!json_is_object(rec)) {
-                    json_decref(rec);
-                    rec = NULL;
-                }
-            }
-            if (!rec) {
-                char msg[KBI_ERR_SIZE];
-                kbi_status s = KBI_ST_CRASHED;
-                if (r == -1) {
-                    s = KBI_ST_TIMEOUT;
-                    snprintf(msg, sizeof msg, "no result within the timeout of %g s; worker killed",
-                             profile.run.timeout);
-                    child_stop(&worker, 1);
-                } else if (r == 1) {
-                    snprintf(msg, sizeof msg, "worker sent an unreadable result");
-                    child_stop(&worker, 1);
-                } else {
-                    child_reap(&worker, &s, msg, sizeof msg);
-                    child_stop(&worker, 1);
-                }
-                rec = kbi_case_record_base(&ctx, c);
-                json_object_set_new(rec, "status", json_string(kbi_status_name(s)));
-                json_object_set_new(rec, "message", json_string(msg));
-                json_object_set_new(rec, "samples", json_array());
-            } else {
-                int st2 = kbi_status_parse(rec_status(rec));
-                /* After an error the CUDA context may be poisoned: the next
-                 * case gets a fresh worker. */
-                if (st2 == KBI_ST_ERROR || json_is_true(json_object_get(rec, "sticky_error")))
-                    child_stop(&worker, 1);
-            }
-            free(line);
+/* The record of a case the worker did not answer: crashed, timed out, or unreadable. */
+static json_t *lost_case(run_state *rs, const kbi_case *c, int r)
+{
+    char msg[KBI_ERR_SIZE];
+    kbi_status s = KBI_ST_CRASHED;
+    json_t *rec;
+    if (r == -1) {
+        s = KBI_ST_TIMEOUT;
+        snprintf(msg, sizeof msg, "no result within the timeout of %g s; worker killed",
+                 rs->profile.run.timeout);
+    } else if (r == 1) {
+        snprintf(msg, sizeof msg, "worker sent an unreadable result");
+    } else {
+        child_reap(&rs->worker, &s, msg, sizeof msg);
+    }
+    child_stop(&rs->worker, 1);
+    rec = kbi_case_record_base(&rs->ctx, c);
+    json_object_set_new(rec, "status", json_string(kbi_status_name(s)));
+    json_object_set_new(rec, "message", json_string(msg));
+    json_object_set_new(rec, "samples", json_array());
+    return rec;
+}
+
+/* Case k of the selection in the section's worker (started or replaced as needed).  Returns
+ * its record; NULL with *stop set when the run must end (interrupted, no worker). */
+static json_t *worker_case(run_state *rs, size_t k, int *stop)
+{
+    const kbi_case *c = rs->sel[k];
+    json_t *rec = NULL;
+    char cmd[64], err[KBI_ERR_SIZE], *line = NULL;
+    int r;
+    if (rs->worker.pid > 0 && rs->worker.section != c->section)
+        child_stop(&rs->worker, 0);
+    if (rs->worker.pid <= 0) {
+        if (child_start(&rs->worker, worker_entry, &rs->ctx, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            rs->write_failed = 1;
+            *stop = 1;
+            return NULL;
         }
-        {
-            int s = kbi_status_parse(rec_status(rec));
-            counts[s >= 0 ? s : KBI_ST_ERROR]++;
+        rs->worker.section = c->section;
+    }
+    snprintf(cmd, sizeof cmd, "case %zu\n", k);
+    if (write(rs->worker.cmd_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
+        r = 0;
+    else
+        r = read_case_answer(&rs->worker, &rs->profile.run, &line);
+    if (r == -2) {
+        child_stop(&rs->worker, 1);
+        *stop = 1;
+        return NULL;
+    }
+    if (r == 1) {
+        rec = json_loads(line, 0, NULL);
+        if (!json_is_object(rec)) {
+            json_decref(rec);
+            rec = NULL;
         }
-        done++;
-        progress(k + 1, n_sel, rec);
-        if (kbi_results_write(&w, "case", rec, err) != KBI_OK) {
+    }
+    free(line);
+    if (!rec)
+        return lost_case(rs, c, r);
+    /* After an error the CUDA context may be poisoned: the next case gets a fresh worker. */
+    if (kbi_status_parse(rec_status(rec)) == KBI_ST_ERROR ||
+        json_is_true(json_object_get(rec, "sticky_error")))
+        child_stop(&rs->worker, 1);
+    return rec;
+}
+
+/* Runs case k the way the run asks (sanitized, in-process, skipped without a device, or in a
+ * worker).  Returns its record, or NULL with *stop set. */
+static json_t *run_case(run_state *rs, size_t k, int *stop)
+{
+    const kbi_case *c = rs->sel[k];
+    const kb_variant *v = &c->section->plugin->desc->variants[c->variant];
+    int device = v->target == KB_DEVICE;
+    json_t *rec;
+    if (rs->args->sanitize && device && rs->ctx.device_ok) {
+        if (rs->worker.pid > 0)
+            child_stop(&rs->worker, 0); /* the sanitized child needs the device alone */
+        rec = run_sanitized(rs->args, &rs->ctx, c, rs->out_dir, rs->sanitizer);
+        *stop = rec == NULL; /* interrupted */
+        return rec;
+    }
+    if (device && !rs->ctx.device_ok) {
+        /* Nothing to isolate: record the skip without a worker. */
+        rec = kbi_case_record_base(&rs->ctx, c);
+        json_object_set_new(rec, "status", json_string("skipped"));
+        json_object_set_new(rec, "message", json_string(rs->ctx.device_error ? rs->ctx.device_error
+                                                                             : "no CUDA device"));
+        json_object_set_new(rec, "samples", json_array());
+        return rec;
+    }
+    if (rs->args->in_process)
+        return kbi_case_execute(&rs->ctx, c);
+    return worker_case(rs, k, stop);
+}
+
+/* Every selected case, each record written and flushed as it ends. */
+static void run_cases(run_state *rs)
+{
+    char err[KBI_ERR_SIZE];
+    for (size_t k = 0; k < rs->n_sel && !interrupted; k++) {
+        int stop = 0, s;
+        json_t *rec = run_case(rs, k, &stop);
+        if (!rec)
+            break;
+        s = kbi_status_parse(rec_status(rec));
+        rs->counts[s >= 0 ? s : KBI_ST_ERROR]++;
+        rs->done++;
+        progress(k + 1, rs->n_sel, rec);
+        if (kbi_results_write(&rs->w, "case", rec, err) != KBI_OK) {
             fprintf(stderr, "kbench: %s\n", err);
             json_decref(rec);
-            write_failed = 1;
+            rs->write_failed = 1;
             break;
         }
         json_decref(rec);
+        if (stop)
+            break;
     }
-    child_stop(&worker, interrupted != 0);
+    child_stop(&rs->worker, interrupted != 0);
+    if (rs->args->in_process)
+        kbi_worker_release_point();
+}
 
-    end = json_object();
-    json_object_set_new(end, "complete", json_boolean(!interrupted && !write_failed && done == n_sel));
-    json_object_set_new(end, "cases", json_integer((json_int_t)done));
-    {
-        size_t failed = 0;
-        json_t *by = json_object();
-        for (int s = 0; s < KBI_ST_COUNT; s++) {
-            json_object_set_new(by, kbi_status_name((kbi_status)s), json_integer((json_int_t)counts[s]));
-            if (kbi_status_is_failure((kbi_status)s))
-                failed += counts[s];
-        }
-        json_object_set_new(end, "failed", json_integer((json_int_t)failed));
-        json_object_set_new(end, "by_status", by);
-        json_object_set_new(end, "interrupted_by",
-                            interrupted ? json_string(interrupted == SIGINT ? "SIGINT" : "SIGTERM")
-                                        : json_null());
-        if (!write_failed && kbi_results_write(&w, "end", end, err) != KBI_OK) {
-            fprintf(stderr, "kbench: %s\n", err);
-            write_failed = 1;
-        }
-        json_decref(end);
-        fprintf(stderr, "kbench: %zu of %zu cases run: %zu ok, %zu verify_failed, %zu skipped, %zu "
-                        "error, %zu crashed, %zu timeout\n",
-                done, n_sel, counts[KBI_ST_OK], counts[KBI_ST_VERIFY_FAILED],
-                counts[KBI_ST_SKIPPED], counts[KBI_ST_ERROR], counts[KBI_ST_CRASHED],
-                counts[KBI_ST_TIMEOUT]);
-        fprintf(stderr, "kbench: results: %s\n", path);
-        if (interrupted) {
-            fprintf(stderr, "kbench: interrupted by %s; the results file is marked incomplete\n",
-                    interrupted == SIGINT ? "SIGINT" : "SIGTERM");
-            rc = KBI_EXIT_INTERRUPTED;
-        } else if (write_failed) {
-            rc = KBI_EXIT_USAGE;
-        } else {
-            rc = failed ? KBI_EXIT_FAILED : KBI_EXIT_OK;
-        }
+/* The end record and the summary.  Returns the run's exit code. */
+static int write_end(run_state *rs)
+{
+    const size_t *n = rs->counts;
+    char err[KBI_ERR_SIZE];
+    size_t failed = 0;
+    json_t *end = json_object(), *by = json_object();
+    json_object_set_new(end, "complete",
+                        json_boolean(!interrupted && !rs->write_failed && rs->done == rs->n_sel));
+    json_object_set_new(end, "cases", json_integer((json_int_t)rs->done));
+    for (int s = 0; s < KBI_ST_COUNT; s++) {
+        json_object_set_new(by, kbi_status_name((kbi_status)s), json_integer((json_int_t)n[s]));
+        if (kbi_status_is_failure((kbi_status)s))
+            failed += n[s];
     }
-    printf("%s\n", path);
+    json_object_set_new(end, "failed", json_integer((json_int_t)failed));
+    json_object_set_new(end, "by_status", by);
+    json_object_set_new(end, "interrupted_by",
+                        interrupted ? json_string(interrupted == SIGINT ? "SIGINT" : "SIGTERM")
+                                    : json_null());
+    if (!rs->write_failed && kbi_results_write(&rs->w, "end", end, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        rs->write_failed = 1;
+    }
+    json_decref(end);
+    fprintf(stderr, "kbench: %zu of %zu cases run: %zu ok, %zu verify_failed, %zu skipped, %zu "
+                    "error, %zu crashed, %zu timeout\n",
+            rs->done, rs->n_sel, n[KBI_ST_OK], n[KBI_ST_VERIFY_FAILED], n[KBI_ST_SKIPPED],
+            n[KBI_ST_ERROR], n[KBI_ST_CRASHED], n[KBI_ST_TIMEOUT]);
+    fprintf(stderr, "kbench: results: %s\n", rs->path);
+    printf("%s\n", rs->path);
+    if (interrupted) {
+        fprintf(stderr, "kbench: interrupted by %s; the results file is marked incomplete\n",
+                interrupted == SIGINT ? "SIGINT" : "SIGTERM");
+        return KBI_EXIT_INTERRUPTED;
+    }
+    if (rs->write_failed)
+        return KBI_EXIT_USAGE;
+    return failed ? KBI_EXIT_FAILED : KBI_EXIT_OK;
+}
 
-out:
+int kbi_run(const kbi_run_args *args)
+{
+    run_state rs = {.args = args, .worker = {.pid = 0, .cmd_fd = -1, .res_fd = -1}};
+    int rc = select_cases(&rs);
+    if (!rc)
+        rc = find_sanitizer(&rs);
+    if (!rc)
+        rc = open_output(&rs);
+    if (!rc)
+        rc = write_env(&rs);
+    if (!rc) {
+        run_cases(&rs);
+        rc = write_end(&rs);
+    }
     if (worker_log_fd >= 0) {
         close(worker_log_fd);
         worker_log_fd = -1;
     }
-    kbi_results_close(&w);
-    json_decref(env);
-    free(sel);
-    if (all)
-        kbi_cases_free(all, n_all);
-    kbi_profile_free(&profile);
-    kbi_plugins_free(&plugins);
-    kbi_buf_free(&errors);
-    free(out_dir);
-    for (size_t i = 0; i < n_dirs; i++)
-        free(dirs[i]);
+    kbi_results_close(&rs.w);
+    json_decref(rs.env);
+    free(rs.sel);
+    if (rs.all)
+        kbi_cases_free(rs.all, rs.n_all);
+    kbi_profile_free(&rs.profile);
+    kbi_plugins_free(&rs.plugins);
+    free(rs.out_dir);
     return rc;
 }

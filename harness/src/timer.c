@@ -6,18 +6,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocker.h"
 #include "common.h"
 #include "kbench/cuda_check.h"
 
 /* Bigger than any CPU's last-level cache we expect to run on. */
 #define HOST_FLUSH_BYTES ((size_t)64 << 20)
 
+/* The blocking kernel gives up after this long; the trial that tells
+ * whether run() waits on the device uses the shorter one. */
+#define BLOCK_TIMEOUT_S 10.0
+#define BLOCK_TRIAL_TIMEOUT_S 0.5
+
+/* The most runs a graph holds: a batch is sized to about a millisecond of
+ * work, so this is reached only by sub-100 ns runs. */
+#define GRAPH_MAX_BATCH 10000
+
+const char *kbi_timing_name(kbi_timing t)
+{
+    static const char *const names[] = {"events", "graph", "blocked", "launches", "host"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "unknown";
+}
+
 int kbi_device_open(kbi_device *d, int device, char *err)
 {
     struct cudaDeviceProp prop;
     cudaStream_t s = NULL;
     cudaEvent_t a = NULL, b = NULL;
-    void *flush = NULL;
+    void *flush = NULL, *block = NULL, *block_dev = NULL;
     char msg[KB_MSG_SIZE];
     int rc = KB_OK;
     memset(d, 0, sizeof *d);
@@ -31,6 +47,10 @@ int kbi_device_open(kbi_device *d, int device, char *err)
      * evicted before the sample. */
     d->flush_bytes = 2 * d->l2_bytes > ((size_t)64 << 20) ? 2 * d->l2_bytes : ((size_t)64 << 20);
     KB_CUDA_GOTO(cudaMalloc(&flush, d->flush_bytes), msg, fail);
+    KB_CUDA_GOTO(cudaHostAlloc(&block, 2 * sizeof(int), cudaHostAllocMapped), msg, fail);
+    KB_CUDA_GOTO(cudaHostGetDevicePointer(&block_dev, block, 0), msg, fail);
+    d->block_host = block;
+    d->block_dev = block_dev;
     d->ready = 1;
     d->device = device;
     d->stream = s;
@@ -40,6 +60,8 @@ int kbi_device_open(kbi_device *d, int device, char *err)
     return KBI_OK;
 fail:
     kbi_errf(err, "%s", msg);
+    if (block)
+        cudaFreeHost(block);
     if (flush)
         cudaFree(flush);
     if (a)
@@ -57,6 +79,7 @@ void kbi_device_close(kbi_device *d)
     if (!d->ready)
         return;
     cudaFree(d->flush);
+    cudaFreeHost((void *)d->block_host);
     cudaEventDestroy((cudaEvent_t)d->start);
     cudaEventDestroy((cudaEvent_t)d->stop);
     cudaStreamDestroy((cudaStream_t)d->stream);
@@ -70,11 +93,22 @@ int kbi_device_sync(kbi_device *d, char *msg)
     return KB_OK;
 }
 
+/* Records the stop event, waits for it and converts to seconds per run. */
+static int finish_sample(kbi_device *d, int batch, double *seconds, char *msg)
+{
+    float ms = 0.0f;
+    KB_CUDA_TRY(cudaEventRecord((cudaEvent_t)d->stop, (cudaStream_t)d->stream), msg);
+    KB_CUDA_TRY(cudaEventSynchronize((cudaEvent_t)d->stop), msg);
+    KB_CUDA_TRY(cudaGetLastError(), msg);
+    KB_CUDA_TRY(cudaEventElapsedTime(&ms, (cudaEvent_t)d->start, (cudaEvent_t)d->stop), msg);
+    *seconds = (double)ms * 1e-3 / (double)batch;
+    return KB_OK;
+}
+
 int kbi_time_device(kbi_device *d, const kb_plugin *p, void *state, int batch, int flush,
                     double *seconds, char *msg)
 {
     cudaStream_t s = (cudaStream_t)d->stream;
-    float ms = 0.0f;
     static unsigned char byte;
     if (flush)
         KB_CUDA_TRY(cudaMemsetAsync(d->flush, byte++, d->flush_bytes, s), msg);
@@ -84,12 +118,153 @@ int kbi_time_device(kbi_device *d, const kb_plugin *p, void *state, int batch, i
         if (rc != KB_OK)
             return rc;
     }
-    KB_CUDA_TRY(cudaEventRecord((cudaEvent_t)d->stop, s), msg);
-    KB_CUDA_TRY(cudaEventSynchronize((cudaEvent_t)d->stop), msg);
-    KB_CUDA_TRY(cudaGetLastError(), msg);
-    KB_CUDA_TRY(cudaEventElapsedTime(&ms, (cudaEvent_t)d->start, (cudaEvent_t)d->stop), msg);
-    *seconds = (double)ms * 1e-3 / (double)batch;
+    return finish_sample(d, batch, seconds, msg);
+}
+
+/* One sample behind the blocking kernel.  *timed_out tells whether the
+ * kernel gave up before every run was enqueued (run() waited on the
+ * device, or the host was descheduled for that long). */
+static int sample_blocked(kbi_device *d, const kb_plugin *p, void *state, int batch,
+                          double timeout_s, double *seconds, int *timed_out, char *msg)
+{
+    cudaStream_t s = (cudaStream_t)d->stream;
+    int rc = KB_OK;
+    d->block_host[0] = 0;
+    d->block_host[1] = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    KB_CUDA_TRY((cudaError_t)kbi_block_launch(s, d->block_dev, d->block_dev + 1, timeout_s), msg);
+    KB_CUDA_TRY(cudaEventRecord((cudaEvent_t)d->start, s), msg);
+    for (int i = 0; i < batch && rc == KB_OK; i++)
+        rc = p->run(state, s, msg);
+    /* Release the kernel whatever happened, so the stream drains. */
+    __atomic_store_n(&d->block_host[0], 1, __ATOMIC_SEQ_CST);
+    if (rc != KB_OK) {
+        cudaStreamSynchronize(s);
+        return rc;
+    }
+    rc = finish_sample(d, batch, seconds, msg);
+    *timed_out = d->block_host[1] != 0;
+    return rc;
+}
+
+/* Captures `batch` runs into a graph.  Returns KB_OK with *exec set, or
+ * nonzero when capture is not possible (msg says why; the CUDA error state
+ * is cleared, nothing is left capturing). */
+static int capture_batch(kbi_device *d, const kb_plugin *p, void *state, int batch,
+                         cudaGraphExec_t *exec, char *msg)
+{
+    cudaStream_t s = (cudaStream_t)d->stream;
+    cudaGraph_t graph = NULL;
+    cudaError_t e;
+    int rc = KB_OK;
+    *exec = NULL;
+    KB_CUDA_TRY(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), msg);
+    for (int i = 0; i < batch && rc == KB_OK; i++)
+        rc = p->run(state, s, msg);
+    e = cudaStreamEndCapture(s, &graph);
+    if (rc != KB_OK || e != cudaSuccess) {
+        if (rc == KB_OK)
+            kb_cuda_fail(e, "cudaStreamEndCapture", __FILE__, __LINE__, msg);
+        if (graph)
+            cudaGraphDestroy(graph);
+        (void)cudaGetLastError();
+        return KB_ERROR;
+    }
+    e = cudaGraphInstantiate(exec, graph, 0);
+    cudaGraphDestroy(graph);
+    if (e != cudaSuccess) {
+        kb_cuda_fail(e, "cudaGraphInstantiate", __FILE__, __LINE__, msg);
+        *exec = NULL;
+        return KB_ERROR;
+    }
+    /* The first launch uploads the graph: keep it out of the samples. */
+    e = cudaGraphLaunch(*exec, s);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+        rc = kb_cuda_fail(e, "cudaGraphLaunch", __FILE__, __LINE__, msg);
+        cudaGraphExecDestroy(*exec);
+        *exec = NULL;
+        return rc;
+    }
     return KB_OK;
+}
+
+int kbi_hot_setup(kbi_device *d, const kb_plugin *p, void *state, int batch, uint32_t run_flags,
+                  kbi_hot *h, char *msg)
+{
+    char why[KB_MSG_SIZE] = "";
+    double t;
+    int timed_out = 0, rc;
+    memset(h, 0, sizeof *h);
+    h->batch = batch;
+    if (batch <= 1) {
+        h->method = KBI_TIMING_EVENTS;
+        return KB_OK;
+    }
+    if (run_flags & KB_RUN_SYNCS) {
+        h->method = KBI_TIMING_LAUNCHES;
+        snprintf(h->note, sizeof h->note, "run() synchronises (KB_RUN_SYNCS): plain launches");
+        return KB_OK;
+    }
+    if (!(run_flags & KB_RUN_NO_CAPTURE)) {
+        cudaGraphExec_t exec;
+        int b = batch > GRAPH_MAX_BATCH ? GRAPH_MAX_BATCH : batch;
+        if (capture_batch(d, p, state, b, &exec, why) == KB_OK) {
+            h->method = KBI_TIMING_GRAPH;
+            h->graph = exec;
+            h->batch = b;
+            return KB_OK;
+        }
+        if ((rc = kbi_device_sync(d, msg)) != KB_OK)
+            return rc;
+        snprintf(h->note, sizeof h->note, "graph capture failed (%.200s)", why);
+    }
+    /* A trial behind the blocking kernel with a short timeout: a run()
+     * that waits on the device holds the host until the kernel gives up. */
+    rc = sample_blocked(d, p, state, batch, BLOCK_TRIAL_TIMEOUT_S, &t, &timed_out, msg);
+    if (rc != KB_OK)
+        return rc;
+    if (!timed_out) {
+        h->method = KBI_TIMING_BLOCKED;
+        return KB_OK;
+    }
+    h->method = KBI_TIMING_LAUNCHES;
+    snprintf(h->note + strlen(h->note), sizeof h->note - strlen(h->note),
+             "%srun() waits on the device (the blocking kernel timed out): plain launches",
+             h->note[0] ? "; " : "");
+    return KB_OK;
+}
+
+int kbi_hot_sample(kbi_device *d, const kb_plugin *p, void *state, const kbi_hot *h,
+                   double *seconds, char *msg)
+{
+    cudaStream_t s = (cudaStream_t)d->stream;
+    int timed_out = 0, rc;
+    switch (h->method) {
+    case KBI_TIMING_GRAPH:
+        KB_CUDA_TRY(cudaEventRecord((cudaEvent_t)d->start, s), msg);
+        KB_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)h->graph, s), msg);
+        return finish_sample(d, h->batch, seconds, msg);
+    case KBI_TIMING_BLOCKED:
+        rc = sample_blocked(d, p, state, h->batch, BLOCK_TIMEOUT_S, seconds, &timed_out, msg);
+        if (rc == KB_OK && timed_out) {
+            kb_msgf(msg, "the blocking kernel timed out after %g s before the batch of %d runs "
+                         "was enqueued: does run() wait on the device? (set KB_RUN_SYNCS)",
+                    BLOCK_TIMEOUT_S, h->batch);
+            return KB_ERROR;
+        }
+        return rc;
+    default:
+        return kbi_time_device(d, p, state, h->batch, 0, seconds, msg);
+    }
+}
+
+void kbi_hot_free(kbi_hot *h)
+{
+    if (h->graph)
+        cudaGraphExecDestroy((cudaGraphExec_t)h->graph);
+    h->graph = NULL;
 }
 
 int kbi_time_host(const kb_plugin *p, void *state, int batch, int flush, double *seconds,

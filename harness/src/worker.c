@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <math.h>
 
 #include "common.h"
 #include "env.h"
+#include "loader.h"
 #include "results.h"
 #include "stats.h"
 #include "timer.h"
@@ -26,11 +28,18 @@
 #define HOT_BATCH_SECONDS 1e-3
 #define MAX_BATCH (1 << 20)
 
-/* The case being run, for the host services. */
+/* The case being run, for the 1.0 host service `metric` (which names no
+ * case); ABI 1.1's `report` reaches its case through a handle instead. */
 static struct {
     const kbi_case *c;
     json_t *metrics;
 } current;
+
+/* What host->report needs: the case's plugin and its metrics object. */
+struct kb_case_handle {
+    const kb_plugin *p;
+    json_t *metrics;
+};
 
 static void host_metric(const char *name, double value, const char *unit)
 {
@@ -38,9 +47,50 @@ static void host_metric(const char *name, double value, const char *unit)
     if (!current.metrics || !name)
         return;
     m = json_object();
-    json_object_set_new(m, "value", json_real(value));
+    json_object_set_new(m, "value", isfinite(value) ? json_real(value) : json_null());
     json_object_set_new(m, "unit", json_string(unit ? unit : ""));
     json_object_set_new(current.metrics, name, m);
+}
+
+static const char *better_name(kb_better b)
+{
+    return b == KB_BETTER_HIGHER ? "higher" : b == KB_BETTER_LOWER ? "lower" : "none";
+}
+
+/* Nonzero when value lies within the metric's declared bound. */
+static int metric_in_bound(const kb_metric_def *m, double value)
+{
+    if (!m->bounds)
+        return 1;
+    if (!isfinite(value))
+        return 0;
+    return !((m->bounds & KB_BOUND_LOW) && value < m->low) &&
+           !((m->bounds & KB_BOUND_HIGH) && value > m->high);
+}
+
+static int host_report(kb_case_handle *h, const char *name, double value, double uncertainty)
+{
+    const kb_metric_def *m = NULL;
+    json_t *o;
+    if (!h || !name)
+        return KB_BAD_PARAM;
+    for (int i = 0; i < KBI_DESC_GET(h->p, n_metrics, 0); i++)
+        if (strcmp(h->p->metrics[i].name, name) == 0)
+            m = &h->p->metrics[i];
+    if (!m)
+        return KB_BAD_PARAM;
+    o = json_object();
+    json_object_set_new(o, "value", isfinite(value) ? json_real(value) : json_null());
+    json_object_set_new(o, "uncertainty",
+                        isfinite(uncertainty) ? json_real(fabs(uncertainty)) : json_null());
+    json_object_set_new(o, "unit", json_string(m->unit ? m->unit : ""));
+    json_object_set_new(o, "better", json_string(better_name(m->better)));
+    json_object_set_new(o, "low", (m->bounds & KB_BOUND_LOW) ? json_real(m->low) : json_null());
+    json_object_set_new(o, "high", (m->bounds & KB_BOUND_HIGH) ? json_real(m->high) : json_null());
+    json_object_set_new(o, "declared", json_true());
+    json_object_set_new(o, "in_bound", json_boolean(metric_in_bound(m, value)));
+    json_object_set_new(h->metrics, name, o);
+    return KB_OK;
 }
 
 static void host_log(const char *fmt, ...)
@@ -62,6 +112,9 @@ const kb_host kbi_host_services = {
     .param_dims = kbi_param_dims,
     .metric = host_metric,
     .log = host_log,
+    .param_dims_cap = kbi_param_dims_cap,
+    .param_ints = kbi_param_ints,
+    .report = host_report,
 };
 
 static const char *target_name(kb_target t)
@@ -186,14 +239,144 @@ static int nvtx_push_case(const kbi_case *c)
     return 3;
 }
 
+/* ---- the parameter point: prepare once, share with every variant ---- */
+
+/* The worker's device (one per process) and the point prepared last. */
+static kbi_device worker_device;
+static struct {
+    const kbi_section *section; /* NULL: nothing prepared */
+    const kbi_value **values;   /* the point's values, as the cases hold them */
+    int rc;                     /* prepare's status */
+    char msg[KB_MSG_SIZE];
+    void *shared;
+    double seconds;
+    int charged; /* prepare_s already in a record */
+} point;
+
+/* Where the worker tells the parent that prepare starts and ends (its time
+ * does not count against a case's timeout); -1 in-process. */
+static int parent_fd = -1;
+
+static int write_all(int fd, const char *s, size_t n);
+
+static void tell_parent(const char *line)
+{
+    if (parent_fd >= 0)
+        write_all(parent_fd, line, strlen(line));
+}
+
+static int same_point(const kbi_case *c)
+{
+    if (point.section != c->section)
+        return 0;
+    for (size_t i = 0; i < c->section->n_axes; i++)
+        if (point.values[i] != c->values[i])
+            return 0;
+    return 1;
+}
+
+void kbi_worker_release_point(void)
+{
+    const kb_plugin *p;
+    if (!point.section)
+        return;
+    p = point.section->plugin->desc;
+    if (point.shared) {
+        char msg[KB_MSG_SIZE] = "";
+        if (p->release(point.shared, msg) != KB_OK)
+            fprintf(stderr, "  [%s] release failed: %s\n", p->name, msg);
+    }
+    free(point.values);
+    memset(&point, 0, sizeof point);
+}
+
+/* Nonzero when the section runs a device variant, so prepare gets the
+ * device (and may build a device reference). */
+static int section_uses_device(const kbi_section *sec)
+{
+    for (size_t i = 0; i < sec->n_variants; i++)
+        if (sec->plugin->desc->variants[sec->variants[i]].target == KB_DEVICE)
+            return 1;
+    return 0;
+}
+
+/* Opens the worker's device once.  Returns KBI_OK or KBI_ERR with err set. */
+static int open_device(const kbi_run_ctx *ctx, char *err)
+{
+    if (worker_device.ready)
+        return KBI_OK;
+    if (kbi_device_open(&worker_device, ctx->profile->run.device, err) != KBI_OK)
+        return KBI_ERR;
+    kbi_nvml_open(ctx->profile->run.device);
+    return KBI_OK;
+}
+
+/* Makes sure the case's point is prepared (once per point per worker):
+ * releases the previous point first.  Returns prepare's status with its
+ * message in msg; KB_OK when the plugin has no prepare. */
+static int ensure_point(const kbi_run_ctx *ctx, const kbi_case *c, char *msg)
+{
+    const kb_plugin *p = c->section->plugin->desc;
+    char err[KBI_ERR_SIZE], id[1024];
+    const char *params = strchr(strchr(c->id, '/') + 1, '/');
+    kb_point pt;
+    double t0;
+    if (!KBI_DESC_GET(p, prepare, NULL))
+        return KB_OK;
+    if (point.section && same_point(c)) {
+        snprintf(msg, KB_MSG_SIZE, "%s", point.msg);
+        return point.rc;
+    }
+    kbi_worker_release_point();
+    point.section = c->section;
+    point.values = kbi_xmalloc((c->section->n_axes + 1) * sizeof *point.values);
+    memcpy(point.values, c->values, c->section->n_axes * sizeof *point.values);
+    pt = (kb_point){.struct_size = sizeof pt,
+                    .host = &kbi_host_services,
+                    .params = &c->params,
+                    .seed = ctx->profile->run.seed,
+                    .device = -1,
+                    .id = id};
+    snprintf(id, sizeof id, "%s%s", p->name, params ? params : "/");
+    if (ctx->device_ok && section_uses_device(c->section)) {
+        if (open_device(ctx, err) != KBI_OK) {
+            point.rc = KB_CUDA_ERROR;
+            snprintf(point.msg, sizeof point.msg, "prepare: %.480s", err);
+            snprintf(msg, KB_MSG_SIZE, "%s", point.msg);
+            return point.rc;
+        }
+        pt.device = ctx->profile->run.device;
+        pt.stream = worker_device.stream;
+    }
+    tell_parent("prepare\n");
+    t0 = kbi_now();
+    point.rc = p->prepare(&pt, &point.shared, point.msg);
+    point.seconds = kbi_now() - t0;
+    tell_parent("prepared\n");
+    if (point.rc == KB_OK && pt.device >= 0)
+        point.rc = kbi_device_sync(&worker_device, point.msg);
+    if (point.rc != KB_OK) {
+        if (!point.msg[0])
+            snprintf(point.msg, sizeof point.msg, "prepare failed without a message");
+        point.shared = NULL;
+    }
+    snprintf(msg, KB_MSG_SIZE, "%s", point.msg);
+    return point.rc;
+}
+
+/* ---- one case ---- */
+
 /* One case, inside the worker. */
 typedef struct case_run {
     const kbi_run_ctx *ctx;
     const kbi_case *c;
     const kb_plugin *p;
-    int device;
     kbi_device *dev; /* NULL for host variants */
     void *state;
+    kb_counts counts;
+    kb_case_handle handle;
+    kbi_hot hot;
+    json_t *rec;
     char msg[KB_MSG_SIZE];
 } case_run;
 
@@ -206,10 +389,31 @@ static int run_once(case_run *r)
     return r->p->run(r->state, NULL, r->msg);
 }
 
-static int sample(case_run *r, int batch, int flush, double *t)
+/* The plugin's untimed reset (ABI 1.1), finished before anything is timed. */
+static int reset_state(case_run *r)
 {
-    return r->dev ? kbi_time_device(r->dev, r->p, r->state, batch, flush, t, r->msg)
-                  : kbi_time_host(r->p, r->state, batch, flush, t, r->msg);
+    int (*reset)(void *, void *, char *) = KBI_DESC_GET(r->p, reset, NULL);
+    int rc;
+    if (!reset)
+        return KB_OK;
+    rc = reset(r->state, r->dev ? r->dev->stream : NULL, r->msg);
+    if (rc == KB_OK && r->dev)
+        rc = kbi_device_sync(r->dev, r->msg);
+    return rc;
+}
+
+/* One sample: reset (untimed), then `batch` runs timed the way the case
+ * was set up for (plain launches while the batch is being sized). */
+static int sample(case_run *r, int batch, int flush, int sizing, double *t)
+{
+    int rc = reset_state(r);
+    if (rc != KB_OK)
+        return rc;
+    if (!r->dev)
+        return kbi_time_host(r->p, r->state, batch, flush, t, r->msg);
+    if (!sizing && r->hot.batch > 1)
+        return kbi_hot_sample(r->dev, r->p, r->state, &r->hot, t, r->msg);
+    return kbi_time_device(r->dev, r->p, r->state, batch, flush, t, r->msg);
 }
 
 static int verify(case_run *r, kb_verdict *v)
@@ -229,6 +433,35 @@ static void describe_failed_verdict(char *msg, const kb_verdict *v, const char *
             v->metric ? v->metric : "error", v->error, v->tolerance);
 }
 
+/* Hot mode: grows the batch until one sample is well above a launch's
+ * overhead (these runs are warm-up too), within the plugin's max_batch,
+ * then chooses how to time it.  Returns KB_OK or a plugin/CUDA status. */
+static int size_batch(case_run *r, int *batch)
+{
+    int max = r->counts.max_batch > 0 ? r->counts.max_batch : MAX_BATCH, rc;
+    double t;
+    *batch = 1;
+    while (*batch < max) {
+        if ((rc = sample(r, *batch, 0, 1, &t)) != KB_OK)
+            return rc;
+        if (t * *batch >= HOT_BATCH_SECONDS)
+            break;
+        *batch = t > 0 ? (int)(HOT_BATCH_SECONDS / t * 1.2) + 1 : *batch * 16;
+        if (*batch > max)
+            *batch = max;
+    }
+    if (!r->dev) {
+        r->hot.method = KBI_TIMING_HOST;
+        r->hot.batch = *batch;
+        return KB_OK;
+    }
+    if ((rc = reset_state(r)) != KB_OK)
+        return rc;
+    rc = kbi_hot_setup(r->dev, r->p, r->state, *batch, r->counts.run_flags, &r->hot, r->msg);
+    *batch = r->hot.batch;
+    return rc;
+}
+
 /* The sampling loop: returns KB_OK and fills samples, or a plugin/CUDA
  * status with r->msg set. */
 static int take_samples(case_run *r, double hard_stop, double **samples, size_t *n, int *batch_out,
@@ -240,26 +473,17 @@ static int take_samples(case_run *r, double hard_stop, double **samples, size_t 
     size_t cap = 64;
     *samples = kbi_xmalloc(cap * sizeof **samples);
     *n = 0;
+    r->hot.method = r->dev ? KBI_TIMING_EVENTS : KBI_TIMING_HOST;
+    r->hot.batch = 1;
     for (int i = 0; i < o->warmup; i++)
-        if ((rc = sample(r, 1, 0, &t)) != KB_OK)
+        if ((rc = sample(r, 1, 0, 1, &t)) != KB_OK)
             return rc;
-    if (hot) {
-        /* Grow the batch until one sample is well above launch overhead;
-         * these runs are warm-up too. */
-        for (;;) {
-            if ((rc = sample(r, batch, 0, &t)) != KB_OK)
-                return rc;
-            if (t * batch >= HOT_BATCH_SECONDS || batch >= MAX_BATCH)
-                break;
-            batch = t > 0 ? (int)(HOT_BATCH_SECONDS / t * 1.2) + 1 : batch * 16;
-            if (batch > MAX_BATCH)
-                batch = MAX_BATCH;
-        }
-    }
+    if (hot && (rc = size_batch(r, &batch)) != KB_OK)
+        return rc;
     start = kbi_now();
     for (;;) {
         kbi_stats st;
-        if ((rc = sample(r, batch, !hot, &t)) != KB_OK)
+        if ((rc = sample(r, batch, !hot, 0, &t)) != KB_OK)
             return rc;
         if (*n == cap)
             *samples = kbi_xrealloc(*samples, (cap *= 2) * sizeof **samples);
@@ -290,162 +514,235 @@ static int take_samples(case_run *r, double hard_stop, double **samples, size_t 
     return KB_OK;
 }
 
-json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c)
+/* Sets the record's status unless a worse one is there (the first failure
+ * is the one a user needs to read). */
+static void fail_case(case_run *r, kbi_status st, const char *message)
 {
-    static kbi_device device; /* one per worker process */
-    const kb_plugin *p = c->section->plugin->desc;
-    const kb_variant *v = &p->variants[c->variant];
-    json_t *rec = kbi_case_record_base(ctx, c);
-    case_run r = {.ctx = ctx, .c = c, .p = p, .device = ctx->profile->run.device};
-    kb_case kc;
-    kb_counts counts = {0};
+    set_status(r->rec, st, message && *message ? message : "failed without a message");
+}
+
+/* A declared metric out of its bound fails a case that was otherwise ok. */
+static void check_metric_bounds(case_run *r)
+{
+    const char *name;
+    json_t *m;
+    const char *st = json_string_value(json_object_get(r->rec, "status"));
+    if (!st || strcmp(st, "ok") != 0)
+        return;
+    json_object_foreach(r->handle.metrics, name, m)
+    {
+        json_t *in = json_object_get(m, "in_bound");
+        if (json_is_false(in)) {
+            char msg[KB_MSG_SIZE];
+            json_t *v = json_object_get(m, "value"), *lo = json_object_get(m, "low"),
+                   *hi = json_object_get(m, "high");
+            char vt[32] = "not a number", lt[32] = "-inf", ht[32] = "inf";
+            if (json_is_number(v))
+                snprintf(vt, sizeof vt, "%.6g", json_number_value(v));
+            if (json_is_number(lo))
+                snprintf(lt, sizeof lt, "%.6g", json_number_value(lo));
+            if (json_is_number(hi))
+                snprintf(ht, sizeof ht, "%.6g", json_number_value(hi));
+            snprintf(msg, sizeof msg, "metric %s = %s is outside its bound [%s, %s]", name, vt,
+                     lt, ht);
+            set_status(r->rec, KBI_ST_VERIFY_FAILED, msg);
+            return;
+        }
+    }
+}
+
+/* init .. verify before timing .. samples .. verify after, for a case
+ * whose point is prepared; fills the record's status.  Returns the samples
+ * (caller frees) in *samples and *n. */
+static void measure_case(case_run *r, const kb_case *kc, double t0, double **samples, size_t *n,
+                         int *batch, int *verified_once)
+{
+    const kbi_run_opts *o = &r->ctx->profile->run;
     kb_verdict verdict;
-    double *samples = NULL, clock_start = 0, clock_end = 0, t0 = kbi_now();
-    size_t n = 0;
-    int rc, batch = 1, verified_once = 0;
-    char note[KB_MSG_SIZE] = "", err[KBI_ERR_SIZE];
-
-    current.c = c;
-    current.metrics = json_object();
-    /* Nested NVTX ranges kbench / plugin / variant / params: timelines show
-     * the structure, and `ncu --nvtx-include "kbench/P/V/X/"` selects one
-     * case. */
-    int nvtx_depth = nvtx_push_case(c);
-
-    if (v->target == KB_DEVICE) {
-        if (!ctx->device_ok) {
-            set_status(rec, KBI_ST_SKIPPED, ctx->device_error ? ctx->device_error
-                                                               : "no CUDA device");
-            goto done;
-        }
-        if (!device.ready && kbi_device_open(&device, r.device, err) != KBI_OK) {
-            set_status(rec, KBI_ST_ERROR, err);
-            goto done;
-        }
-        r.dev = &device;
-        kbi_nvml_open(r.device);
-    }
-
-    kc = (kb_case){.struct_size = sizeof kc,
-                   .host = &kbi_host_services,
-                   .params = &c->params,
-                   .variant = c->variant,
-                   .seed = ctx->profile->run.seed,
-                   .device = r.device,
-                   .id = c->id};
-    rc = p->init(&kc, &r.state, r.msg);
+    char note[KB_MSG_SIZE] = "";
+    int rc = r->p->init(kc, &r->state, r->msg);
     if (rc != KB_OK) {
-        set_status(rec, status_of(rc), r.msg[0] ? r.msg : "init failed without a message");
-        r.state = NULL;
-        goto done;
+        fail_case(r, status_of(rc), r->msg[0] ? r->msg : "init failed without a message");
+        r->state = NULL;
+        return;
     }
-    rc = p->counts(r.state, &counts, r.msg);
-    if (rc != KB_OK) {
-        set_status(rec, status_of(rc), r.msg);
-        goto teardown;
+    if ((rc = r->p->counts(r->state, &r->counts, r->msg)) != KB_OK) {
+        fail_case(r, status_of(rc), r->msg);
+        return;
     }
-    json_object_set_new(rec, "counts", counts_json(&counts));
+    json_object_set_new(r->rec, "counts", counts_json(&r->counts));
 
     /* Correct first: one run, verified, before anything is timed. */
-    if ((rc = run_once(&r)) != KB_OK || (rc = verify(&r, &verdict)) != KB_OK) {
-        set_status(rec, status_of(rc), r.msg);
-        goto teardown;
+    if ((rc = reset_state(r)) != KB_OK || (rc = run_once(r)) != KB_OK ||
+        (rc = verify(r, &verdict)) != KB_OK) {
+        fail_case(r, status_of(rc), r->msg);
+        return;
     }
-    verified_once = 1;
-    json_object_set_new(rec, "verify", verdict_json(&verdict));
+    *verified_once = 1;
+    json_object_set_new(r->rec, "verify", verdict_json(&verdict));
     if (!verdict.passed) {
-        describe_failed_verdict(r.msg, &verdict, "before timing");
-        set_status(rec, KBI_ST_VERIFY_FAILED, r.msg);
-        goto teardown;
+        describe_failed_verdict(r->msg, &verdict, "before timing");
+        fail_case(r, KBI_ST_VERIFY_FAILED, r->msg);
+        return;
     }
-
-    if (ctx->profile_run && r.dev) {
+    if (r->ctx->profile_run && r->dev) {
         /* Nsight Compute: the profiler sees exactly one run. */
-        cudaProfilerStart();
-        rc = run_once(&r);
-        cudaProfilerStop();
+        if ((rc = reset_state(r)) == KB_OK) {
+            cudaProfilerStart();
+            rc = run_once(r);
+            cudaProfilerStop();
+        }
         if (rc != KB_OK) {
-            set_status(rec, status_of(rc), r.msg);
-            goto teardown;
+            fail_case(r, status_of(rc), r->msg);
+            return;
         }
     }
-
-    clock_start = r.dev ? kbi_nvml_sm_clock() : 0;
-    rc = take_samples(&r, t0 + 0.8 * ctx->profile->run.timeout, &samples, &n, &batch, note,
-                      sizeof note);
-    clock_end = r.dev ? kbi_nvml_sm_clock() : 0;
+    rc = take_samples(r, t0 + 0.8 * o->timeout, samples, n, batch, note, sizeof note);
     if (rc != KB_OK) {
-        set_status(rec, status_of(rc), r.msg);
-        goto teardown;
+        fail_case(r, status_of(rc), r->msg);
+        return;
     }
-
-    /* Repeatable: the result after every timed run must still verify. */
-    if ((rc = verify(&r, &verdict)) != KB_OK) {
-        set_status(rec, status_of(rc), r.msg);
-        goto teardown;
+    /* Repeatable: the result after every timed run must still verify (for
+     * an evolving state the plugin checks its invariants). */
+    if ((rc = verify(r, &verdict)) != KB_OK) {
+        fail_case(r, status_of(rc), r->msg);
+        return;
     }
-    json_object_set_new(rec, "verify", verdict_json(&verdict));
+    json_object_set_new(r->rec, "verify", verdict_json(&verdict));
     if (!verdict.passed) {
-        describe_failed_verdict(r.msg, &verdict, "after the timed runs (run() is not repeatable)");
-        set_status(rec, KBI_ST_VERIFY_FAILED, r.msg);
+        describe_failed_verdict(r->msg, &verdict, "after the timed runs (run() is not repeatable)");
+        fail_case(r, KBI_ST_VERIFY_FAILED, r->msg);
     } else {
-        set_status(rec, KBI_ST_OK, note);
+        set_status(r->rec, KBI_ST_OK, note[0] ? note : r->hot.note);
     }
+}
 
-teardown:
-    if (r.state) {
+/* teardown, and a last look for a sticky CUDA error. */
+static void finish_case(case_run *r)
+{
+    if (r->state) {
         char tmsg[KB_MSG_SIZE] = "";
-        int trc = p->teardown(r.state, tmsg);
-        if (trc != KB_OK && kbi_status_parse(json_string_value(json_object_get(rec, "status"))) ==
+        int trc = r->p->teardown(r->state, tmsg);
+        if (trc != KB_OK && kbi_status_parse(json_string_value(json_object_get(r->rec, "status"))) ==
                                 KBI_ST_OK)
-            set_status(rec, KBI_ST_ERROR, tmsg[0] ? tmsg : "teardown failed");
+            set_status(r->rec, KBI_ST_ERROR, tmsg[0] ? tmsg : "teardown failed");
     }
-    if (r.dev) {
+    kbi_hot_free(&r->hot);
+    if (r->dev) {
         /* A sticky error (an illegal address) would poison the next case:
          * report it here; the parent replaces this worker. */
         char smsg[KB_MSG_SIZE];
-        if (kbi_device_sync(r.dev, smsg) != KB_OK) {
-            const char *st = json_string_value(json_object_get(rec, "status"));
+        if (kbi_device_sync(r->dev, smsg) != KB_OK) {
+            const char *st = json_string_value(json_object_get(r->rec, "status"));
             if (st && (strcmp(st, "ok") == 0 || strcmp(st, "verify_failed") == 0))
-                set_status(rec, KBI_ST_ERROR, smsg);
-            json_object_set_new(rec, "sticky_error", json_true());
+                set_status(r->rec, KBI_ST_ERROR, smsg);
+            json_object_set_new(r->rec, "sticky_error", json_true());
         }
     }
-done:
-    while (nvtx_depth-- > 0)
-        nvtxRangePop();
-    if (!json_object_get(rec, "status"))
-        set_status(rec, KBI_ST_ERROR, "internal: no status");
-    {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(arr, json_real(samples[i]));
-        json_object_set_new(rec, "samples", arr);
-    }
+}
+
+/* Samples, statistics, rates, metrics, clocks: the measured part of the
+ * record. */
+static void record_measurements(case_run *r, const double *samples, size_t n, int batch,
+                                double clock_start, double clock_end)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_real(samples[i]));
+    json_object_set_new(r->rec, "samples", arr);
     if (n > 0) {
         kbi_stats st;
         kbi_stats_compute(samples, n, &st);
-        json_object_set_new(rec, "batch", json_integer(batch));
-        json_object_set_new(rec, "stats", stats_json(&st));
-        json_object_set_new(rec, "rates", rates_json(ctx, &counts, st.median));
+        json_object_set_new(r->rec, "batch", json_integer(batch));
+        json_object_set_new(r->rec, "timing", json_string(kbi_timing_name(r->hot.method)));
+        json_object_set_new(r->rec, "stats", stats_json(&st));
+        json_object_set_new(r->rec, "rates", rates_json(r->ctx, &r->counts, st.median));
     }
-    if (!verified_once)
-        json_object_set_new(rec, "verify", json_null());
-    json_object_set_new(rec, "metrics", current.metrics);
-    if (r.dev) {
+    json_object_set_new(r->rec, "metrics", json_incref(r->handle.metrics));
+    if (r->dev) {
         json_t *clk = json_object();
         json_object_set_new(clk, "sm_start_mhz", json_real(clock_start));
         json_object_set_new(clk, "sm_end_mhz", json_real(clock_end));
         json_object_set_new(clk, "throttle_reasons", json_integer((json_int_t)kbi_nvml_throttle()));
         json_object_set_new(clk, "drop", json_boolean(clock_start > 0 && clock_end > 0 &&
                                                       clock_end < 0.95 * clock_start));
-        json_object_set_new(rec, "clocks", clk);
+        json_object_set_new(r->rec, "clocks", clk);
     }
-    json_object_set_new(rec, "wall_s", json_real(kbi_now() - t0));
+}
+
+json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c)
+{
+    const kb_plugin *p = c->section->plugin->desc;
+    const kb_variant *v = &p->variants[c->variant];
+    case_run r = {.ctx = ctx, .c = c, .p = p};
+    kb_case kc;
+    double *samples = NULL, clock_start = 0, clock_end = 0, t0 = kbi_now();
+    size_t n = 0;
+    int batch = 1, verified_once = 0;
+    char err[KBI_ERR_SIZE];
+
+    r.rec = kbi_case_record_base(ctx, c);
+    r.handle = (kb_case_handle){.p = p, .metrics = json_object()};
+    current.c = c;
+    current.metrics = r.handle.metrics;
+    /* Nested NVTX ranges kbench / plugin / variant / params: timelines show
+     * the structure, and `ncu --nvtx-include "kbench/P/V/X/"` selects one
+     * case. */
+    int nvtx_depth = nvtx_push_case(c);
+
+    if (v->target == KB_DEVICE && !ctx->device_ok) {
+        set_status(r.rec, KBI_ST_SKIPPED, ctx->device_error ? ctx->device_error : "no CUDA device");
+        goto done;
+    }
+    if (v->target == KB_DEVICE) {
+        if (open_device(ctx, err) != KBI_OK) {
+            set_status(r.rec, KBI_ST_ERROR, err);
+            goto done;
+        }
+        r.dev = &worker_device;
+    }
+    {
+        /* The point's prepare, once per worker; its time is recorded on
+         * the first case that needed it, never in a sample. */
+        int rc = ensure_point(ctx, c, r.msg);
+        if (KBI_DESC_GET(p, prepare, NULL) && !point.charged) {
+            json_object_set_new(r.rec, "prepare_s", json_real(point.seconds));
+            point.charged = 1;
+        }
+        if (rc != KB_OK) {
+            set_status(r.rec, status_of(rc), r.msg);
+            goto done;
+        }
+    }
+    t0 = kbi_now(); /* the case's own time starts after prepare */
+    kc = (kb_case){.struct_size = sizeof kc,
+                   .host = &kbi_host_services,
+                   .params = &c->params,
+                   .variant = c->variant,
+                   .seed = ctx->profile->run.seed,
+                   .device = ctx->profile->run.device,
+                   .id = c->id,
+                   .shared = point.shared,
+                   .handle = &r.handle};
+    clock_start = r.dev ? kbi_nvml_sm_clock() : 0;
+    measure_case(&r, &kc, t0, &samples, &n, &batch, &verified_once);
+    clock_end = r.dev ? kbi_nvml_sm_clock() : 0;
+    finish_case(&r);
+done:
+    while (nvtx_depth-- > 0)
+        nvtxRangePop();
+    if (!json_object_get(r.rec, "status"))
+        set_status(r.rec, KBI_ST_ERROR, "internal: no status");
+    record_measurements(&r, samples, n, batch, clock_start, clock_end);
+    check_metric_bounds(&r);
+    if (!verified_once)
+        json_object_set_new(r.rec, "verify", json_null());
+    json_object_set_new(r.rec, "wall_s", json_real(kbi_now() - t0));
+    json_decref(r.handle.metrics);
     current.c = NULL;
     current.metrics = NULL;
     free(samples);
-    return rec;
+    return r.rec;
 }
 
 /* Reads one line from fd into buf; returns its length, or -1 at EOF. */
@@ -511,6 +808,7 @@ int kbi_worker_main(const kbi_run_ctx *ctx, int cmd_fd, int res_fd)
 {
     char cmd[64];
     worker_sanitizer_setup();
+    parent_fd = res_fd;
     while (read_cmd(cmd_fd, cmd, sizeof cmd) >= 0) {
         unsigned long k;
         json_t *rec;
@@ -530,5 +828,6 @@ int kbi_worker_main(const kbi_run_ctx *ctx, int cmd_fd, int res_fd)
         if (!ok)
             return 3;
     }
+    kbi_worker_release_point();
     return 0;
 }

@@ -28,8 +28,14 @@ json_t *kbi_case_record_base(const kbi_run_ctx *ctx, const kbi_case *c);
  * included.  Initialises CUDA for device variants. */
 json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c);
 
+/* Releases the point the worker prepared last (ABI 1.1 prepare/release);
+ * called when the worker ends, and by an in-process run at its end. */
+void kbi_worker_release_point(void);
+
 /* The child's loop: reads "case K\n" (K indexes ctx->cases) from cmd_fd,
  * answers with one JSON line per case on res_fd, stops at EOF or "quit".
+ * Before and after a point's prepare it sends the lines "prepare" and
+ * "prepared", so the parent does not count prepare against the timeout.
  * Returns the process exit code. */
 int kbi_worker_main(const kbi_run_ctx *ctx, int cmd_fd, int res_fd);
 

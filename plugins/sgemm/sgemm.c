@@ -1,4 +1,4 @@
-/* sgemm plugin: fp32 GEMM, the optimisation ladder (DESIGN.md, "sgemm").
+/* sgemm plugin: fp32 GEMM, the optimisation ladder (docs/design.md, "The workloads").
  *
  * Column-major C = alpha*A*B + beta*C0 (nn); A is MxK, B is KxN, C0 and C are MxN, every
  * leading dimension the row count.  Each run reads the pristine C0 and writes C (see
@@ -6,6 +6,9 @@
  * variants are the kernels in kernels/NN_<variant>.cu plus cuBLAS as the baseline; `host` is a
  * blocked CPU loop for small sizes.  Verification is against a double-precision reference by
  * the relative Frobenius error, held to 16*sqrt(K)*2^-24 (see sgemm_tolerance).
+ *
+ * The inputs and the device reference (cublasDgemm on the upcast inputs) are made once per
+ * shape by prepare (ABI 1.1) and shared, read-only, by every variant's init at that point.
  */
 #include <limits.h>
 #include <math.h>
@@ -100,19 +103,32 @@ static const kb_param sgemm_params[] = {
 
 /* ---- state ------------------------------------------------------------------------------- */
 
+/* What prepare makes once per parameter point, shared read-only by every variant there: the
+ * seeded inputs on the host and, when the point runs on a device, on the device with the
+ * double-precision reference. */
+typedef struct sgemm_point {
+    int M, N, K;
+    float alpha, beta;
+    float *hA, *hB, *hC0;
+    float *dA, *dB, *dC0; /* NULL without a device */
+    double *dRef;         /* cublasDgemm on the upcast inputs */
+} sgemm_point;
+
 typedef struct sgemm_state {
     int variant;
     int config; /* warptile, tf32x3: forced configuration, or -1 (tuned per shape) */
     int M, N, K;
     float alpha, beta;
 
-    /* Host copies of the inputs: kept for the host variant, freed once on the device. */
-    float *hA, *hB, *hC0;
+    /* The point's inputs (owned by the sgemm_point). */
+    const float *hA, *hB, *hC0;
+    const float *dA, *dB, *dC0;
+    const double *dRef;
+
     float *hC;    /* host variant: its output */
     double *hRef; /* host variant: the reference, computed at the first verify */
 
-    float *dA, *dB, *dC0, *dC;
-    double *dRef;  /* device variants: the reference, computed at the first verify */
+    float *dC;
     double *dSums; /* the two sums of the error figure */
     cublasHandle_t blas;
 
@@ -197,16 +213,9 @@ static void sgemm_free(sgemm_state *s)
         tf32x3_release();
     if (s->variant != V_HOST) {
         cudaFree(s->lt_workspace);
-        cudaFree(s->dA);
-        cudaFree(s->dB);
-        cudaFree(s->dC0);
         cudaFree(s->dC);
-        cudaFree(s->dRef);
         cudaFree(s->dSums);
     }
-    free(s->hA);
-    free(s->hB);
-    free(s->hC0);
     free(s->hC);
     free(s->hRef);
     free(s);
@@ -307,11 +316,133 @@ static int tune(sgemm_state *s, const kb_host *h, char *msg)
 
 /* ---- entry points -------------------------------------------------------------------------- */
 
+/* Reads shape, alpha and beta.  Returns KB_OK or KB_BAD_PARAM with msg set. */
+static int read_shape(const kb_host *h, const kb_params *params, int64_t dims[3], double *alpha,
+                      double *beta, char *msg)
+{
+    int64_t d[KB_MAX_DIMS];
+    int nd = 0;
+    if (h->param_dims(params, "shape", d, &nd) != KB_OK || nd != 3) {
+        kb_msgf(msg, "shape: expected MxNxK");
+        return KB_BAD_PARAM;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (d[i] < 1 || d[i] > INT_MAX) {
+            kb_msgf(msg, "shape: %lldx%lldx%lld: every extent must be in 1..%d", (long long)d[0],
+                    (long long)d[1], (long long)d[2], INT_MAX);
+            return KB_BAD_PARAM;
+        }
+        dims[i] = d[i];
+    }
+    if (h->param_float(params, "alpha", alpha) != KB_OK ||
+        h->param_float(params, "beta", beta) != KB_OK) {
+        kb_msgf(msg, "alpha and beta must be numbers");
+        return KB_BAD_PARAM;
+    }
+    return KB_OK;
+}
+
+static int sgemm_release(void *shared, char *msg)
+{
+    sgemm_point *pt = shared;
+    if (!pt)
+        return KB_OK;
+    cudaFree(pt->dA);
+    cudaFree(pt->dB);
+    cudaFree(pt->dC0);
+    cudaFree(pt->dRef);
+    free(pt->hA);
+    free(pt->hB);
+    free(pt->hC0);
+    free(pt);
+    return KB_OK;
+}
+
+/* The device inputs and the reference: cublasDgemm on the upcast inputs, on the harness's
+ * stream. */
+static int point_device(sgemm_point *pt, cudaStream_t st, char *msg)
+{
+    const size_t nA = (size_t)pt->M * pt->K, nB = (size_t)pt->K * pt->N, nC = (size_t)pt->M * pt->N;
+    const double alpha = pt->alpha, beta = pt->beta;
+    double *dA = NULL, *dB = NULL;
+    cublasHandle_t blas = NULL;
+    int rc = KB_OK;
+
+    KB_CUDA_GOTO(cudaMalloc((void **)&pt->dA, nA * sizeof(float)), msg, fail);
+    KB_CUDA_GOTO(cudaMalloc((void **)&pt->dB, nB * sizeof(float)), msg, fail);
+    KB_CUDA_GOTO(cudaMalloc((void **)&pt->dC0, nC * sizeof(float)), msg, fail);
+    KB_CUDA_GOTO(cudaMemcpy(pt->dA, pt->hA, nA * sizeof(float), cudaMemcpyHostToDevice), msg, fail);
+    KB_CUDA_GOTO(cudaMemcpy(pt->dB, pt->hB, nB * sizeof(float), cudaMemcpyHostToDevice), msg, fail);
+    KB_CUDA_GOTO(cudaMemcpy(pt->dC0, pt->hC0, nC * sizeof(float), cudaMemcpyHostToDevice), msg,
+                 fail);
+    KB_CUDA_GOTO(cudaMalloc((void **)&pt->dRef, nC * sizeof(double)), msg, fail);
+    KB_CUDA_GOTO(cudaMalloc((void **)&dA, nA * sizeof(double)), msg, fail);
+    KB_CUDA_GOTO(cudaMalloc((void **)&dB, nB * sizeof(double)), msg, fail);
+    KB_CUDA_GOTO(sgemm_upcast(pt->dA, dA, nA, st), msg, fail);
+    KB_CUDA_GOTO(sgemm_upcast(pt->dB, dB, nB, st), msg, fail);
+    KB_CUDA_GOTO(sgemm_upcast(pt->dC0, pt->dRef, nC, st), msg, fail);
+    if ((rc = blas_status(cublasCreate(&blas), "cublasCreate", msg)) ||
+        (rc = blas_status(cublasSetStream(blas, st), "cublasSetStream", msg)) ||
+        (rc = blas_status(cublasDgemm(blas, CUBLAS_OP_N, CUBLAS_OP_N, pt->M, pt->N, pt->K, &alpha,
+                                      dA, pt->M, dB, pt->K, &beta, pt->dRef, pt->M),
+                          "cublasDgemm", msg)))
+        goto fail;
+    KB_CUDA_GOTO(cudaStreamSynchronize(st), msg, fail);
+fail:
+    if (blas)
+        cublasDestroy(blas);
+    cudaFree(dA);
+    cudaFree(dB);
+    return rc;
+}
+
+/* Once per point (ABI 1.1): the seeded inputs, and on a device the reference. */
+static int sgemm_prepare(const kb_point *p, void **shared, char *msg)
+{
+    int64_t dims[3];
+    double alpha = 0.0, beta = 0.0;
+    sgemm_point *pt;
+    int rc;
+    *shared = NULL;
+    if ((rc = read_shape(p->host, p->params, dims, &alpha, &beta, msg)) != KB_OK)
+        return rc;
+    if (!(pt = calloc(1, sizeof *pt))) {
+        kb_msgf(msg, "host allocation of %zu bytes failed", sizeof *pt);
+        return KB_NOMEM;
+    }
+    pt->M = (int)dims[0];
+    pt->N = (int)dims[1];
+    pt->K = (int)dims[2];
+    pt->alpha = (float)alpha;
+    pt->beta = (float)beta;
+    const size_t nA = (size_t)pt->M * pt->K, nB = (size_t)pt->K * pt->N, nC = (size_t)pt->M * pt->N;
+    if (!(pt->hA = host_alloc_floats(nA, msg)) || !(pt->hB = host_alloc_floats(nB, msg)) ||
+        !(pt->hC0 = host_alloc_floats(nC, msg))) {
+        rc = KB_NOMEM;
+        goto fail;
+    }
+    fill_uniform(pt->hA, nA, p->seed, 0);
+    fill_uniform(pt->hB, nB, p->seed, 1);
+    fill_uniform(pt->hC0, nC, p->seed, 2);
+    /* beta == 0 means C is not read (BLAS): a NaN C input makes a variant that reads it anyway
+     * fail verification. */
+    if (pt->beta == 0.0f)
+        memset(pt->hC0, 0xFF, nC * sizeof(float));
+    if (p->device >= 0 && (rc = point_device(pt, (cudaStream_t)p->stream, msg)) != KB_OK)
+        goto fail;
+    *shared = pt;
+    return KB_OK;
+fail:
+    sgemm_release(pt, NULL);
+    return rc;
+}
+
 static int sgemm_init(const kb_case *c, void **state, char *msg)
 {
     const kb_host *h = c->host;
-    int64_t dims[KB_MAX_DIMS];
-    int nd = 0, rc = KB_OK;
+    const sgemm_point *pt = c->shared;
+    int64_t dims[3];
+    int rc = KB_OK;
     double alpha = 0.0, beta = 0.0;
     int64_t config = -1;
     sgemm_state *s;
@@ -321,21 +452,8 @@ static int sgemm_init(const kb_case *c, void **state, char *msg)
         kb_msgf(msg, "variant index %d out of range", c->variant);
         return KB_BAD_PARAM;
     }
-    if (h->param_dims(c->params, "shape", dims, &nd) != KB_OK || nd != 3) {
-        kb_msgf(msg, "shape: expected MxNxK");
-        return KB_BAD_PARAM;
-    }
-    for (int i = 0; i < 3; i++)
-        if (dims[i] < 1 || dims[i] > INT_MAX) {
-            kb_msgf(msg, "shape: %lldx%lldx%lld: every extent must be in 1..%d", (long long)dims[0],
-                    (long long)dims[1], (long long)dims[2], INT_MAX);
-            return KB_BAD_PARAM;
-        }
-    if (h->param_float(c->params, "alpha", &alpha) != KB_OK ||
-        h->param_float(c->params, "beta", &beta) != KB_OK) {
-        kb_msgf(msg, "alpha and beta must be numbers");
-        return KB_BAD_PARAM;
-    }
+    if ((rc = read_shape(h, c->params, dims, &alpha, &beta, msg)) != KB_OK)
+        return rc;
     if (h->param_int(c->params, "config", &config) != KB_OK) {
         kb_msgf(msg, "config must be an integer");
         return KB_BAD_PARAM;
@@ -368,6 +486,11 @@ static int sgemm_init(const kb_case *c, void **state, char *msg)
         return KB_SKIP;
     }
 
+    if (!pt || (c->variant != V_HOST && !pt->dA)) {
+        kb_msgf(msg, "no inputs from prepare (a harness older than ABI 1.1?)");
+        return KB_ERROR;
+    }
+
     s = calloc(1, sizeof *s);
     if (!s) {
         kb_msgf(msg, "host allocation of %zu bytes failed", sizeof *s);
@@ -375,26 +498,20 @@ static int sgemm_init(const kb_case *c, void **state, char *msg)
     }
     s->variant = c->variant;
     s->config = (int)config;
-    s->M = (int)dims[0];
-    s->N = (int)dims[1];
-    s->K = (int)dims[2];
-    s->alpha = (float)alpha;
-    s->beta = (float)beta;
+    s->M = pt->M;
+    s->N = pt->N;
+    s->K = pt->K;
+    s->alpha = pt->alpha;
+    s->beta = pt->beta;
+    s->hA = pt->hA;
+    s->hB = pt->hB;
+    s->hC0 = pt->hC0;
+    s->dA = pt->dA;
+    s->dB = pt->dB;
+    s->dC0 = pt->dC0;
+    s->dRef = pt->dRef;
 
-    const size_t nA = (size_t)s->M * s->K, nB = (size_t)s->K * s->N, nC = (size_t)s->M * s->N;
-    if (!(s->hA = host_alloc_floats(nA, msg)) || !(s->hB = host_alloc_floats(nB, msg)) ||
-        !(s->hC0 = host_alloc_floats(nC, msg))) {
-        rc = KB_NOMEM;
-        goto fail;
-    }
-    fill_uniform(s->hA, nA, c->seed, 0);
-    fill_uniform(s->hB, nB, c->seed, 1);
-    fill_uniform(s->hC0, nC, c->seed, 2);
-    /* beta == 0 means C is not read (BLAS): a NaN C input makes a variant that reads it anyway
-     * fail verification. */
-    if (s->beta == 0.0f)
-        memset(s->hC0, 0xFF, nC * sizeof(float));
-
+    const size_t nC = (size_t)s->M * s->N;
     if (s->variant == V_HOST) {
         if (!(s->hC = host_alloc_floats(nC, msg))) {
             rc = KB_NOMEM;
@@ -405,19 +522,9 @@ static int sgemm_init(const kb_case *c, void **state, char *msg)
         return KB_OK;
     }
 
-    KB_CUDA_GOTO(cudaMalloc((void **)&s->dA, nA * sizeof(float)), msg, fail);
-    KB_CUDA_GOTO(cudaMalloc((void **)&s->dB, nB * sizeof(float)), msg, fail);
-    KB_CUDA_GOTO(cudaMalloc((void **)&s->dC0, nC * sizeof(float)), msg, fail);
     KB_CUDA_GOTO(cudaMalloc((void **)&s->dC, nC * sizeof(float)), msg, fail);
     KB_CUDA_GOTO(cudaMalloc((void **)&s->dSums, 2 * sizeof(double)), msg, fail);
-    KB_CUDA_GOTO(cudaMemcpy(s->dA, s->hA, nA * sizeof(float), cudaMemcpyHostToDevice), msg, fail);
-    KB_CUDA_GOTO(cudaMemcpy(s->dB, s->hB, nB * sizeof(float), cudaMemcpyHostToDevice), msg, fail);
-    KB_CUDA_GOTO(cudaMemcpy(s->dC0, s->hC0, nC * sizeof(float), cudaMemcpyHostToDevice), msg, fail);
     KB_CUDA_GOTO(cudaMemset(s->dC, 0xFF, nC * sizeof(float)), msg, fail); /* NaN poison */
-    free(s->hA);
-    free(s->hB);
-    free(s->hC0);
-    s->hA = s->hB = s->hC0 = NULL;
 
     if ((rc = blas_status(cublasCreate(&s->blas), "cublasCreate", msg)))
         goto fail;
@@ -475,44 +582,11 @@ static int sgemm_run(void *state, void *stream, char *msg)
     return KB_OK;
 }
 
-/* The device reference: cublasDgemm on the upcast inputs, computed once (not timed). */
-static int device_reference(sgemm_state *s, char *msg)
-{
-    const size_t nA = (size_t)s->M * s->K, nB = (size_t)s->K * s->N, nC = (size_t)s->M * s->N;
-    const double alpha = s->alpha, beta = s->beta;
-    double *dA = NULL, *dB = NULL;
-    int rc = KB_OK;
-
-    KB_CUDA_GOTO(cudaMalloc((void **)&s->dRef, nC * sizeof(double)), msg, fail);
-    KB_CUDA_GOTO(cudaMalloc((void **)&dA, nA * sizeof(double)), msg, fail);
-    KB_CUDA_GOTO(cudaMalloc((void **)&dB, nB * sizeof(double)), msg, fail);
-    KB_CUDA_GOTO(sgemm_upcast(s->dA, dA, nA, 0), msg, fail);
-    KB_CUDA_GOTO(sgemm_upcast(s->dB, dB, nB, 0), msg, fail);
-    KB_CUDA_GOTO(sgemm_upcast(s->dC0, s->dRef, nC, 0), msg, fail);
-    if ((rc = blas_status(cublasSetStream(s->blas, 0), "cublasSetStream", msg)) ||
-        (rc = blas_status(cublasDgemm(s->blas, CUBLAS_OP_N, CUBLAS_OP_N, s->M, s->N, s->K, &alpha,
-                                      dA, s->M, dB, s->K, &beta, s->dRef, s->M),
-                          "cublasDgemm", msg)))
-        goto fail;
-    KB_CUDA_GOTO(cudaDeviceSynchronize(), msg, fail);
-    cudaFree(dA);
-    cudaFree(dB);
-    return KB_OK;
-
-fail:
-    cudaFree(dA);
-    cudaFree(dB);
-    cudaFree(s->dRef);
-    s->dRef = NULL;
-    return rc;
-}
-
 static int sgemm_verify(void *state, kb_verdict *out, char *msg)
 {
     sgemm_state *s = state;
     const size_t nC = (size_t)s->M * s->N;
     double sums[2] = {0.0, 0.0};
-    int rc;
 
     if (s->variant == V_HOST) {
         if (!s->hRef) {
@@ -530,8 +604,6 @@ static int sgemm_verify(void *state, kb_verdict *out, char *msg)
             sums[1] += s->hRef[i] * s->hRef[i];
         }
     } else {
-        if (!s->dRef && (rc = device_reference(s, msg)))
-            return rc;
         KB_CUDA_TRY(cudaMemset(s->dSums, 0, 2 * sizeof(double)), msg);
         KB_CUDA_TRY(sgemm_error_sums(s->dC, s->dRef, nC, s->dSums, 0), msg);
         KB_CUDA_TRY(cudaMemcpy(sums, s->dSums, sizeof sums, cudaMemcpyDeviceToHost), msg);
@@ -569,6 +641,9 @@ static const kb_plugin sgemm_plugin = {
     .run = sgemm_run,
     .verify = sgemm_verify,
     .teardown = sgemm_teardown,
+    .prepare = sgemm_prepare,
+    .release = sgemm_release,
+    .size_param = "shape",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

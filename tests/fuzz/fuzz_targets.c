@@ -84,6 +84,8 @@ static const kb_param gemm_params[] = {
     {"shape", KB_PARAM_DIMS, "64x64x64", "MxNxK", "3"}, {"alpha", KB_PARAM_FLOAT, "1.0", "", NULL},
     {"beta", KB_PARAM_FLOAT, "0.5", "", NULL},          {"layout", KB_PARAM_STRING, "nn", "", NULL},
     {"grid", KB_PARAM_DIMS, "8x8", "any count", NULL},
+    {"perm", KB_PARAM_INTS, "[0,1,2]", "an order of the shape's axes", "3"},
+    {"pad", KB_PARAM_INTS, "[]", "any list", NULL},
 };
 static const kb_plugin gemm = {
     .abi_version = KB_ABI_CURRENT,
@@ -92,7 +94,7 @@ static const kb_plugin gemm = {
     .variants = gemm_variants,
     .n_variants = 4,
     .params = gemm_params,
-    .n_params = 5,
+    .n_params = 7,
     NOP_FUNCTIONS,
 };
 
@@ -144,9 +146,14 @@ int kbi_fuzz_profile(const uint8_t *data, size_t size)
             CHECK(sec->n_variants > 0);
             for (size_t a = 0; a < sec->n_axes; a++) {
                 CHECK(sec->axes[a].n > 0);
-                points = points > KBI_FUZZ_MAX_CASES ? points : points * sec->axes[a].n;
+                /* Zipped keys step together: as many values each. */
+                for (size_t b = 0; sec->zip && sec->zip[a] >= 0 && b < a; b++)
+                    CHECK(sec->zip[b] != sec->zip[a] || sec->axes[b].n == sec->axes[a].n);
             }
-            total += points * sec->n_variants;
+            points = kbi_section_points(sec);
+            CHECK(points <= KBI_MAX_CASES);
+            total += points > KBI_FUZZ_MAX_CASES ? KBI_FUZZ_MAX_CASES + 1
+                                                 : points * sec->n_variants;
         }
         if (total <= KBI_FUZZ_MAX_CASES) {
             CHECK(kbi_profile_cases(&p, &cases, &n) == KBI_OK);
@@ -159,7 +166,7 @@ int kbi_fuzz_profile(const uint8_t *data, size_t size)
                 /* What the plugin reads back through kb_host. */
                 for (int k = 0; k < c->params.n; k++) {
                     const kb_param *def = &c->params.defs[k];
-                    int64_t iv, dims[KB_MAX_DIMS];
+                    int64_t iv, dims[KB_MAX_RANK], ints[KB_MAX_INTS];
                     double fv;
                     const char *sv;
                     int nd;
@@ -175,10 +182,20 @@ int kbi_fuzz_profile(const uint8_t *data, size_t size)
                         CHECK(strstr(c->id, sv) != NULL);
                         break;
                     case KB_PARAM_DIMS:
-                        CHECK(kbi_param_dims(&c->params, def->name, dims, &nd) == KB_OK);
-                        CHECK(nd >= 1 && nd <= KB_MAX_DIMS);
+                        CHECK(kbi_param_dims_cap(&c->params, def->name, dims, KB_MAX_RANK,
+                                                 &nd) == KB_OK);
+                        CHECK(nd >= 1 && nd <= KB_MAX_RANK);
                         for (int j = 0; j < nd; j++)
                             CHECK(dims[j] > 0);
+                        /* The 1.0 getter never writes past a 4-array. */
+                        CHECK((kbi_param_dims(&c->params, def->name, dims, &nd) == KB_OK) ==
+                              (nd <= KB_MAX_DIMS));
+                        break;
+                    case KB_PARAM_INTS:
+                        CHECK(kbi_param_ints(&c->params, def->name, ints, KB_MAX_INTS, &nd) ==
+                              KB_OK);
+                        CHECK(nd >= 0 && nd <= KB_MAX_INTS);
+                        CHECK(strstr(c->id, c->values[k]->text) != NULL);
                         break;
                     }
                 }
