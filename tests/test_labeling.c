@@ -233,3 +233,148 @@ Test(labeling, host_variant_runs_and_verifies, .timeout = 300)
     }
     kbi_results_free(&set);
 }
+
+/* ---- the device labelers' per-site code, run sequentially on the CPU ---------------------- */
+
+#include "../plugins/labeling/kernels/kernels.h"
+#include "../plugins/labeling/kernels/01_hawick.cuh"
+#include "../plugins/labeling/kernels/02_kalentev.cuh"
+#include "../plugins/labeling/kernels/03_komura.cuh"
+#include "../plugins/labeling/kernels/04_union_find.cuh"
+
+/* A "kernel launch": the site bodies one after another in a shuffled order, one of the
+ * interleavings the GPU may produce (each body as if atomic). */
+static void shuffle(uint32_t *perm, uint32_t n, uint64_t seed)
+{
+    for (uint32_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (uint32_t i = n; i > 1; i--) {
+        const uint32_t j = lb_below(lb_philox(seed, i, 0, LB_RNG_TEST).v[0], i);
+        const uint32_t t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+}
+
+/* Emulates labeler `which` (LB_HAWICK..LB_UNION_FIND); returns the scans of an iterative one. */
+static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint32_t *L,
+                   uint32_t *R, uint32_t *perm, uint64_t seed)
+{
+    const uint32_t n = lat->n;
+    int it = 0, flag = 1;
+    shuffle(perm, n, seed);
+    switch (which) {
+    case LB_HAWICK:
+        for (uint32_t k = 0; k < n; k++)
+            lb_hawick_init_site(L, R, perm[k]);
+        while (flag && it <= (int)n) {
+            flag = 0;
+            it++;
+            shuffle(perm, n, seed + (uint64_t)it);
+            for (uint32_t k = 0; k < n; k++)
+                lb_hawick_scan_site(lat, bonds, L, R, &flag, perm[k]);
+            for (uint32_t k = 0; k < n; k++)
+                lb_hawick_analysis_site(L, R, perm[k]);
+            for (uint32_t k = 0; k < n; k++)
+                lb_hawick_labeling_site(L, R, perm[k]);
+        }
+        break;
+    case LB_KALENTEV:
+        for (uint32_t k = 0; k < n; k++)
+            lb_kalentev_init_site(L, perm[k]);
+        while (flag && it <= (int)n) {
+            flag = 0;
+            it++;
+            shuffle(perm, n, seed + (uint64_t)it);
+            for (uint32_t k = 0; k < n; k++)
+                lb_kalentev_scan_site(lat, bonds, L, &flag, perm[k]);
+            for (uint32_t k = 0; k < n; k++)
+                lb_kalentev_analysis_site(L, perm[k]);
+        }
+        break;
+    case LB_KOMURA:
+        for (uint32_t k = 0; k < n; k++)
+            lb_komura_init_site(lat, bonds, L, perm[k]);
+        for (uint32_t k = 0; k < n; k++)
+            lb_flatten_site(L, perm[k]);
+        for (uint32_t k = 0; k < n; k++)
+            lb_komura_reduce_site(lat, bonds, L, perm[k]);
+        for (uint32_t k = 0; k < n; k++)
+            lb_flatten_site(L, perm[k]);
+        break;
+    default: {
+        const int tx = lat->dim == 2 ? 32 : 8, ty = 8, tz = lat->dim == 2 ? 1 : 4;
+        const int nz = lat->dim == 2 ? 1 : (lat->L + tz - 1) / tz;
+        uint32_t s[256], tp[256];
+        for (int bz = 0; bz < nz; bz++)
+            for (int by = 0; by < (lat->L + ty - 1) / ty; by++)
+                for (int bx = 0; bx < (lat->L + tx - 1) / tx; bx++) {
+                    const lb_tile tl = {tx, ty, tz, bx, by, bz};
+                    shuffle(tp, 256, seed + (uint64_t)(bx + 1000 * by + 1000000 * bz));
+                    for (uint32_t t = 0; t < 256; t++)
+                        s[t] = t;
+                    for (uint32_t t = 0; t < 256; t++)
+                        lb_uf_local_site(lat, &tl, bonds, s, tp[t]);
+                    for (uint32_t t = 0; t < 256; t++)
+                        lb_uf_write_site(lat, &tl, s, L, tp[t]);
+                }
+        for (uint32_t k = 0; k < n; k++)
+            lb_uf_border_site(lat, tx, ty, tz, bonds, L, perm[k]);
+        for (uint32_t k = 0; k < n; k++)
+            lb_flatten_site(L, perm[k]);
+        it = 1;
+    }
+    }
+    return it;
+}
+
+/* Every device labeler's site code, run in shuffled orders, gives exactly the host
+ * union-find's labels (the smallest site of each cluster) on random bond sets and on the
+ * bonds of a thermalised Ising lattice at Tc; 2-D and 3-D, sizes that are not multiples of
+ * the union_find tiles.  The iterative ones stop after a bounded number of scans. */
+Test(labeling, device_labelers_emulated_give_the_reference_labels, .timeout = 120)
+{
+    const int dims[] = {2, 2, 3, 3}, sizes[] = {37, 70, 9, 13};
+    const char *names[] = {"hawick", "kalentev", "komura", "union_find"};
+    for (int c = 0; c < 4; c++) {
+        lb_lattice lat = {dims[c], sizes[c], 0};
+        lat.n = (uint32_t)(lat.dim == 2 ? lat.L * lat.L : lat.L * lat.L * lat.L);
+        uint8_t *bonds = malloc(lat.n);
+        uint16_t *spins = malloc(2 * lat.n);
+        uint32_t *ref = malloc(4 * lat.n), *L = malloc(4 * lat.n), *R = malloc(4 * lat.n),
+                 *perm = malloc(4 * lat.n), *work = malloc(4 * lat.n);
+        static lb_tables t;
+        lb_model m;
+        lb_model_setup(&m, &t, LB_ISING, 2, lb_critical_T(LB_ISING, lat.dim, 2));
+        lb_host_init_spins(&lat, &m, 3, spins);
+        for (int k = 0; k < 30; k++)
+            lb_host_sweep(&lat, &m, 3, (uint64_t)k, spins, bonds, work);
+        for (int set = 0; set < 4; set++) {
+            if (set < 3)
+                lb_random_bonds(&lat, (lat.dim == 2 ? 0.5 : 0.2488) * (0.6 + 0.4 * set), 9,
+                                (uint64_t)set, bonds);
+            else
+                lb_host_bonds(&lat, &m, 3, 30, spins, bonds);
+            lb_host_label_uf(&lat, bonds, ref);
+            for (int w = 0; w < LB_LABELER_COUNT; w++) {
+                for (uint64_t seed = 1; seed <= 3; seed++) {
+                    memset(L, 0xFF, 4 * lat.n);
+                    const int it = emulate(w, &lat, bonds, L, R, perm, seed * 77 + (uint64_t)set);
+                    cr_assert(it <= (int)lat.n, "%s: no convergence", names[w]);
+                    uint32_t bad = 0;
+                    for (uint32_t i = 0; i < lat.n; i++)
+                        bad += L[i] != ref[i];
+                    cr_expect_eq(bad, 0, "%s dim %d L %d set %d: %u sites differ", names[w],
+                                 lat.dim, lat.L, set, bad);
+                }
+            }
+        }
+        free(bonds);
+        free(spins);
+        free(ref);
+        free(L);
+        free(R);
+        free(perm);
+        free(work);
+    }
+}

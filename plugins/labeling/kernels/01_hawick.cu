@@ -3,45 +3,36 @@
  * atomicMin, analysis resolves R along its chains from every self-labelled site, labeling sets
  * L[i] = R[L[i]]; iterated until a scan changes nothing (a flag read back each iteration, so
  * the run synchronises). */
+#include "kernels/01_hawick.cuh"
 #include "kernels/common.cuh"
 
 static __global__ void hawick_init(uint32_t n, uint32_t *L, uint32_t *R)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        L[i] = R[i] = i;
+        lb_hawick_init_site(L, R, i);
 }
 
 static __global__ void hawick_scan(lb_lattice lat, const uint8_t *bonds, const uint32_t *L,
                                    uint32_t *R, int *flag)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= lat.n)
-        return;
-    const uint32_t l = L[i], lmin = lb_min_bonded(lat, bonds, L, i, l);
-    if (lmin < l) {
-        atomicMin(&R[l], lmin);
-        *flag = 1;
-    }
+    if (i < lat.n)
+        lb_hawick_scan_site(&lat, bonds, L, R, flag, i);
 }
 
 static __global__ void hawick_analysis(uint32_t n, const uint32_t *L, uint32_t *R)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n || L[i] != i)
-        return;
-    const volatile uint32_t *r = R;
-    uint32_t ref = r[i];
-    while (ref != r[ref])
-        ref = r[ref];
-    R[i] = ref;
+    if (i < n)
+        lb_hawick_analysis_site(L, R, i);
 }
 
 static __global__ void hawick_labeling(uint32_t n, uint32_t *L, const uint32_t *R)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        L[i] = R[L[i]];
+        lb_hawick_labeling_site(L, R, i);
 }
 
 extern "C" cudaError_t lb_label_hawick(const lb_dev *d, const uint8_t *bonds, cudaStream_t st,

@@ -3,44 +3,28 @@
  * plain racy store: a lost write leaves a difference that the next scan finds again);
  * analysis points every site at the end of its chain.  Iterated until a scan changes
  * nothing (a flag read back each iteration, so the run synchronises). */
+#include "kernels/02_kalentev.cuh"
 #include "kernels/common.cuh"
 
 static __global__ void kalentev_init(uint32_t n, uint32_t *L)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        L[i] = i;
+        lb_kalentev_init_site(L, i);
 }
 
 static __global__ void kalentev_scan(lb_lattice lat, const uint8_t *bonds, uint32_t *L, int *flag)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= lat.n)
-        return;
-    volatile uint32_t *v = L;
-    const uint32_t l = v[i], lmin = lb_min_bonded(lat, bonds, L, i, l);
-    if (lmin < l) {
-        if (lmin < v[l])
-            v[l] = lmin;
-        *flag = 1;
-    }
+    if (i < lat.n)
+        lb_kalentev_scan_site(&lat, bonds, L, flag, i);
 }
 
 static __global__ void kalentev_analysis(uint32_t n, uint32_t *L)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    volatile uint32_t *v = L;
-    uint32_t l = v[i];
-    if (l == i)
-        return;
-    uint32_t r = v[l];
-    while (r != l) {
-        l = r;
-        r = v[l];
-    }
-    v[i] = l;
+    if (i < n)
+        lb_kalentev_analysis_site(L, i);
 }
 
 extern "C" cudaError_t lb_label_kalentev(const lb_dev *d, const uint8_t *bonds, cudaStream_t st,

@@ -3,43 +3,21 @@
  * self-labelled end; one reduction pass joins, for every bond whose ends still differ, the two
  * roots with atomicMin; a second analysis flattens.  Four kernels, no host round trip, so the
  * run is capturable. */
+#include "kernels/03_komura.cuh"
 #include "kernels/common.cuh"
 
 static __global__ void komura_init(lb_lattice lat, const uint8_t *bonds, uint32_t *L)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= lat.n)
-        return;
-    int x, y, z;
-    lb_coords(lat.L, i, &x, &y, &z);
-    uint32_t l = i;
-    const uint8_t b = bonds[i];
-    for (int d = 0; d < lat.dim; d++) {
-        if (b & (1u << d))
-            l = min(l, lb_neighbor(lat.L, x, y, z, d, 1));
-        const uint32_t dn = lb_neighbor(lat.L, x, y, z, d, 0);
-        if (bonds[dn] & (1u << d))
-            l = min(l, dn);
-    }
-    L[i] = l;
+    if (i < lat.n)
+        lb_komura_init_site(&lat, bonds, L, i);
 }
 
 static __global__ void komura_reduce(lb_lattice lat, const uint8_t *bonds, uint32_t *L)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= lat.n)
-        return;
-    const uint8_t b = bonds[i];
-    if (!b)
-        return;
-    int x, y, z;
-    lb_coords(lat.L, i, &x, &y, &z);
-    for (int d = 0; d < lat.dim; d++)
-        if (b & (1u << d)) {
-            const uint32_t j = lb_neighbor(lat.L, x, y, z, d, 1);
-            if (lb_find(L, i) != lb_find(L, j))
-                lb_unite(L, i, j);
-        }
+    if (i < lat.n)
+        lb_komura_reduce_site(&lat, bonds, L, i);
 }
 
 extern "C" cudaError_t lb_label_komura(const lb_dev *d, const uint8_t *bonds, cudaStream_t st)

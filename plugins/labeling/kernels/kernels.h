@@ -7,7 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "labeling.h"
+#include "../labeling.h"
 
 #ifdef __cplusplus
 extern "C" {
