@@ -219,12 +219,13 @@ Test(labeling, potts3_2d_energy_at_tc, .timeout = 120)
 Test(labeling, host_variant_runs_and_verifies, .timeout = 300)
 {
     kbi_result_set set = {0};
-    cr_expect_eq(run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\ntimeout = 120\n"
-                                  "[labeling]\nvariants = host_uf\nmodel = ising, potts, xy\n"
-                                  "dim = 2, 3\nL = 12\nmcs_discard = 20\nmcs_measure = 40\n"
-                                  "mode = mcs, labeling_only\nsteps = 2\n",
-                                  &set),
-                 0);
+    cr_expect_eq(
+        run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\ntimeout = 120\n"
+                         "[labeling]\nvariants = host_uf\nmodel = ising, potts, xy\n"
+                         "dim = 2, 3\nL = 12\nmcs_discard = 20\nmcs_measure = 40\n"
+                         "mode = mcs, labeling_only\nsteps = 2\n",
+                         &set),
+        0);
     cr_assert_eq(set.n_cases, 12);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
@@ -257,8 +258,8 @@ static void shuffle(uint32_t *perm, uint32_t n, uint64_t seed)
 }
 
 /* Emulates labeler `which` (LB_HAWICK..LB_UNION_FIND); returns the scans of an iterative one. */
-static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint32_t *L,
-                   uint32_t *R, uint32_t *perm, uint64_t seed)
+static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint32_t *L, uint32_t *R,
+                   uint32_t *perm, uint64_t seed)
 {
     const uint32_t n = lat->n;
     int it = 0, flag = 1;

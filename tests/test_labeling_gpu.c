@@ -34,15 +34,16 @@ Test(labeling_gpu, every_variant_verifies_every_model_and_mode, .timeout = 600)
 {
     kbi_result_set set = {0};
     need_gpu();
-    cr_expect_eq(run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\ntimeout = 120\n"
-                                  "[labeling]\nvariants = host_uf, hawick, kalentev, komura, "
-                                  "union_find\nmodel = ising, potts, xy\ndim = 2\nL = 40, 97\n"
-                                  "mcs_discard = 20\nmcs_measure = 20\nmode = mcs, labeling_only\n"
-                                  "[labeling.3d]\nvariants = host_uf, hawick, kalentev, komura, "
-                                  "union_find\nmodel = ising, potts, xy\ndim = 3\nL = 13, 20\n"
-                                  "mcs_discard = 20\nmcs_measure = 20\nmode = mcs, labeling_only\n",
-                                  &set),
-                 0);
+    cr_expect_eq(
+        run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\ntimeout = 120\n"
+                         "[labeling]\nvariants = host_uf, hawick, kalentev, komura, "
+                         "union_find\nmodel = ising, potts, xy\ndim = 2\nL = 40, 97\n"
+                         "mcs_discard = 20\nmcs_measure = 20\nmode = mcs, labeling_only\n"
+                         "[labeling.3d]\nvariants = host_uf, hawick, kalentev, komura, "
+                         "union_find\nmodel = ising, potts, xy\ndim = 3\nL = 13, 20\n"
+                         "mcs_discard = 20\nmcs_measure = 20\nmode = mcs, labeling_only\n",
+                         &set),
+        0);
     cr_assert_eq(set.n_cases, 2 * 5 * 3 * 2 * 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
@@ -58,12 +59,13 @@ Test(labeling_gpu, same_seed_same_observables_for_every_variant, .timeout = 600)
     kbi_result_set set = {0};
     const char *names[] = {"m2", "m4", "energy", "specific_heat", "moment_ratio", "clusters"};
     need_gpu();
-    cr_expect_eq(run_profile_text("[run]\nwarmup = 0\nmin_samples = 2\nmin_time = 0\ntimeout = 300\n"
-                                  "[labeling]\nvariants = host_uf, hawick, kalentev, komura, "
-                                  "union_find\nmodel = ising, xy\ndim = 2, 3\nL = 48\n"
-                                  "mcs_discard = 50\nmcs_measure = 100\n",
-                                  &set),
-                 0);
+    cr_expect_eq(
+        run_profile_text("[run]\nwarmup = 0\nmin_samples = 2\nmin_time = 0\ntimeout = 300\n"
+                         "[labeling]\nvariants = host_uf, hawick, kalentev, komura, "
+                         "union_find\nmodel = ising, xy\ndim = 2, 3\nL = 48\n"
+                         "mcs_discard = 50\nmcs_measure = 100\n",
+                         &set),
+        0);
     cr_assert_eq(set.n_cases, 20);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i], *ref = NULL;

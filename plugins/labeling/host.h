@@ -41,8 +41,7 @@ void lb_host_sweep(const lb_lattice *lat, const lb_model *m, uint64_t seed, uint
                    uint16_t *spins, uint8_t *bonds, uint32_t *labels);
 /* Bond d of site i active with probability p, from (seed, tag): a bond set for the
  * partition check, independent of any spin. */
-void lb_random_bonds(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag,
-                     uint8_t *bonds);
+void lb_random_bonds(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag, uint8_t *bonds);
 void lb_host_sums(const lb_lattice *lat, const lb_model *m, const lb_tables *t,
                   const uint16_t *spins, const uint32_t *labels, lb_sums *s);
 

@@ -37,8 +37,8 @@ static const kb_variant lb_variants[V_COUNT] = {
      KB_DEVICE, 0},
     {"kalentev", "one label array, two kernels, no atomics, iterated (Kalentev 2011)", KB_DEVICE,
      0},
-    {"komura", "non-iterative label equivalence with atomicMin reduction (Komura 2015)",
-     KB_DEVICE, 0},
+    {"komura", "non-iterative label equivalence with atomicMin reduction (Komura 2015)", KB_DEVICE,
+     0},
     {"union_find",
      "direct union-find: tile union in shared memory, border union, flatten (Playne 2018)",
      KB_DEVICE, 0},
@@ -90,7 +90,8 @@ static const kb_metric_def lb_metrics[] = {
 /* Labelings timed by verify in labeling_only mode. */
 #define LB_LABEL_TIMINGS 5
 
-/* ---- configuration, shared point state, case state --------------------------------------------- */
+/* ---- configuration, shared point state, case state ---------------------------------------------
+ */
 
 typedef struct lb_config {
     lb_lattice lat;
@@ -220,8 +221,8 @@ static void dev_close(lb_dev *d, double *dproj, int64_t *dtables)
 
 /* Device buffers for the lattice of sh (spins uninitialised, labels poisoned), the model's
  * tables uploaded, the step counter at `step`. */
-static int dev_open(lb_dev *d, double **dproj, int64_t **dtables, const lb_shared *sh,
-                    int scratch, uint64_t step, cudaStream_t st, char *msg)
+static int dev_open(lb_dev *d, double **dproj, int64_t **dtables, const lb_shared *sh, int scratch,
+                    uint64_t step, cudaStream_t st, char *msg)
 {
     int rc = KB_OK;
     const size_t n = sh->cfg.lat.n, q = (size_t)sh->model.q;
@@ -242,15 +243,15 @@ static int dev_open(lb_dev *d, double **dproj, int64_t **dtables, const lb_share
     KB_CUDA_GOTO(cudaMalloc((void **)&d->sums, sizeof(lb_sums)), msg, fail);
     KB_CUDA_GOTO(cudaMalloc((void **)dproj, 2 * q * sizeof(double)), msg, fail);
     KB_CUDA_GOTO(cudaMalloc((void **)dtables, 2 * q * sizeof(int64_t)), msg, fail);
-    KB_CUDA_GOTO(cudaMemcpy(*dproj, sh->tables.proj, 2 * q * sizeof(double),
-                            cudaMemcpyHostToDevice),
-                 msg, fail);
-    KB_CUDA_GOTO(cudaMemcpy(*dtables, sh->tables.cos_fix, q * sizeof(int64_t),
-                            cudaMemcpyHostToDevice),
-                 msg, fail);
-    KB_CUDA_GOTO(cudaMemcpy(*dtables + q, sh->tables.sin_fix, q * sizeof(int64_t),
-                            cudaMemcpyHostToDevice),
-                 msg, fail);
+    KB_CUDA_GOTO(
+        cudaMemcpy(*dproj, sh->tables.proj, 2 * q * sizeof(double), cudaMemcpyHostToDevice), msg,
+        fail);
+    KB_CUDA_GOTO(
+        cudaMemcpy(*dtables, sh->tables.cos_fix, q * sizeof(int64_t), cudaMemcpyHostToDevice), msg,
+        fail);
+    KB_CUDA_GOTO(
+        cudaMemcpy(*dtables + q, sh->tables.sin_fix, q * sizeof(int64_t), cudaMemcpyHostToDevice),
+        msg, fail);
     d->model.proj = *dproj;
     d->cos_fix = *dtables;
     d->sin_fix = *dtables + q;
@@ -319,9 +320,9 @@ static int prepare_point(const kb_host *h, const kb_params *p, uint64_t run_seed
         KB_CUDA_GOTO(lb_dev_init_spins(&d, st), msg, fail);
         for (int64_t k = 0; k < sh->cfg.discard; k++)
             KB_CUDA_GOTO(dev_sweep(&d, LB_UNION_FIND, st, &it), msg, fail);
-        KB_CUDA_GOTO(cudaMemcpyAsync(sh->spins, d.spins, n * sizeof(uint16_t),
-                                     cudaMemcpyDeviceToHost, st),
-                     msg, fail);
+        KB_CUDA_GOTO(
+            cudaMemcpyAsync(sh->spins, d.spins, n * sizeof(uint16_t), cudaMemcpyDeviceToHost, st),
+            msg, fail);
         KB_CUDA_GOTO(cudaStreamSynchronize(st), msg, fail);
         dev_close(&d, dproj, dtables);
     } else {
@@ -470,9 +471,9 @@ static int lb_init(const kb_case *c, void **out, char *msg)
                            msg)))
             goto fail;
         KB_CUDA_GOTO(cudaMalloc((void **)&s->dbonds_test, n), msg, fail);
-        KB_CUDA_GOTO(cudaMemcpy(s->dev.spins, sh->spins, n * sizeof(uint16_t),
-                                cudaMemcpyHostToDevice),
-                     msg, fail);
+        KB_CUDA_GOTO(
+            cudaMemcpy(s->dev.spins, sh->spins, n * sizeof(uint16_t), cudaMemcpyHostToDevice), msg,
+            fail);
         /* labeling_only: the stored bond configuration, that of the prepared lattice. */
         KB_CUDA_GOTO(lb_dev_bonds(&s->dev, 0), msg, fail);
         KB_CUDA_GOTO(cudaDeviceSynchronize(), msg, fail);
@@ -503,8 +504,7 @@ static int lb_counts(void *p, kb_counts *k, char *msg)
         k->items = (double)c->steps * n;
     }
     k->max_batch = 0;
-    k->run_flags =
-        (s->variant == V_HAWICK || s->variant == V_KALENTEV) ? KB_RUN_SYNCS : 0u;
+    k->run_flags = (s->variant == V_HAWICK || s->variant == V_KALENTEV) ? KB_RUN_SYNCS : 0u;
     return KB_OK;
 }
 
@@ -567,9 +567,8 @@ static int label_with_variant(lb_state *s, const uint8_t *bonds, lb_check *k, ch
     KB_CUDA_TRY(cudaMemcpy(s->dbonds_test, bonds, lat->n, cudaMemcpyHostToDevice), msg);
     KB_CUDA_TRY(lb_dev_label(labeler_of(s->variant), &s->dev, s->dbonds_test, 0, &s->iterations),
                 msg);
-    KB_CUDA_TRY(cudaMemcpy(k->got, s->dev.labels, lat->n * sizeof(uint32_t),
-                           cudaMemcpyDeviceToHost),
-                msg);
+    KB_CUDA_TRY(
+        cudaMemcpy(k->got, s->dev.labels, lat->n * sizeof(uint32_t), cudaMemcpyDeviceToHost), msg);
     return KB_OK;
 }
 
@@ -593,9 +592,9 @@ static int check_current(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
     const uint32_t *got = s->labels;
     if (is_device(s->variant)) {
         KB_CUDA_TRY(cudaMemcpy(k->bonds, s->dev.bonds, lat->n, cudaMemcpyDeviceToHost), msg);
-        KB_CUDA_TRY(cudaMemcpy(k->got, s->dev.labels, lat->n * sizeof(uint32_t),
-                               cudaMemcpyDeviceToHost),
-                    msg);
+        KB_CUDA_TRY(
+            cudaMemcpy(k->got, s->dev.labels, lat->n * sizeof(uint32_t), cudaMemcpyDeviceToHost),
+            msg);
         bonds = k->bonds;
         got = k->got;
     }
@@ -620,8 +619,7 @@ static int check_random(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
     const int sets = lat->n <= LB_CHECK_ALL_SITES ? 3 : 1;
     int rc;
     for (int i = 0; i < sets; i++) {
-        lb_random_bonds(lat, lat->dim == 2 ? p2[i] : p3[i], s->sh->cfg.seed, (uint64_t)i,
-                        k->bonds);
+        lb_random_bonds(lat, lat->dim == 2 ? p2[i] : p3[i], s->sh->cfg.seed, (uint64_t)i, k->bonds);
         if ((rc = label_with_variant(s, k->bonds, k, msg)))
             return rc;
         reference_labels(s, k->bonds, k);
@@ -670,9 +668,9 @@ static int measure(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
     if (dev) {
         for (int j = 0; j < 4; j++)
             KB_CUDA_GOTO(cudaEventCreate(&ev[j]), msg, done);
-        KB_CUDA_GOTO(cudaMemcpy(s->dev.spins, sh->spins, n * sizeof(uint16_t),
-                                cudaMemcpyHostToDevice),
-                     msg, done);
+        KB_CUDA_GOTO(
+            cudaMemcpy(s->dev.spins, sh->spins, n * sizeof(uint16_t), cudaMemcpyHostToDevice), msg,
+            done);
         KB_CUDA_GOTO(lb_dev_set_step(&s->dev, (uint64_t)c->discard, 0), msg, done);
     } else {
         memcpy(s->spins, sh->spins, n * sizeof(uint16_t));
@@ -766,9 +764,9 @@ static int time_labeling(lb_state *s, char *msg)
         if (is_device(s->variant)) {
             float ms;
             KB_CUDA_GOTO(cudaEventRecord(a, 0), msg, done);
-            KB_CUDA_GOTO(lb_dev_label(labeler_of(s->variant), &s->dev, s->dev.bonds, 0,
-                                      &s->iterations),
-                         msg, done);
+            KB_CUDA_GOTO(
+                lb_dev_label(labeler_of(s->variant), &s->dev, s->dev.bonds, 0, &s->iterations), msg,
+                done);
             KB_CUDA_GOTO(cudaEventRecord(b, 0), msg, done);
             KB_CUDA_GOTO(cudaEventSynchronize(b), msg, done);
             KB_CUDA_GOTO(cudaEventElapsedTime(&ms, a, b), msg, done);

@@ -122,11 +122,11 @@ LB_HD uint16_t lb_initial_spin(const lb_model *m, uint64_t seed, uint32_t i)
 /* Integer sums of one configuration, from which every observable follows (see
  * lb_observe): the same on host and device, bit for bit. */
 typedef struct lb_sums {
-    int64_t roots; /* clusters (sites labelled with themselves) */
-    int64_t bond;  /* Ising: sum s_i s_j; Potts: sum delta; clock: sum cos * 2^32 */
-    int64_t mx;    /* Ising: sum s; clock: sum cos * 2^32 */
-    int64_t my;    /* clock: sum sin * 2^32 */
-    int64_t bad;   /* spins out of range (0..q-1): an unwritten or corrupt site */
+    int64_t roots;          /* clusters (sites labelled with themselves) */
+    int64_t bond;           /* Ising: sum s_i s_j; Potts: sum delta; clock: sum cos * 2^32 */
+    int64_t mx;             /* Ising: sum s; clock: sum cos * 2^32 */
+    int64_t my;             /* clock: sum sin * 2^32 */
+    int64_t bad;            /* spins out of range (0..q-1): an unwritten or corrupt site */
     int64_t hist[LB_MAX_Q]; /* Potts: sites per state */
 } lb_sums;
 

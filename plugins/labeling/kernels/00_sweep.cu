@@ -4,8 +4,8 @@
  * host reference runs, so host and device lattices stay bit-identical. */
 #include "kernels/common.cuh"
 
-static __global__ void bonds_kernel(lb_lattice lat, lb_model m, uint64_t seed,
-                                    const uint64_t *step, const uint16_t *spins, uint8_t *bonds)
+static __global__ void bonds_kernel(lb_lattice lat, lb_model m, uint64_t seed, const uint64_t *step,
+                                    const uint16_t *spins, uint8_t *bonds)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= lat.n)
@@ -107,14 +107,14 @@ static __global__ void sums_kernel(lb_lattice lat, lb_model m, const uint16_t *s
 extern "C" cudaError_t lb_dev_bonds(const lb_dev *d, cudaStream_t st)
 {
     bonds_kernel<<<lb_blocks(d->lat.n), LB_THREADS, 0, st>>>(d->lat, d->model, d->seed, d->step,
-                                                              d->spins, d->bonds);
+                                                             d->spins, d->bonds);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t lb_dev_flip(const lb_dev *d, cudaStream_t st)
 {
     flip_kernel<<<lb_blocks(d->lat.n), LB_THREADS, 0, st>>>(d->lat, d->model, d->seed, d->step,
-                                                             d->spins, d->labels);
+                                                            d->spins, d->labels);
     return cudaGetLastError();
 }
 
@@ -136,8 +136,7 @@ extern "C" cudaError_t lb_dev_set_step(const lb_dev *d, uint64_t step, cudaStrea
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t lb_dev_sums(const lb_dev *d, int with_labels, lb_sums *out,
-                                   cudaStream_t st)
+extern "C" cudaError_t lb_dev_sums(const lb_dev *d, int with_labels, lb_sums *out, cudaStream_t st)
 {
     cudaError_t e;
     lb_sums *dev = (lb_sums *)d->sums;
@@ -146,9 +145,8 @@ extern "C" cudaError_t lb_dev_sums(const lb_dev *d, int with_labels, lb_sums *ou
         blocks = 4096;
     if ((e = cudaMemsetAsync(dev, 0, sizeof *dev, st)) != cudaSuccess)
         return e;
-    sums_kernel<<<blocks, LB_THREADS, 0, st>>>(d->lat, d->model, d->spins,
-                                               with_labels ? d->labels : NULL, d->cos_fix,
-                                               d->sin_fix, dev);
+    sums_kernel<<<blocks, LB_THREADS, 0, st>>>(
+        d->lat, d->model, d->spins, with_labels ? d->labels : NULL, d->cos_fix, d->sin_fix, dev);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
     if ((e = cudaMemcpyAsync(out, dev, sizeof *out, cudaMemcpyDeviceToHost, st)) != cudaSuccess)

@@ -57,8 +57,8 @@ extern "C" cudaError_t lb_label_hawick(const lb_dev *d, const uint8_t *bonds, cu
         hawick_labeling<<<g, LB_THREADS, 0, st>>>(n, d->labels, d->scratch);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return e;
-        if ((e = cudaMemcpyAsync(d->host_flag, d->flag, sizeof(int), cudaMemcpyDeviceToHost,
-                                 st)) != cudaSuccess ||
+        if ((e = cudaMemcpyAsync(d->host_flag, d->flag, sizeof(int), cudaMemcpyDeviceToHost, st)) !=
+                cudaSuccess ||
             (e = cudaStreamSynchronize(st)) != cudaSuccess)
             return e;
         if (!*d->host_flag) {

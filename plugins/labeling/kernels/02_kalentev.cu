@@ -45,8 +45,8 @@ extern "C" cudaError_t lb_label_kalentev(const lb_dev *d, const uint8_t *bonds, 
         kalentev_analysis<<<g, LB_THREADS, 0, st>>>(n, d->labels);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return e;
-        if ((e = cudaMemcpyAsync(d->host_flag, d->flag, sizeof(int), cudaMemcpyDeviceToHost,
-                                 st)) != cudaSuccess ||
+        if ((e = cudaMemcpyAsync(d->host_flag, d->flag, sizeof(int), cudaMemcpyDeviceToHost, st)) !=
+                cudaSuccess ||
             (e = cudaStreamSynchronize(st)) != cudaSuccess)
             return e;
         if (!*d->host_flag) {

@@ -5,8 +5,7 @@
 #include "sites.h"
 
 /* The smallest of the site and its bonded neighbours. */
-LB_HD void lb_komura_init_site(const lb_lattice *lat, const uint8_t *bonds, uint32_t *L,
-                               uint32_t i)
+LB_HD void lb_komura_init_site(const lb_lattice *lat, const uint8_t *bonds, uint32_t *L, uint32_t i)
 {
     int x, y, z;
     lb_coords(lat->L, i, &x, &y, &z);

@@ -7,8 +7,8 @@
 #include "sites.h"
 
 typedef struct lb_tile {
-    int tx, ty, tz;    /* tile extents */
-    int bx, by, bz;    /* tile coordinates (block index) */
+    int tx, ty, tz; /* tile extents */
+    int bx, by, bz; /* tile coordinates (block index) */
 } lb_tile;
 
 /* Global site of local index t, and whether it is on the lattice. */
@@ -29,7 +29,8 @@ LB_HD void lb_uf_local_site(const lb_lattice *lat, const lb_tile *tl, const uint
     uint32_t g;
     if (!lb_tile_site(lat, tl, t, &g))
         return;
-    const int lx = (int)(t % (uint32_t)tl->tx), ly = (int)((t / (uint32_t)tl->tx) % (uint32_t)tl->ty),
+    const int lx = (int)(t % (uint32_t)tl->tx),
+              ly = (int)((t / (uint32_t)tl->tx) % (uint32_t)tl->ty),
               lz = (int)(t / (uint32_t)(tl->tx * tl->ty));
     const int x = tl->bx * tl->tx + lx, y = tl->by * tl->ty + ly, z = tl->bz * tl->tz + lz;
     const uint8_t b = bonds[g];

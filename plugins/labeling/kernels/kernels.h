@@ -15,7 +15,7 @@ extern "C" {
 
 typedef struct lb_dev {
     lb_lattice lat;
-    lb_model model;    /* model.proj points at device memory */
+    lb_model model; /* model.proj points at device memory */
     uint64_t seed;
     uint16_t *spins;   /* n */
     uint8_t *bonds;    /* n */
