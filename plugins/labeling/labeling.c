@@ -444,8 +444,16 @@ static int lb_init(const kb_case *c, void **out, char *msg)
         s->sh = v11 ? c->shared : NULL;
     }
     if (!s->sh) {
-        if ((rc = prepare_point(c->host, c->params, c->seed, is_device(c->variant) ? c->device : -1,
-                                NULL, &s->sh, msg)))
+        /* No prepare (a 1.0 harness): thermalise here, on the device where there is one even
+         * for host_uf (the same lattice; the host would take minutes at L = 4096). */
+        int dev = -1, count = 0;
+        if (c->device >= 0) {
+            if (cudaGetDeviceCount(&count) == cudaSuccess && count > c->device)
+                dev = c->device;
+            else
+                (void)cudaGetLastError();
+        }
+        if ((rc = prepare_point(c->host, c->params, c->seed, dev, NULL, &s->sh, msg)))
             goto fail;
         s->own_shared = 1;
     }
