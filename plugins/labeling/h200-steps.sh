@@ -1,7 +1,7 @@
 # Steps of the labeling plugin for scripts/h200-batch.sh (sourced there: $B is the build
 # folder, $OUT/results/<dir> comes back).  The full profile is split in parts of under six
-# minutes each: step_labeling (2-D Ising and Potts, 2-D labeling_only), step_labeling_3d
-# (3-D Ising, 3-D XY, 3-D labeling_only), step_labeling_fss (the moment-ratio T sweeps).
+# minutes each: step_labeling (2-D Ising, mcs and labeling_only), step_labeling_3d (3-D Ising,
+# 3-D labeling_only, 2-D Potts, 3-D XY), step_labeling_fss (the moment-ratio T sweeps).
 
 # The [run] section and the named sections of profiles/labeling.ini, on stdout.
 labeling_sections() {
@@ -56,12 +56,12 @@ INI
 }
 
 step_labeling() {
-  labeling_sections labeling large potts labeling_only >/tmp/labeling-2d.ini
+  labeling_sections labeling large labeling_only >/tmp/labeling-2d.ini
   "$B/kbench" run /tmp/labeling-2d.ini --out "$OUT/results/labeling"
 }
 
 step_labeling_3d() {
-  labeling_sections 3d 3d_large xy xy_large labeling_only_3d >/tmp/labeling-3d.ini
+  labeling_sections 3d 3d_large labeling_only_3d potts xy xy_large >/tmp/labeling-3d.ini
   "$B/kbench" run /tmp/labeling-3d.ini --out "$OUT/results/labeling-3d"
 }
 
