@@ -19,8 +19,10 @@ if [ -n "$missing" ]; then
   echo "kbench: installing $(echo $missing)" >&2
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
+  # Only what the build needs: recommends (gnuplot's groff and fonts, imagemagick, ghostscript
+  # through libgd) would triple the install; charts use the fonts fontconfig already brings.
   # shellcheck disable=SC2086
-  $sudo apt-get install -y -qq $missing
+  $sudo apt-get install -y -qq --no-install-recommends $missing
 fi
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "kbench: nvcc not found: install the CUDA toolkit (12.x or 13.x) first" >&2

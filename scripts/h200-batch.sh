@@ -12,10 +12,8 @@ OUT=${OUT:-/tmp/kbench-out}
 mkdir -p "$OUT/logs" "$OUT/results"
 export LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
-# The build has absolute paths of the CPU machine baked into the tests.
-if [ ! -e /work/main ] && [ "$ROOT" != /work/main ]; then
-  mkdir -p /work && ln -s "$ROOT" /work/main
-fi
+# The tests find the build folder from their own path and the sources as its parent
+# (tests/paths.c): no path of the CPU machine is needed here.
 
 step_info() {
   nvidia-smi

@@ -310,3 +310,108 @@ Test(chart, report_without_gnuplot_says_why, .init = make_tmp, .fini = remove_tm
     cr_assert_eq(access(path, R_OK), 0, "the scripts are kept to draw later");
     free(md);
 }
+
+/* ---- metric charts ---- */
+
+/* Writes tmp/lab.jsonl: a moment ratio (declared, with an uncertainty)
+ * over L (the size parameter) and, when vary_t, over T too. */
+static void write_lab(char *path, size_t n, int vary_t)
+{
+    static double samples[] = {1e-3, 1.01e-3, 0.99e-3};
+    kbi_results_writer w;
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_pack("{s:n}", "device");
+    snprintf(path, n, "%s/lab.jsonl", tmp);
+    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
+    json_decref(env);
+    for (int L = 8; L <= 32; L *= 2)
+        for (int ti = 0; ti < (vary_t ? 3 : 1); ti++) {
+            double T = 2.2 + 0.1 * ti;
+            char id[128], text[96];
+            kbi_metric m = {
+                "moment_ratio", "1", 1.2 - 0.01 * ti * L, 0.005 * L, KB_BETTER_NONE, 0, 0, 0, 1, 1};
+            kbi_case_result c;
+            json_t *rec;
+            memset(&c, 0, sizeof c);
+            snprintf(text, sizeof text, "L=%d,T=%g", L, T);
+            snprintf(id, sizeof id, "lab/hostuf/%s", text);
+            c.index = -1;
+            c.id = id;
+            c.plugin = "lab";
+            c.variant = "hostuf";
+            c.target = "host";
+            c.baseline = "";
+            c.params = json_pack("{s:i, s:f}", "L", L, "T", T);
+            c.params_text = text;
+            c.size_param = "L";
+            c.status = KBI_ST_OK;
+            c.message = "";
+            c.prepare_s = c.wall_s = NAN;
+            c.samples = samples;
+            c.n_samples = 3;
+            c.has_stats = 1;
+            kbi_stats_compute(samples, 3, &c.stats);
+            c.metrics = &m;
+            c.n_metrics = 1;
+            rec = kbi_case_record_json(&c);
+            cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
+            json_decref(rec);
+            json_decref(c.params);
+        }
+    kbi_results_close(&w);
+}
+
+/* Writes the report of tmp/lab.jsonl into tmp/rep; returns report.md. */
+static char *report_lab(int vary_t, int draw)
+{
+    kbi_result_set set = {0};
+    kbi_report_options opt = {.gnuplot = draw ? NULL : ""};
+    char path[512], out[512], md[600], err[KBI_ERR_SIZE] = "";
+    const char *inputs[1] = {path};
+    write_lab(path, sizeof path, vary_t);
+    cr_assert_eq(kbi_results_load_inputs(&set, inputs, 1, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(md, sizeof md, "%s/report.md", out);
+    return slurp(md);
+}
+
+Test(chart, metric_against_t_one_line_per_size, .init = make_tmp, .fini = remove_tmp)
+{
+    char dat[600], gp[600], *md, *d, *g;
+    need_gnuplot();
+    md = report_lab(1, 1);
+    cr_assert(strstr(md, "](charts/lab-metric-moment_ratio-vs-T.png)") != NULL, "%s", md);
+    cr_expect(strstr(md, "lab-metric-moment_ratio-vs-L") == NULL, "x is T, not the size");
+    snprintf(dat, sizeof dat, "%s/rep/charts", tmp);
+    check_drawn(dat, "lab-metric-moment_ratio-vs-T");
+    snprintf(dat, sizeof dat, "%s/rep/charts/lab-metric-moment_ratio-vs-T.dat", tmp);
+    snprintf(gp, sizeof gp, "%s/rep/charts/lab-metric-moment_ratio-vs-T.gp", tmp);
+    d = slurp(dat);
+    g = slurp(gp);
+    /* One line per L, points at T with bars of ± the uncertainty. */
+    cr_expect(strstr(d, "# series 0: L=8\n2.2 1.2 1.16 1.24\n2.3 1.12 1.08 1.16\n") != NULL, "%s",
+              d);
+    cr_expect(strstr(d, "# series 2: L=32\n2.2 1.2 1.04 1.36\n") != NULL, "%s", d);
+    cr_expect(strstr(g, "title 'L=16'") != NULL);
+    cr_expect(strstr(g, "one line per L") != NULL);
+    cr_expect(strstr(g, "set yrange [0:") == NULL, "the y range fits the data");
+    free(d);
+    free(g);
+    free(md);
+}
+
+Test(chart, metric_against_the_size_when_only_it_varies, .init = make_tmp, .fini = remove_tmp)
+{
+    char dat[600], *md, *d;
+    md = report_lab(0, 0); /* scripts and data only */
+    snprintf(dat, sizeof dat, "%s/rep/charts/lab-metric-moment_ratio-vs-L.dat", tmp);
+    d = slurp(dat);
+    cr_expect(strstr(d, "# series 0: hostuf\n8 1.2 1.16 1.24\n16 1.2 1.12 1.28\n32 1.2 1.04 "
+                        "1.36\n") != NULL,
+              "%s", d);
+    free(d);
+    free(md);
+}

@@ -580,3 +580,360 @@ Test(compare_binary, compare_x_x_is_0_and_slower_copy_is_1)
     cr_assert_eq(run_binary("compare " DATA "/stream_h200.jsonl"), 2);
     cr_assert_eq(run_binary("compare --help"), 0);
 }
+
+/* ---- declared metrics ---- */
+
+static kbi_metric metric(const char *name, double v, double u, kb_better better)
+{
+    kbi_metric m = {(char *)name, "1", v, u, better, 0, 0, 0, 1, 1};
+    return m;
+}
+
+Test(compare_metric, verdicts_by_direction_and_uncertainty)
+{
+    kbi_metric_outcome o;
+    kbi_metric a = metric("drift", 0.1, 0.01, KB_BETTER_LOWER), b;
+    b = metric("drift", 0.6, 0.01, KB_BETTER_LOWER);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_WORSE, "up by 35 sigma, lower is better: %s", o.why);
+    cr_expect_float_eq(o.change, 0.5, 1e-12);
+    cr_expect_float_eq(o.sigma, sqrt(2) * 0.01, 1e-12);
+    kbi_compare_metric(&b, &a, &o);
+    cr_expect_eq(o.verdict, KBI_MV_BETTER);
+    /* 0.04 < 3 * sqrt(2) * 0.01 = 0.0424: within noise, either way. */
+    b = metric("drift", 0.14, 0.01, KB_BETTER_LOWER);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_SAME, "%s", o.why);
+    b = metric("drift", 0.143, 0.01, KB_BETTER_LOWER);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_WORSE, "0.043 > 0.0424: %s", o.why);
+    /* Higher is better: a drop is worse. */
+    a = metric("rate", 10, 0.01, KB_BETTER_HIGHER);
+    b = metric("rate", 9.5, 0.01, KB_BETTER_HIGHER);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_WORSE);
+    kbi_compare_metric(&b, &a, &o);
+    cr_expect_eq(o.verdict, KBI_MV_BETTER);
+    /* No direction: changed, never worse. */
+    a = metric("count", 3, 0, KB_BETTER_NONE);
+    b = metric("count", 4, 0, KB_BETTER_NONE);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_CHANGED);
+    /* Exact values: any move in the bad direction counts. */
+    a = metric("n", 3, 0, KB_BETTER_LOWER);
+    b = metric("n", 3.000001, 0, KB_BETTER_LOWER);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_WORSE);
+    kbi_compare_metric(&a, &a, &o);
+    cr_expect_eq(o.verdict, KBI_MV_SAME);
+    /* Unknown uncertainty: unsure, unless the values are equal. */
+    a = metric("m", 1, NAN, KB_BETTER_LOWER);
+    b = metric("m", 2, 0.1, KB_BETTER_LOWER);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_UNSURE);
+    cr_expect(strstr(o.why, "baseline") != NULL, "%s", o.why);
+    b = metric("m", 1, NAN, KB_BETTER_LOWER);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_SAME);
+    /* One side only. */
+    kbi_compare_metric(NULL, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_NEW);
+    kbi_compare_metric(&b, NULL, &o);
+    cr_expect_eq(o.verdict, KBI_MV_GONE);
+}
+
+Test(compare_metric, out_of_bound_is_flagged_on_the_results_side)
+{
+    kbi_metric_outcome o;
+    kbi_metric a = metric("drift", 0.1, 0.01, KB_BETTER_LOWER), b;
+    a.bounds = KB_BOUND_HIGH;
+    a.high = 1.0;
+    b = a;
+    b.value = 1.2;
+    b.in_bound = 0;
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect(o.out_of_bound);
+    cr_expect(strstr(o.why, "above its bound 1") != NULL, "%s", o.why);
+    /* A record without in_bound: the bound still decides. */
+    b.in_bound = 1;
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect(o.out_of_bound);
+    /* A baseline out of bound is not the results' failure. */
+    kbi_compare_metric(&b, &a, &o);
+    cr_expect_not(o.out_of_bound);
+    cr_expect_eq(o.verdict, KBI_MV_BETTER);
+    /* Only in the results, out of bound: still flagged. */
+    kbi_compare_metric(NULL, &b, &o);
+    cr_expect(o.out_of_bound);
+    b.bounds = KB_BOUND_LOW;
+    b.low = 2;
+    kbi_compare_metric(NULL, &b, &o);
+    cr_expect(o.out_of_bound);
+    cr_expect(strstr(o.why, "below its bound 2") != NULL, "%s", o.why);
+}
+
+/* Writes a results file at tmp/NAME.jsonl with one case of the metrics
+ * fixture reporting drift = 0.1 + shift, rate = 10 - shift (uncertainty
+ * noise) and count; `status` as the worker would set it.  The samples are
+ * the same in every file, so only the metrics move. */
+static void write_metrics_run(const char *name, double shift, double noise, double count,
+                              kbi_status status, char *path, size_t n)
+{
+    static double samples[] = {2e-4, 2.01e-4, 1.99e-4, 2e-4, 2.02e-4, 1.98e-4};
+    kbi_metric m[3] = {
+        {"drift", "1", 0.1 + shift, noise, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1},
+        {"rate", "1/s", 10 - shift, noise, KB_BETTER_HIGHER, 0, 0, 0, 1, 1},
+        {"count", "1", count, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1},
+    };
+    kbi_case_result c;
+    kbi_results_writer w;
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_pack("{s:n}", "device"), *rec, *end = json_pack("{s:b}", "complete", 1);
+    m[0].in_bound = kbi_metric_within(&m[0], m[0].value);
+    memset(&c, 0, sizeof c);
+    c.index = 0;
+    c.id = "metrics/report/noise=0.01";
+    c.plugin = "metrics";
+    c.variant = "report";
+    c.target = "host";
+    c.baseline = "";
+    c.params = json_pack("{s:f}", "noise", 0.01);
+    c.params_text = "noise=0.01";
+    c.size_param = "shift";
+    c.status = status;
+    c.message = status == KBI_ST_OK ? "" : "metric drift out of bound";
+    c.timing = "host";
+    c.prepare_s = NAN;
+    c.wall_s = NAN;
+    c.samples = samples;
+    c.n_samples = 6;
+    c.has_stats = 1;
+    kbi_stats_compute(samples, 6, &c.stats);
+    c.metrics = m;
+    c.n_metrics = 3;
+    rec = kbi_case_record_json(&c);
+    snprintf(path, n, "%s/%s.jsonl", tmp, name);
+    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
+    kbi_results_close(&w);
+    json_decref(env);
+    json_decref(rec);
+    json_decref(end);
+    json_decref(c.params);
+}
+
+Test(compare_metrics_cmd, within_noise_is_0_beyond_it_in_the_bad_direction_is_1, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char base[512], same[512], noise[512], worse[512], better[512], count[512], out[512];
+    char *text;
+    write_metrics_run("base", 0, 0.01, 3, KBI_ST_OK, base, sizeof base);
+    write_metrics_run("same", 0, 0.01, 3, KBI_ST_OK, same, sizeof same);
+    write_metrics_run("noise", 0.02, 0.01, 3, KBI_ST_OK, noise, sizeof noise);
+    write_metrics_run("worse", 0.5, 0.01, 3, KBI_ST_OK, worse, sizeof worse);
+    write_metrics_run("better", -0.05, 0.01, 3, KBI_ST_OK, better, sizeof better);
+    write_metrics_run("count", 0, 0.01, 4, KBI_ST_OK, count, sizeof count);
+    snprintf(out, sizeof out, "%s/cmp.md", tmp);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    cr_expect_eq(run_compare(base, same, NULL, NULL), 0);
+    cr_expect_eq(run_compare(base, noise, "--out", out), 0, "a move within 3 sigma");
+    text = slurp(out);
+    cr_expect(strstr(text, "| `metrics/report/noise=0.01` | drift | 0.1 ± 0.01 | 0.12 ± 0.01 |") !=
+                  NULL,
+              "%s", text);
+    cr_expect(strstr(text, "| same |") != NULL);
+    free(text);
+    cr_expect_eq(run_compare(base, worse, "--out", out), 1, "drift up 0.5, rate down 0.5");
+    text = slurp(out);
+    cr_expect(strstr(text, "REGRESSION") != NULL);
+    cr_expect(strstr(text, "2 metrics worse") != NULL, "%s", text);
+    cr_expect(strstr(text, "Worse: `metrics/report/noise=0.01` drift, `metrics/report/noise=0.01` "
+                           "rate") != NULL,
+              "%s", text);
+    cr_expect(strstr(text, "| **worse** |") != NULL);
+    free(text);
+    cr_expect_eq(run_compare(base, better, NULL, NULL), 0, "both moved the good way");
+    cr_expect_eq(run_compare(worse, base, NULL, NULL), 0, "the reverse move is better");
+    cr_expect_eq(run_compare(base, count, "--out", out), 0, "no direction: never a regression");
+    text = slurp(out);
+    cr_expect(strstr(text, "| changed |") != NULL, "%s", text);
+    free(text);
+}
+
+Test(compare_metrics_cmd, out_of_bound_is_1, .init = make_tmp, .fini = remove_tmp)
+{
+    char base[512], oob[512], out[512];
+    char *text;
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison cmp;
+    char err[KBI_ERR_SIZE];
+    write_metrics_run("base", 0, 0.01, 3, KBI_ST_OK, base, sizeof base);
+    /* drift 1.05 > 1; the worker also fails the case. */
+    write_metrics_run("oob", 0.95, 0.5, 3, KBI_ST_VERIFY_FAILED, oob, sizeof oob);
+    snprintf(out, sizeof out, "%s/cmp.md", tmp);
+    cr_assert_eq(kbi_results_load(&a, base, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_load(&b, oob, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &cmp, err), KBI_OK);
+    cr_expect_eq(cmp.out_of_bound, 1);
+    cr_expect_eq(cmp.metric_count[KBI_MV_WORSE], 0, "0.95 is within 3 * 0.5");
+    cr_expect_eq(kbi_comparison_exit_code(&cmp), 1);
+    kbi_comparison_free(&cmp);
+    /* The same file on both sides: nothing moved, yet the bound fails it. */
+    cr_assert_eq(kbi_compare_sets(&b, &b, NULL, &cmp, err), KBI_OK);
+    cr_expect_eq(cmp.count[KBI_VERDICT_FAILED], 0);
+    cr_expect_eq(cmp.out_of_bound, 1);
+    cr_expect_eq(kbi_comparison_exit_code(&cmp), 1);
+    kbi_comparison_free(&cmp);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    cr_expect_eq(run_compare(base, oob, "--out", out), 1);
+    text = slurp(out);
+    cr_expect(strstr(text, "1 metric out of bound") != NULL, "%s", text);
+    cr_expect(strstr(text, "Out of bound: `metrics/report/noise=0.01` drift") != NULL, "%s", text);
+    cr_expect(strstr(text, "1.05 is above its bound 1") != NULL, "%s", text);
+    cr_expect(strstr(text, "≤ 1") != NULL, "%s", text);
+    free(text);
+}
+
+Test(compare_metrics_cmd, version_1_metrics_never_fail, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_result_set a = {0};
+    kbi_comparison cmp;
+    char err[KBI_ERR_SIZE];
+    /* sgemm_h200.jsonl is a version 1 file; compared with itself. */
+    cr_assert_eq(kbi_results_load(&a, DATA "/stream_h200.jsonl", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&a, &a, NULL, &cmp, err), KBI_OK);
+    cr_expect_eq(cmp.metric_count[KBI_MV_WORSE] + cmp.out_of_bound, 0);
+    kbi_comparison_free(&cmp);
+    kbi_results_free(&a);
+}
+
+/* ---- end to end: kbench run on the metrics fixture, then compare ---- */
+
+/* Runs the metrics fixture into tmp/NAME (kbench run) with its values
+ * moved by `shift` (the case id stays the same) and returns the results
+ * file's path in path. */
+static void run_metrics_fixture(const char *name, const char *shift, char *path, size_t n)
+{
+    char profile[400], out[400], err[KBI_ERR_SIZE];
+    char *argv[] = {"run", NULL};
+    kbi_run_args a = {.device = -1, .argc = 1, .argv = argv, .plugins_dir = KBENCH_TEST_FIXTURES};
+    kbi_result_set set = {0};
+    FILE *f;
+    snprintf(profile, sizeof profile, "%s/%s.ini", tmp, name);
+    f = fopen(profile, "w");
+    cr_assert_not_null(f);
+    fputs("[run]\nwarmup = 1\nmin_samples = 5\nmin_time = 0.001\ntimeout = 30\n\n"
+          "[metrics]\nshift = 0\n",
+          f);
+    fclose(f);
+    snprintf(out, sizeof out, "%s/%s", tmp, name);
+    a.profile_path = profile;
+    a.out_dir = out;
+    /* The same case id on every run; the fixture's values move. */
+    setenv("KBENCH_FIXTURE_METRICS_SHIFT", shift, 1);
+    kbi_run(&a);
+    unsetenv("KBENCH_FIXTURE_METRICS_SHIFT");
+    snprintf(path, n, "%s/results.jsonl", out);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 1);
+    /* The worker recorded the declared metrics through host->report (a
+     * 1.0 host would have left them undeclared, without uncertainty). */
+    cr_assert_eq(set.cases[0].n_metrics, 3);
+    cr_assert_str_eq(set.cases[0].metrics[0].name, "drift");
+    cr_assert(set.cases[0].metrics[0].declared);
+    cr_assert_float_eq(set.cases[0].metrics[0].uncertainty, 0.01, 1e-15);
+    cr_assert_eq(set.cases[0].metrics[0].better, KB_BETTER_LOWER);
+    cr_assert_eq(set.cases[0].metrics[0].bounds, KB_BOUND_HIGH);
+    cr_assert_eq(set.cases[0].metrics[2].uncertainty, 0.0);
+    kbi_results_free(&set);
+}
+
+/* Compares two results files: expects `worse` metrics worse and
+ * `out_of_bound` out of bound, and kbench compare's exit code to be 1
+ * exactly when a metric failed or a time regressed. */
+static void expect_metric_verdict(const char *a, const char *b, size_t worse, size_t out_of_bound,
+                                  const char *what)
+{
+    kbi_result_set sa = {0}, sb = {0};
+    kbi_comparison cmp;
+    char err[KBI_ERR_SIZE];
+    int timing_failed;
+    cr_assert_eq(kbi_results_load(&sa, a, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_load(&sb, b, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&sa, &sb, NULL, &cmp, err), KBI_OK);
+    cr_expect_eq(cmp.metric_count[KBI_MV_WORSE], worse, "%s: %zu worse", what,
+                 cmp.metric_count[KBI_MV_WORSE]);
+    cr_expect_eq(cmp.out_of_bound, out_of_bound, "%s: %zu out of bound", what, cmp.out_of_bound);
+    timing_failed = cmp.count[KBI_VERDICT_SLOWER] || cmp.count[KBI_VERDICT_FAILED];
+    kbi_comparison_free(&cmp);
+    kbi_results_free(&sa);
+    kbi_results_free(&sb);
+    cr_expect_eq(run_compare(a, b, NULL, NULL), worse || out_of_bound || timing_failed ? 1 : 0,
+                 "%s", what);
+}
+
+Test(compare_metrics_e2e, fixture_runs_compare_by_their_metrics, .init = make_tmp,
+     .fini = remove_tmp, .timeout = 300)
+{
+    char base[512], again[512], worse[512], oob[512];
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    run_metrics_fixture("base", "0", base, sizeof base);
+    run_metrics_fixture("again", "0", again, sizeof again);
+    run_metrics_fixture("worse", "0.5", worse, sizeof worse);
+    run_metrics_fixture("oob", "1.0", oob, sizeof oob);
+    /* The bound fails the case itself. */
+    cr_assert_eq(kbi_results_load(&set, oob, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.cases[0].status, KBI_ST_VERIFY_FAILED, "%s", set.cases[0].message);
+    cr_expect(strstr(set.cases[0].message, "drift") != NULL, "%s", set.cases[0].message);
+    kbi_results_free(&set);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    /* Times of a sleeping fixture on a loaded machine may move either way;
+     * the metrics decide here, so a timing verdict is allowed for. */
+    expect_metric_verdict(base, again, 0, 0, "same metrics");
+    expect_metric_verdict(base, worse, 2, 0, "drift +0.5, rate -0.5");
+    expect_metric_verdict(worse, base, 0, 0, "the way back is better");
+    expect_metric_verdict(base, oob, 2, 1, "drift 1.1 > 1, rate 8.9 < 10");
+}
+
+Test(compare_sets, dims_as_string_and_as_array_pair_across_a_new_parameter, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    /* A version 1 baseline wrote shape as "4x4"; the new run writes [4,4]
+     * and has a parameter more, so the ids differ. */
+    static const char *base_text =
+        "{\"schema\":\"kbench-results\",\"version\":1,\"record\":\"case\",\"run_id\":\"a\","
+        "\"id\":\"p/v/shape=4x4\",\"plugin\":\"p\",\"variant\":\"v\",\"status\":\"ok\","
+        "\"params\":{\"shape\":\"4x4\"},\"samples\":[1e-3,1e-3,1e-3]}\n";
+    static const char *res_text =
+        "{\"schema\":\"kbench-results\",\"version\":2,\"record\":\"case\",\"run_id\":\"b\","
+        "\"id\":\"p/v/shape=4x4,mode=x\",\"plugin\":\"p\",\"variant\":\"v\",\"status\":\"ok\","
+        "\"params\":{\"shape\":[4,4],\"mode\":\"x\"},\"samples\":[1e-3,1e-3,1e-3]}\n";
+    char pa[512], pb[512], err[KBI_ERR_SIZE];
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison cmp;
+    FILE *f;
+    snprintf(pa, sizeof pa, "%s/a.jsonl", tmp);
+    snprintf(pb, sizeof pb, "%s/b.jsonl", tmp);
+    f = fopen(pa, "w");
+    fputs(base_text, f);
+    fclose(f);
+    f = fopen(pb, "w");
+    fputs(res_text, f);
+    fclose(f);
+    cr_assert_eq(kbi_results_load(&a, pa, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_load(&b, pb, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &cmp, err), KBI_OK);
+    cr_assert_eq(cmp.n_rows, 1);
+    cr_expect_not_null(cmp.rows[0].res, "paired across the new parameter");
+    kbi_comparison_free(&cmp);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}

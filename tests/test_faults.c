@@ -718,6 +718,22 @@ Test(faults, plugins_load_only_from_the_named_folders)
     text = read_text(out_path);
     cr_expect(strstr(text, planted) != NULL, "--plugins: %s", text);
     free(text);
+    /* --plugins adds to the built-in folder, and repeats: the planted copy of good wins (first
+     * folder), the fixtures' other plugins and the built-in stream come too. */
+    {
+        char *list_two[] = {NULL, "list", "--plugins", sub, "--plugins", KBENCH_TEST_FIXTURES, NULL};
+        char joined[700];
+        char *list_joined[] = {NULL, "list", "--plugins", joined, NULL};
+        snprintf(joined, sizeof joined, "%s:%s", sub, KBENCH_TEST_FIXTURES);
+        for (int k = 0; k < 2; k++) {
+            cr_expect_eq(run_kbench(k ? list_joined : list_two, &o, 60), 0);
+            text = read_text(out_path);
+            cr_expect(strstr(text, planted) != NULL, "%s", text);
+            cr_expect(strstr(text, "misbehave  (") != NULL, "%s", text);
+            cr_expect(strstr(text, "stream  (") != NULL, "built-in folder: %s", text);
+            free(text);
+        }
+    }
 
     /* A folder anyone can write to (sticky or not) is loaded with a warning. */
     for (int i = 0; i < 2; i++) {
@@ -742,6 +758,8 @@ static const struct {
     {"stream", "[stream]\nvariants = host_copy, host_scale, host_add, host_triad\n"
                "bytes = 4, 4100\n"},
     {"sgemm", "[sgemm]\nvariants = host\nshape = 1x1x1, 17x9x33\nbeta = 0, 0.5\n"},
+    {"md", "[md]\nvariants = host_pairlist, host_layer\nsystem = sp, lj\nN_e = 9\nsteps = 5\n"
+           "equil = 20\nreorder = 2\n"},
 };
 
 Test(faults, every_plugin_frees_what_it_takes)

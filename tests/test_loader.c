@@ -26,10 +26,11 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 8);
+    cr_expect_eq(set.n, 9);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
     cr_expect_not_null(kbi_plugins_find(&set, "v10"));
     cr_expect_not_null(kbi_plugins_find(&set, "stateful"));
+    cr_expect_not_null(kbi_plugins_find(&set, "metrics"));
     cr_expect_not_null(kbi_plugins_find(&set, "misbehave"));
     cr_expect_not_null(kbi_plugins_find(&set, "oob"));
     cr_expect_not_null(kbi_plugins_find(&set, "rogue"));
@@ -55,7 +56,8 @@ Test(loader, fixture_directory)
     cr_assert_not_null(r);
     cr_expect(strstr(r, "no entry symbol kb_plugin_entry"), "%s", r);
     for (size_t i = 0; i < set.n_refused; i++)
-        cr_expect(strncmp(set.refused[i], KBENCH_TEST_FIXTURES "/", strlen(KBENCH_TEST_FIXTURES) + 1) == 0,
+        cr_expect(strncmp(set.refused[i], KBENCH_TEST_FIXTURES, strlen(KBENCH_TEST_FIXTURES)) == 0 &&
+                      set.refused[i][strlen(KBENCH_TEST_FIXTURES)] == '/',
                   "a refusal must start with the path: %s", set.refused[i]);
     kbi_plugins_free(&set);
 }
@@ -171,7 +173,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 8);
+    cr_expect_eq(set.n, 9);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }
@@ -181,12 +183,18 @@ Test(loader, plugin_dirs_order)
     char *dirs[8];
     int req[8];
     size_t n;
-    setenv(KBI_PLUGIN_PATH_ENV, "/a:/b", 1);
-    n = kbi_plugin_dirs("/cli", dirs, req, 8);
-    cr_assert_eq(n, 3);
+    setenv(KBI_PLUGIN_PATH_ENV, "/a:/b::/cli", 1);
+    /* --plugins first (a repeated one arrives joined by ':'), then the environment, then the
+     * built-in folder, which they add to rather than replace; each folder once. */
+    n = kbi_plugin_dirs("/cli:/cli2", dirs, req, 8);
+    cr_assert_eq(n, 5);
     cr_expect_str_eq(dirs[0], "/cli");
-    cr_expect_str_eq(dirs[1], "/a");
-    cr_expect_str_eq(dirs[2], "/b");
+    cr_expect_str_eq(dirs[1], "/cli2");
+    cr_expect_str_eq(dirs[2], "/a");
+    cr_expect_str_eq(dirs[3], "/b");
+    cr_expect(strstr(dirs[4], "/plugins") != NULL);
+    cr_expect_eq(req[0] + req[1] + req[2] + req[3], 4);
+    cr_expect_eq(req[4], 0, "the built-in folder may be missing");
     for (size_t i = 0; i < n; i++)
         free(dirs[i]);
     unsetenv(KBI_PLUGIN_PATH_ENV);
@@ -195,6 +203,18 @@ Test(loader, plugin_dirs_order)
     cr_expect(strstr(dirs[0], "/plugins") != NULL);
     cr_expect_eq(req[0], 0);
     free(dirs[0]);
+}
+
+Test(loader, repeated_plugins_options_join)
+{
+    char list[KBI_PLUGIN_DIRS_MAX] = "", big[KBI_PLUGIN_DIRS_MAX];
+    cr_expect_eq(kbi_plugin_dirs_add(list, sizeof list, "/x"), KBI_OK);
+    cr_expect_eq(kbi_plugin_dirs_add(list, sizeof list, "/y:/z"), KBI_OK);
+    cr_expect_str_eq(list, "/x:/y:/z");
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    cr_expect_eq(kbi_plugin_dirs_add(list, sizeof list, big), KBI_ERR);
+    cr_expect_str_eq(list, "/x:/y:/z", "unchanged when it does not fit");
 }
 
 Test(loader, world_writable_directory_warns)

@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loader.h"
 #include "ncu.h"
+#include "profile.h"
 
 static int index_of(char **argv, const char *s)
 {
@@ -194,4 +196,36 @@ Test(ncu, report_shows_the_profile_beside_the_timing)
     cr_expect(strstr(md, "stream_kernel") != NULL, "one row per kernel, named");
     cr_expect(strstr(md, "long_scoreboard") != NULL, "top stall reasons");
     free(md);
+}
+
+/* The example id in `kbench profile --help` is a case of profiles/sgemm.ini, so a user who
+ * copies it profiles something. */
+Test(ncu, the_help_example_id_names_a_real_case)
+{
+    char cmd[4200], line[512], id[400] = "", path[4200], err[KBI_ERR_SIZE];
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
+    int req[] = {1}, found = 0;
+    kbi_plugin_set plugins;
+    kbi_profile prof;
+    kbi_buf errors = {0};
+    kbi_case *cases;
+    size_t n;
+    FILE *p;
+    snprintf(cmd, sizeof cmd, "%s profile --help", KBENCH_TEST_BINARY);
+    cr_assert_not_null(p = popen(cmd, "r"));
+    while (fgets(line, sizeof line, p))
+        if (!id[0])
+            sscanf(line, " '%399[^']'", id);
+    pclose(p);
+    cr_assert(id[0], "no example id in profile --help");
+    snprintf(path, sizeof path, "%s/profiles/sgemm.ini", KBENCH_TEST_SOURCE_DIR);
+    cr_assert_eq(kbi_plugins_load(dirs, req, &plugins, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_profile_load(path, &plugins, &prof, &errors), KBI_OK, "%s", errors.data);
+    kbi_profile_cases(&prof, &cases, &n);
+    for (size_t i = 0; i < n; i++)
+        found += strcmp(cases[i].id, id) == 0;
+    cr_expect_eq(found, 1, "%s is not a case of profiles/sgemm.ini", id);
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&prof);
+    kbi_plugins_free(&plugins);
 }

@@ -152,11 +152,70 @@ Test(profile, continuation_lines_extend_a_list)
     kbi_profile_free(&p);
 }
 
+Test(profile, an_inline_comment_on_a_continuation_line_is_a_comment)
+{
+    kbi_profile p;
+    char *err = parse_errors("[good]\nvariants = sum ; the first\nn = 1, 2, ; two\n"
+                             "    3, 4 ; an indented line continues the list\n",
+                             &p);
+    cr_assert_null(err, "%s", err);
+    cr_expect_eq(p.sections[0].axes[0].n, 4);
+    kbi_profile_free(&p);
+}
+
+Test(profile, a_byte_order_mark_hides_nothing)
+{
+    expect_error("\xEF\xBB\xBF[good]\nvariants = sum\nbogus = 1\n",
+                 "t.ini:3: unknown key 'bogus' in [good], expected one of: n, scale, mode, shape, "
+                 "usec, variants, baseline, zip\n");
+}
+
+/* The profile example in README.md parses as printed. */
+Test(profile, the_readme_example_parses)
+{
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
+    int req[] = {1};
+    kbi_plugin_set real;
+    kbi_profile p;
+    kbi_buf errors = {0};
+    char path[4096], err[KBI_ERR_SIZE], *readme, *start, *end;
+    FILE *f;
+    long n;
+    snprintf(path, sizeof path, "%s/README.md", KBENCH_TEST_SOURCE_DIR);
+    cr_assert_not_null(f = fopen(path, "r"));
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    readme = calloc(1, (size_t)n + 1);
+    cr_assert_eq(fread(readme, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    cr_assert_not_null(start = strstr(readme, "```ini\n[run]"), "README has a profile example");
+    start += strlen("```ini\n");
+    cr_assert_not_null(end = strstr(start, "```"));
+    *end = '\0';
+    cr_assert_eq(kbi_plugins_load(dirs, req, &real, err), KBI_OK, "%s", err);
+    cr_expect_eq(kbi_profile_parse("README.md", start, &real, &p, &errors), KBI_OK, "%s",
+                 errors.data ? errors.data : "");
+    kbi_buf_free(&errors);
+    kbi_profile_free(&p);
+    kbi_plugins_free(&real);
+    free(readme);
+}
+
+/* A cross-key error names the line of the key, never "line 0". */
+Test(profile, max_samples_below_min_samples_names_its_line)
+{
+    expect_error("[run]\nmin_samples = 10\nmax_samples = 5\n",
+                 "t.ini:3: [run] max_samples 5 is below min_samples 10, expected max >= min\n");
+    expect_error("[run]\nmin_samples = 5000\n",
+                 "t.ini:2: [run] max_samples 1000 is below min_samples 5000, expected max >= min\n");
+}
+
 Test(profile, unknown_section)
 {
     expect_error("[run]\n\n[nosuch]\nn = 1\n",
                  "t.ini:3: unknown section [nosuch]: no plugin of that name is loaded, expected "
-                 "[run] or a plugin (good, hot, misbehave, oob, params11, rogue, stateful, v10)\n");
+                 "[run] or a plugin (good, hot, metrics, misbehave, oob, params11, rogue, stateful, v10)\n");
 }
 
 Test(profile, unknown_key_in_run)

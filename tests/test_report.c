@@ -420,7 +420,7 @@ Test(report_input, another_schema_version)
 {
     char err[KBI_ERR_SIZE] = "";
     cr_assert_eq(load_err("bad_version.jsonl", err), KBI_ERR_INPUT);
-    cr_assert(strstr(err, "bad_version.jsonl:1: results schema version 2, expected 1") != NULL,
+    cr_assert(strstr(err, "bad_version.jsonl:1: results schema version 3, expected 1 to 2") != NULL,
               "%s", err);
 }
 
@@ -494,5 +494,122 @@ Test(report_merge, shards_of_one_sweep_are_one_run_beside_a_rerun, .init = make_
     cr_assert(strstr(md, "| triad | R1+R2 | ok |") != NULL);
     cr_assert(strstr(md, "| triad | R3 | ok |") != NULL);
     cr_assert(strstr(md, "| memcpy (baseline) | R1+R2 | ok |") != NULL);
+    free(md);
+}
+
+/* ---- declared metrics (results version 2) ---- */
+
+/* Writes tmp/lab.jsonl: a sweep over L (the size parameter) and T with
+ * dims and an integer list as arrays, a moment ratio (no direction) and an
+ * energy drift (lower is better, bound <= 3e-4) with uncertainties; the
+ * drift of L=16, T=2.4 lies outside its bound.  vary_t 0: T is fixed. */
+static void write_lab(char *path, size_t n, int vary_t)
+{
+    static double samples[] = {1e-3, 1.01e-3, 0.99e-3};
+    static const int Ls[] = {8, 16};
+    static const double Ts[] = {2.2, 2.3, 2.4};
+    kbi_results_writer w;
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_pack("{s:n}", "device"), *end = json_pack("{s:b}", "complete", 1);
+    snprintf(path, n, "%s/lab.jsonl", tmp);
+    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
+    for (int li = 0; li < 2; li++)
+        for (int ti = 0; ti < (vary_t ? 3 : 1); ti++) {
+            int L = Ls[li];
+            double T = Ts[ti];
+            char id[128], text[96];
+            int oob = L == 16 && ti == 2;
+            kbi_metric m[2] = {
+                {"moment_ratio", "1", 1.2 - 0.1 * ti * L / 8.0, 0.01, KB_BETTER_NONE, 0, 0, 0, 1,
+                 1},
+                {"energy_drift", "1", oob ? 4e-4 : 1e-5 * L, 1e-6, KB_BETTER_LOWER, KB_BOUND_HIGH,
+                 0, 3e-4, 1, !oob},
+            };
+            kbi_case_result c;
+            json_t *rec;
+            memset(&c, 0, sizeof c);
+            snprintf(text, sizeof text, "L=%d,T=%g,perm=[0,2,1],shape=4x4", L, T);
+            snprintf(id, sizeof id, "lab/hostuf/%s", text);
+            c.index = li * 3 + ti;
+            c.id = id;
+            c.plugin = "lab";
+            c.variant = "hostuf";
+            c.target = "host";
+            c.baseline = "";
+            c.params = json_pack("{s:i, s:f, s:[i,i,i], s:[i,i]}", "L", L, "T", T, "perm", 0, 2, 1,
+                                 "shape", 4, 4);
+            c.params_text = text;
+            c.size_param = "L";
+            c.status = oob ? KBI_ST_VERIFY_FAILED : KBI_ST_OK;
+            c.message = oob ? "metric energy_drift 0.0004 above its bound 0.0003" : "";
+            c.prepare_s = c.wall_s = NAN;
+            c.samples = samples;
+            c.n_samples = 3;
+            c.has_stats = 1;
+            kbi_stats_compute(samples, 3, &c.stats);
+            c.has_counts = 1;
+            c.items = L * L;
+            c.item_unit = "spin flips";
+            c.items_per_s = c.items / c.stats.median;
+            c.metrics = m;
+            c.n_metrics = 2;
+            rec = kbi_case_record_json(&c);
+            cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
+            json_decref(rec);
+            json_decref(c.params);
+        }
+    cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
+    kbi_results_close(&w);
+    json_decref(env);
+    json_decref(end);
+}
+
+Test(report_metrics, table_shows_uncertainty_unit_direction_and_bound, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char path[512], out[512], md_path[600], csv_path[600], *md, *csv;
+    const char *inputs[1];
+    kbi_result_set set = {0};
+    kbi_report_options opt = {.no_charts = 1};
+    char err[KBI_ERR_SIZE] = "";
+    write_lab(path, sizeof path, 1);
+    inputs[0] = path;
+    cr_assert_eq(kbi_results_load_inputs(&set, inputs, 1, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(md_path, sizeof md_path, "%s/report.md", out);
+    snprintf(csv_path, sizeof csv_path, "%s/results.csv", out);
+    md = slurp(md_path);
+    cr_expect(strstr(md, "### Metrics of `lab`") != NULL, "%s", md);
+    cr_expect(strstr(md, "| case | variant | moment_ratio | energy_drift (lower is better; ≤ "
+                         "0.0003) |") != NULL,
+              "%s", md);
+    cr_expect(strstr(md, "| L=8, T=2.2 | hostuf | 1.2 ± 0.01 | 8e-05 ± 1e-06 |") != NULL, "%s", md);
+    cr_expect(strstr(md, "| L=16, T=2.4 | hostuf | 0.8 ± 0.01 | **0.0004 ± 1e-06 ✗** |") != NULL,
+              "%s", md);
+    cr_expect(strstr(md, "outside its declared bound (1)") != NULL);
+    /* Dims and integer lists given as arrays read as the profile spells them. */
+    cr_expect(strstr(md, "### L=8,T=2.2,perm=[0,2,1],shape=4x4") != NULL);
+    free(md);
+    csv = slurp(csv_path);
+    cr_expect(strstr(csv, ",metric_moment_ratio,metric_moment_ratio_uncertainty,"
+                          "metric_energy_drift,metric_energy_drift_uncertainty,") != NULL,
+              "%s", csv);
+    cr_expect(strstr(csv, ",8,2.2,\"[0,2,1]\",4x4,ok,") != NULL, "%s", csv);
+    cr_expect(strstr(csv, ",1.2,0.01,8e-05,1e-06,") != NULL, "%s", csv);
+    free(csv);
+}
+
+Test(report_metrics, version_1_metrics_keep_their_table, .init = make_tmp, .fini = remove_tmp)
+{
+    const char *names[] = {"sgemm_h200.jsonl"};
+    kbi_report_options opt = {.no_charts = 1};
+    char *md = write_report(names, 1, &opt);
+    cr_expect(strstr(md, "### Metrics of `sgemm`") != NULL);
+    cr_expect(strstr(md, "| registers (regs/thread) | smem (B/block) |") != NULL);
+    cr_expect(strstr(md, "outside its declared bound") == NULL, "no bound, nothing out of it");
+    cr_expect(strstr(md, " ✗** |") == NULL);
     free(md);
 }

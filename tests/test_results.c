@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include "results.h"
 
 static char path[64];
@@ -141,8 +143,14 @@ static void expect_load_error(const char *content, const char *want_suffix)
 
 Test(results, bad_inputs_name_file_and_line)
 {
-    expect_load_error("{\"schema\":\"kbench-results\",\"version\":2,\"record\":\"env\",\"run_id\":\"r\"}\n",
-                      ":1: results schema version 2, expected 1 (written by another kbench version)");
+    expect_load_error(
+        "{\"schema\":\"kbench-results\",\"version\":3,\"record\":\"env\",\"run_id\":\"r\"}\n",
+        ":1: results schema version 3, expected 1 to 2 (written by another kbench "
+        "version)");
+    expect_load_error(
+        "{\"schema\":\"kbench-results\",\"version\":0,\"record\":\"env\",\"run_id\":\"r\"}\n",
+        ":1: results schema version 0, expected 1 to 2 (written by another kbench "
+        "version)");
     expect_load_error("\n{\"hello\":1}\n", ":2: not a kbench results record, expected "
                                            "\"schema\":\"kbench-results\"");
     expect_load_error("{\"schema\":\"kbench-results\",\"version\":1,\"record\":\"case\","
@@ -185,4 +193,232 @@ Test(results, full_disk_is_reported)
               "%s", err);
     kbi_results_close(&w);
     json_decref(o);
+}
+
+/* ---- the case record: one struct, written and read back alike ---- */
+
+/* Loads `text` (whole results lines) through the reader. */
+static void load_text(kbi_result_set *set, const char *text)
+{
+    char err[KBI_ERR_SIZE] = "";
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    cr_assert_eq(kbi_results_load(set, path, err), KBI_OK, "%s", err);
+}
+
+Test(results, version_1_metrics_read_as_undeclared)
+{
+    kbi_result_set set = {0};
+    load_text(&set, "{\"schema\":\"kbench-results\",\"version\":1,\"record\":\"case\",\"run_id\":"
+                    "\"r\",\"id\":\"p/v/shape=2x3\",\"plugin\":\"p\",\"variant\":\"v\",\"status\":"
+                    "\"ok\",\"params\":{\"shape\":\"2x3\"},\"samples\":[1e-3],"
+                    "\"metrics\":{\"drift\":{\"value\":0.5,\"unit\":\"1\"}}}\n");
+    cr_assert_eq(set.n_cases, 1);
+    const kbi_case_result *c = &set.cases[0];
+    cr_expect_eq(c->version, 1);
+    cr_expect_str_eq(json_string_value(json_object_get(c->params, "shape")), "2x3");
+    cr_assert_eq(c->n_metrics, 1);
+    cr_expect_float_eq(c->metrics[0].value, 0.5, 0);
+    cr_expect_str_eq(c->metrics[0].unit, "1");
+    cr_expect(isnan(c->metrics[0].uncertainty));
+    cr_expect_eq(c->metrics[0].better, KB_BETTER_NONE);
+    cr_expect_eq(c->metrics[0].bounds, 0u);
+    cr_expect_not(c->metrics[0].declared);
+    cr_expect(c->metrics[0].in_bound);
+    cr_expect_str_eq(c->timing, "");
+    cr_expect(isnan(c->prepare_s));
+    kbi_results_free(&set);
+}
+
+Test(results, version_2_metrics_are_typed)
+{
+    kbi_result_set set = {0};
+    load_text(&set,
+              "{\"schema\":\"kbench-results\",\"version\":2,\"record\":\"case\",\"run_id\":\"r\","
+              "\"id\":\"p/v/L=8\",\"plugin\":\"p\",\"variant\":\"v\",\"status\":\"verify_failed\","
+              "\"params\":{\"L\":8,\"shape\":[2,3,4]},\"size_param\":\"L\",\"timing\":\"graph\","
+              "\"prepare_s\":1.25,\"samples\":[],\"metrics\":{"
+              "\"energy_drift\":{\"value\":3e-4,\"uncertainty\":3e-7,\"unit\":\"1\",\"better\":"
+              "\"lower\",\"low\":null,\"high\":2e-4,\"declared\":true,\"in_bound\":false},"
+              "\"rate\":{\"value\":7,\"uncertainty\":null,\"unit\":\"1/ns\",\"better\":\"higher\","
+              "\"low\":1,\"high\":null,\"declared\":true},"
+              "\"count\":{\"value\":3,\"uncertainty\":0,\"unit\":\"\",\"better\":\"none\","
+              "\"low\":null,\"high\":null,\"declared\":true,\"in_bound\":true}}}\n");
+    cr_assert_eq(set.n_cases, 1);
+    const kbi_case_result *c = &set.cases[0];
+    cr_expect_str_eq(c->size_param, "L");
+    cr_expect_str_eq(c->timing, "graph");
+    cr_expect_float_eq(c->prepare_s, 1.25, 0);
+    cr_expect_eq(json_array_size(json_object_get(c->params, "shape")), 3);
+    cr_assert_eq(c->n_metrics, 3);
+    const kbi_metric *d = &c->metrics[0], *r = &c->metrics[1], *n = &c->metrics[2];
+    cr_expect_str_eq(d->name, "energy_drift");
+    cr_expect_float_eq(d->uncertainty, 3e-7, 0);
+    cr_expect_eq(d->better, KB_BETTER_LOWER);
+    cr_expect_eq(d->bounds, KB_BOUND_HIGH);
+    cr_expect_float_eq(d->high, 2e-4, 0);
+    cr_expect(d->declared);
+    cr_expect_not(d->in_bound);
+    cr_expect(isnan(r->uncertainty));
+    cr_expect_eq(r->better, KB_BETTER_HIGHER);
+    cr_expect_eq(r->bounds, KB_BOUND_LOW);
+    cr_expect(r->in_bound, "no in_bound field: judged from the bound (7 >= 1)");
+    cr_expect_eq(n->uncertainty, 0.0);
+    cr_expect_eq(n->better, KB_BETTER_NONE);
+    kbi_results_free(&set);
+}
+
+/* A case of every kind, built as the worker builds one. */
+static void build_case(kbi_case_result *c, kbi_status st)
+{
+    static double samples[] = {1e-3, 1.1e-3, 0.9e-3};
+    memset(c, 0, sizeof *c);
+    c->index = 4;
+    c->id = "fx/metrics/L=8,perm=[0,2,1],shape=2x3x4";
+    c->plugin = "fx";
+    c->variant = "metrics";
+    c->target = "host";
+    c->baseline = "";
+    c->params = json_pack("{s:i, s:[i,i,i], s:[i,i,i], s:f}", "L", 8, "perm", 0, 2, 1, "shape", 2,
+                          3, 4, "T", 2.269);
+    c->params_text = "L=8,perm=[0,2,1],shape=2x3x4";
+    c->size_param = "L";
+    c->status = st;
+    c->message = st == KBI_ST_OK ? "" : "what happened";
+    c->cache = "cold";
+    c->time = "2026-12-01T08:00:00Z";
+    c->prepare_s = NAN;
+    c->wall_s = 0.5;
+    if (st == KBI_ST_OK || st == KBI_ST_VERIFY_FAILED) {
+        static kbi_metric m[2] = {
+            {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1},
+            {"count", "", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1},
+        };
+        c->timing = "host";
+        c->batch = 1;
+        c->prepare_s = 0.25;
+        c->samples = samples;
+        c->n_samples = 3;
+        c->has_stats = 1;
+        kbi_stats_compute(samples, 3, &c->stats);
+        c->gflops = 8e-6;
+        c->has_counts = 1;
+        c->flops = 8;
+        c->item_unit = "spins";
+        c->items = 64;
+        c->has_verify = 1;
+        c->verify_passed = st == KBI_ST_OK;
+        c->verify_error = 0.5;
+        c->verify_tolerance = 1;
+        c->verify_metric = "abs";
+        c->metrics = m;
+        c->n_metrics = 2;
+        c->has_clocks = 1;
+        c->clock_start_mhz = 1980;
+        c->clock_end_mhz = 1700;
+        c->throttle_reasons = 4;
+        c->clock_drop = 1;
+    }
+    if (st == KBI_ST_CRASHED)
+        c->sanitizer = json_pack("{s:s, s:i, s:s}", "tool", "memcheck", "errors", 2, "log", "x");
+    if (st == KBI_ST_ERROR)
+        c->sticky_error = 1;
+}
+
+Test(results, case_record_round_trip_for_every_status)
+{
+    for (int st = 0; st < KBI_ST_COUNT; st++) {
+        kbi_case_result built, read;
+        json_t *a, *b;
+        const char *missing;
+        char *ta, *tb;
+        build_case(&built, (kbi_status)st);
+        a = kbi_case_record_json(&built);
+        missing = kbi_case_record_read(&read, a, KBI_RESULTS_VERSION);
+        cr_assert_null(missing, "%s: %s", kbi_status_name((kbi_status)st), missing);
+        b = kbi_case_record_json(&read);
+        ta = json_dumps(a, JSON_SORT_KEYS);
+        tb = json_dumps(b, JSON_SORT_KEYS);
+        cr_expect(json_equal(a, b), "%s:\n%s\n%s", kbi_status_name((kbi_status)st), ta, tb);
+        /* What the struct holds, not just the text. */
+        cr_expect_eq(read.status, (kbi_status)st);
+        cr_expect_eq(read.n_samples, built.n_samples);
+        cr_expect_eq(read.n_metrics, built.n_metrics);
+        cr_expect_str_eq(read.size_param, "L");
+        cr_expect(json_is_array(json_object_get(json_object_get(a, "params"), "shape")),
+                  "dims are written as an array of integers");
+        cr_expect(json_is_integer(
+            json_array_get(json_object_get(json_object_get(a, "params"), "perm"), 1)));
+        if (st == KBI_ST_OK) {
+            cr_expect_str_eq(read.timing, "host");
+            cr_expect_float_eq(read.prepare_s, 0.25, 0);
+            cr_expect_float_eq(read.metrics[0].high, 1.0, 0);
+            cr_expect_eq(read.metrics[0].better, KB_BETTER_LOWER);
+            cr_expect_eq(read.metrics[1].uncertainty, 0.0);
+        } else if (st != KBI_ST_VERIFY_FAILED) {
+            cr_expect_eq(json_array_size(json_object_get(a, "samples")), 0);
+            cr_expect_null(json_object_get(a, "stats"));
+            cr_expect_null(json_object_get(a, "prepare_s"));
+        }
+        free(ta);
+        free(tb);
+        json_decref(a);
+        json_decref(b);
+        kbi_case_result_free(&read);
+        json_decref(built.params);
+        json_decref(built.sanitizer);
+    }
+}
+
+Test(results, unknown_uncertainty_and_nan_value_become_null)
+{
+    kbi_case_result c, back;
+    kbi_metric m = {"x", "s", NAN, NAN, KB_BETTER_HIGHER, 0, 0, 0, 1, 1};
+    json_t *j, *mj;
+    build_case(&c, KBI_ST_SKIPPED);
+    c.metrics = &m;
+    c.n_metrics = 1;
+    j = kbi_case_record_json(&c);
+    mj = json_object_get(json_object_get(j, "metrics"), "x");
+    cr_assert(json_is_object(mj));
+    cr_expect(json_is_null(json_object_get(mj, "value")));
+    cr_expect(json_is_null(json_object_get(mj, "uncertainty")));
+    cr_expect_str_eq(json_string_value(json_object_get(mj, "better")), "higher");
+    cr_assert_null(kbi_case_record_read(&back, j, 2));
+    cr_expect(isnan(back.metrics[0].value));
+    cr_expect(isnan(back.metrics[0].uncertainty));
+    kbi_case_result_free(&back);
+    json_decref(j);
+    json_decref(c.params);
+}
+
+Test(results, written_record_is_read_from_a_file)
+{
+    kbi_case_result c;
+    kbi_results_writer w;
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    json_t *j;
+    build_case(&c, KBI_ST_OK);
+    j = kbi_case_record_json(&c);
+    cr_assert_eq(kbi_results_open(&w, path, "run1", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "case", j, err), KBI_OK, "%s", err);
+    kbi_results_close(&w);
+    json_decref(j);
+    json_decref(c.params);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 1);
+    cr_expect_eq(set.cases[0].version, KBI_RESULTS_VERSION);
+    cr_expect_str_eq(set.cases[0].run_id, "run1");
+    cr_expect_str_eq(set.cases[0].metrics[0].name, "drift");
+    kbi_results_free(&set);
+}
+
+Test(results, status_of_plugin_codes)
+{
+    cr_expect_eq(kbi_status_of_code(KB_SKIP), KBI_ST_SKIPPED);
+    cr_expect_eq(kbi_status_of_code(KB_ERROR), KBI_ST_ERROR);
+    cr_expect_eq(kbi_status_of_code(KB_CUDA_ERROR), KBI_ST_ERROR);
+    cr_expect_eq(kbi_status_of_code(KB_BAD_PARAM), KBI_ST_ERROR);
 }

@@ -247,3 +247,29 @@ Test(runner, device_cases_are_skipped_with_a_reason_when_there_is_no_gpu)
     }
     kbi_results_free(&set);
 }
+
+/* Without a GPU the reason is said once, before the cases, not on every skipped case. */
+Test(runner, the_no_device_reason_is_printed_once)
+{
+    char profile[256], cmd[1200], log[300], line[2048], reason[1024] = "";
+    int lines = 0, reasons = 0;
+    FILE *f;
+    write_file("once.ini", FAST_RUN "[stream]\nvariants = copy, triad\nbytes = 1Mi, 2Mi\n", profile,
+               sizeof profile);
+    snprintf(log, sizeof log, "%s/once.log", dir);
+    snprintf(cmd, sizeof cmd, "%s run %s --out %s/once --plugins %s >/dev/null 2>%s",
+             KBENCH_TEST_BINARY, profile, dir, KBENCH_TEST_PLUGINS, log);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_not_null(f = fopen(log, "r"));
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "kbench: device variants will be skipped: %1000[^\n]", reason) == 1)
+            continue;
+        lines += strstr(line, "skipped  (no device: see above)") != NULL;
+        reasons += reason[0] && strstr(line, reason) != NULL;
+    }
+    fclose(f);
+    if (!reason[0])
+        cr_skip_test("a device is present: nothing is skipped");
+    cr_expect_eq(lines, 4);
+    cr_expect_eq(reasons, 0, "the reason is not repeated on the case lines");
+}

@@ -24,7 +24,9 @@ Test(sgemm_gpu, every_variant_and_configuration_verifies_on_tails, .timeout = 90
     kbi_result_set set = {0};
     size_t forced = 0;
     need_gpu();
-    cr_expect_eq(run_profile(KBENCH_TEST_SOURCE_DIR "/profiles/sgemm-tails.ini", &set), 0);
+    char profile[4200];
+    snprintf(profile, sizeof profile, "%s/profiles/sgemm-tails.ini", KBENCH_TEST_SOURCE_DIR);
+    cr_expect_eq(run_profile(profile, &set), 0);
     cr_assert_gt(set.n_cases, 100, "the tails profile has %zu cases", set.n_cases);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];

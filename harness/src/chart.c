@@ -394,7 +394,7 @@ static int finish(kbi_chart_ctx *ctx, const char *stem, const kbi_buf *dat, cons
 
 /* Range of an axis over the finite positive values of v (and of lo/hi). */
 typedef struct range {
-    double min_pos, max; /* smallest positive, largest */
+    double min_pos, min, max; /* smallest positive, smallest, largest */
     int any;
 } range;
 
@@ -404,6 +404,8 @@ static void range_add(range *r, double v)
         return;
     if (!r->any || v > r->max)
         r->max = v;
+    if (!r->any || v < r->min)
+        r->min = v;
     if (v > 0 && (r->min_pos == 0 || v < r->min_pos))
         r->min_pos = v;
     r->any = 1;
@@ -689,8 +691,8 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
     line_ranges(c->series, c->n_series, &xr, &yr);
     if (c->reference > 0)
         range_add(&yr, c->reference);
-    logx = wants_log(&xr, 10.0);
-    logy = wants_log(&yr, 10.0);
+    logx = wants_log(&xr, 10.0) && xr.min > 0;
+    logy = wants_log(&yr, 10.0) && (!c->fit_y || yr.min > 0);
     block_of = kbi_xcalloc(c->n_series, sizeof *block_of);
     kbi_buf_printf(&dat, "# %s\n# x y low high\n", c->title);
     n_blocks = line_data(&dat, c->series, c->n_series, block_of);
@@ -704,13 +706,19 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
         kbi_buf_printf(&gp, "set logscale x %s\n", "2");
         kbi_buf_printf(&gp, "set xrange [%.9g:%.9g]\n", xr.min_pos / 1.4, xr.max * 1.4);
     } else if (xr.any) {
-        double pad = (xr.max - xr.min_pos) * 0.05 + (xr.max == xr.min_pos ? 1 : 0);
-        kbi_buf_printf(&gp, "set xrange [%.9g:%.9g]\n", xr.min_pos - pad, xr.max + pad);
+        double lo = xr.min < 0 ? xr.min : xr.min_pos;
+        double pad = (xr.max - lo) * 0.05 + (xr.max == lo ? 1 : 0);
+        kbi_buf_printf(&gp, "set xrange [%.9g:%.9g]\n", lo - pad, xr.max + pad);
     }
     if (logy) {
         kbi_buf_printf(&gp, "set logscale y 10\nset format y '%%g'\n");
         kbi_buf_printf(&gp, "set yrange [%.9g:%.9g]\n", floor_decade(yr.min_pos / 1.2),
                        yr.max * 1.6);
+    } else if (yr.any && c->fit_y) {
+        /* A figure such as a moment ratio or an energy: the data's own
+         * range, which may lie far from 0 or below it. */
+        double span = yr.max - yr.min, pad = span > 0 ? span * 0.08 : fabs(yr.max) * 0.1 + 1e-12;
+        kbi_buf_printf(&gp, "set yrange [%.9g:%.9g]\n", yr.min - pad, yr.max + pad);
     } else if (yr.any) {
         kbi_buf_printf(&gp, "set yrange [0:%.9g]\n", yr.max > 0 ? yr.max * 1.1 : 1.0);
     }

@@ -83,6 +83,8 @@ typedef struct kbi_line_chart {
     const char *const *xtic_labels;
     double reference; /* > 0: a dashed horizontal line at this y */
     const char *reference_label;
+    int fit_y; /* nonzero: the y range fits the values (which may be negative or far
+                  from 0) instead of starting at 0; log only when all are positive */
 } kbi_line_chart;
 
 /* Roofline: achieved GFLOP/s against arithmetic intensity (FLOP/byte) on

@@ -23,6 +23,128 @@ const char *kbi_verdict_name(kbi_verdict v)
     return (unsigned)v < KBI_VERDICT_COUNT ? verdict_names[v] : "unknown";
 }
 
+static const char *const metric_verdict_names[KBI_MV_COUNT] = {
+    "same", "better", "worse", "changed", "unsure", "new", "gone",
+};
+
+const char *kbi_metric_verdict_name(kbi_metric_verdict v)
+{
+    return (unsigned)v < KBI_MV_COUNT ? metric_verdict_names[v] : "unknown";
+}
+
+/* Whether m's value lies outside its bound, as the record says or as its
+ * bound says (a record may predate the in_bound field). */
+static int metric_out_of_bound(const kbi_metric *m)
+{
+    return !m->in_bound || !kbi_metric_within(m, m->value);
+}
+
+void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metric_outcome *out)
+{
+    const kbi_metric *decl = res ? res : base;
+    double a, b, d, limit;
+    kb_better better;
+    memset(out, 0, sizeof *out);
+    out->name = decl ? decl->name : "";
+    out->base = base;
+    out->res = res;
+    out->change = out->sigma = NAN;
+    if (res && metric_out_of_bound(res)) {
+        out->out_of_bound = 1;
+        if (isnan(res->value))
+            snprintf(out->why, sizeof out->why, "no value, and the bound needs one");
+        else if ((res->bounds & KB_BOUND_LOW) && res->value < res->low)
+            snprintf(out->why, sizeof out->why, "%.4g is below its bound %.4g", res->value,
+                     res->low);
+        else if ((res->bounds & KB_BOUND_HIGH) && res->value > res->high)
+            snprintf(out->why, sizeof out->why, "%.4g is above its bound %.4g", res->value,
+                     res->high);
+        else
+            snprintf(out->why, sizeof out->why, "outside its bound (as the results say)");
+    }
+    if (!base || !res) {
+        out->verdict = base ? KBI_MV_GONE : KBI_MV_NEW;
+        return;
+    }
+    a = base->value;
+    b = res->value;
+    /* The results' declaration rules; an older baseline may not declare. */
+    better = res->declared || base->better == KB_BETTER_NONE ? res->better : base->better;
+    if (a == b || (isnan(a) && isnan(b))) {
+        out->verdict = KBI_MV_SAME;
+        out->change = 0;
+        return;
+    }
+    if (isnan(a) || isnan(b)) {
+        out->verdict = KBI_MV_UNSURE;
+        if (!out->why[0])
+            snprintf(out->why, sizeof out->why, "no value on the %s side",
+                     isnan(a) ? "baseline" : "results");
+        return;
+    }
+    d = out->change = b - a;
+    if (isnan(base->uncertainty) || isnan(res->uncertainty)) {
+        out->verdict = KBI_MV_UNSURE;
+        if (!out->why[0])
+            snprintf(out->why, sizeof out->why, "uncertainty unknown on the %s side",
+                     isnan(base->uncertainty) ? "baseline" : "results");
+        return;
+    }
+    out->sigma = sqrt(base->uncertainty * base->uncertainty + res->uncertainty * res->uncertainty);
+    limit = KBI_COMPARE_METRIC_SIGMAS * out->sigma;
+    if (!(fabs(d) > limit)) {
+        out->verdict = KBI_MV_SAME;
+        if (!out->why[0])
+            snprintf(out->why, sizeof out->why, "change within %g combined uncertainties",
+                     KBI_COMPARE_METRIC_SIGMAS);
+        return;
+    }
+    if (better == KB_BETTER_NONE)
+        out->verdict = KBI_MV_CHANGED;
+    else if ((d > 0) == (better == KB_BETTER_HIGHER))
+        out->verdict = KBI_MV_BETTER;
+    else
+        out->verdict = KBI_MV_WORSE;
+    if (!out->why[0]) {
+        if (out->sigma > 0)
+            snprintf(out->why, sizeof out->why, "change %+.3g is %.1f combined uncertainties%s", d,
+                     fabs(d) / out->sigma,
+                     better == KB_BETTER_NONE ? " (neither direction is better)" : "");
+        else
+            snprintf(out->why, sizeof out->why, "exact values differ by %+.3g%s", d,
+                     better == KB_BETTER_NONE ? " (neither direction is better)" : "");
+    }
+}
+
+/* Judges every metric of row (the baseline's, then those new in the
+ * results) and counts the verdicts into c. */
+static void compare_row_metrics(kbi_comparison *c, kbi_compare_row *row)
+{
+    size_t nb = row->base ? row->base->n_metrics : 0, nr = row->res ? row->res->n_metrics : 0;
+    if (!row->res || nb + nr == 0)
+        return; /* only in the baseline: nothing new to judge */
+    row->metrics = kbi_xcalloc(nb + nr, sizeof *row->metrics);
+    for (size_t i = 0; i < nb; i++) {
+        const kbi_metric *b = &row->base->metrics[i], *r = NULL;
+        for (size_t k = 0; k < nr && !r; k++)
+            if (strcmp(row->res->metrics[k].name, b->name) == 0)
+                r = &row->res->metrics[k];
+        kbi_compare_metric(b, r, &row->metrics[row->n_metrics++]);
+    }
+    for (size_t k = 0; k < nr; k++) {
+        const kbi_metric *r = &row->res->metrics[k];
+        int seen = 0;
+        for (size_t i = 0; i < nb && !seen; i++)
+            seen = strcmp(row->base->metrics[i].name, r->name) == 0;
+        if (!seen)
+            kbi_compare_metric(NULL, r, &row->metrics[row->n_metrics++]);
+    }
+    for (size_t i = 0; i < row->n_metrics; i++) {
+        c->metric_count[row->metrics[i].verdict]++;
+        c->out_of_bound += row->metrics[i].out_of_bound;
+    }
+}
+
 static void resolve_options(const kbi_compare_options *opt, double *t, double *alpha)
 {
     *t = opt && opt->threshold > 0 ? opt->threshold : KBI_COMPARE_THRESHOLD;
@@ -210,6 +332,25 @@ static size_t compared_index(json_t *map, const char *id, size_t self)
     return v ? (size_t)json_integer_value(v) : self;
 }
 
+/* Whether two parameter values are equal, taking dims written as a string
+ * ("4x4", results version 1) and as an array ([4,4], version 2) alike. */
+static int same_value(json_t *a, json_t *b)
+{
+    json_t *arr = json_is_array(a) ? a : b, *str = json_is_array(a) ? b : a;
+    kbi_buf text = {0};
+    int same;
+    if (json_equal(a, b))
+        return 1;
+    if (!json_is_array(arr) || !json_is_string(str))
+        return 0;
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        kbi_buf_printf(&text, "%s%lld", i ? "x" : "",
+                       (long long)json_integer_value(json_array_get(arr, i)));
+    same = text.data && strcmp(text.data, json_string_value(str)) == 0;
+    kbi_buf_free(&text);
+    return same;
+}
+
 /* Whether a and b are the same measurement but for parameters that only one of them has (a
  * plugin gained or lost a parameter between the two runs): same plugin and variant, and every
  * parameter both have is equal.  Sets *extra when the parameter sets differ. */
@@ -225,7 +366,7 @@ static int same_but_new_params(const kbi_case_result *a, const kbi_case_result *
         json_t *vb = json_object_get(b->params, key);
         if (!vb)
             *extra = 1;
-        else if (!json_equal(va, vb))
+        else if (!same_value(va, vb))
             return 0;
     }
     return *extra;
@@ -295,6 +436,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
         row->res = r;
         kbi_compare_case(b, r, &out->opt, &row->out);
         out->count[row->out.verdict]++;
+        compare_row_metrics(out, row);
         if (r) {
             const char *cb = json_string_value(json_object_get(b->json, "cache"));
             const char *cr = json_string_value(json_object_get(r->json, "cache"));
@@ -311,6 +453,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
         row->res = r;
         kbi_compare_case(NULL, r, &out->opt, &row->out);
         out->count[row->out.verdict]++;
+        compare_row_metrics(out, row);
     }
     if (drops)
         add_count_warning(out, drops,
@@ -339,14 +482,18 @@ void kbi_comparison_free(kbi_comparison *c)
     for (size_t i = 0; i < c->n_warnings; i++)
         free(c->warnings[i]);
     free(c->warnings);
+    for (size_t i = 0; i < c->n_rows; i++)
+        free(c->rows[i].metrics);
     free(c->rows);
     memset(c, 0, sizeof *c);
 }
 
 int kbi_comparison_exit_code(const kbi_comparison *c)
 {
-    return c->count[KBI_VERDICT_SLOWER] || c->count[KBI_VERDICT_FAILED] ? KBI_EXIT_FAILED
-                                                                        : KBI_EXIT_OK;
+    return c->count[KBI_VERDICT_SLOWER] || c->count[KBI_VERDICT_FAILED] ||
+                   c->metric_count[KBI_MV_WORSE] || c->out_of_bound
+               ? KBI_EXIT_FAILED
+               : KBI_EXIT_OK;
 }
 
 /* ---- output ---- */
@@ -376,6 +523,116 @@ static void side_cell(FILE *f, const kbi_case_result *c)
     }
     kbi_format_duration(c->stats.median, buf, sizeof buf);
     fprintf(f, "%s (n=%zu)", buf, c->n_samples);
+}
+
+/* "value ± uncertainty unit" of one side of a metric. */
+static void metric_cell(FILE *f, const kbi_metric *m)
+{
+    if (!m) {
+        fputs("—", f);
+        return;
+    }
+    if (isnan(m->value))
+        fputs("no value", f);
+    else
+        fprintf(f, "%.6g", m->value);
+    if (!isnan(m->value) && isnan(m->uncertainty))
+        fputs(" ± ?", f);
+    else if (!isnan(m->value) && m->uncertainty > 0)
+        fprintf(f, " ± %.2g", m->uncertainty);
+    if (m->unit[0] && strcmp(m->unit, "1") != 0) {
+        fputc(' ', f);
+        md_text(f, m->unit);
+    }
+}
+
+/* The bound of m as text ("<= 1", "in [0, 1]"), "" when none. */
+static void bound_text(const kbi_metric *m, char *out, size_t n)
+{
+    if ((m->bounds & KB_BOUND_LOW) && (m->bounds & KB_BOUND_HIGH))
+        snprintf(out, n, "in [%.4g, %.4g]", m->low, m->high);
+    else if (m->bounds & KB_BOUND_LOW)
+        snprintf(out, n, "≥ %.4g", m->low);
+    else if (m->bounds & KB_BOUND_HIGH)
+        snprintf(out, n, "≤ %.4g", m->high);
+    else
+        snprintf(out, n, "%s", "");
+}
+
+/* The metrics section: the worse and out-of-bound ones named first, then
+ * one row per metric of every case that has metrics. */
+static void write_metrics(const kbi_comparison *c, FILE *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_rows; i++)
+        n += c->rows[i].n_metrics;
+    if (n == 0)
+        return;
+    fprintf(f,
+            "## Metrics\n\nA metric is **worse** or **better** when it moved, in the direction "
+            "its plugin declares bad or good, by more than %g times the two runs' uncertainties "
+            "combined (sqrt(u_baseline² + u_results²)); any move of an exact value (uncertainty "
+            "0) counts. A metric with no better direction is **changed**, never a regression. "
+            "**unsure**: the values differ and an uncertainty is unknown. A value outside the "
+            "metric's declared bound fails the comparison.\n\n",
+            KBI_COMPARE_METRIC_SIGMAS);
+    for (int k = 0; k < 2; k++) {
+        int first = 1;
+        if (k ? !c->out_of_bound : !c->metric_count[KBI_MV_WORSE])
+            continue;
+        fputs(k ? "Out of bound:" : "Worse:", f);
+        for (size_t i = 0; i < c->n_rows; i++) {
+            const kbi_compare_row *r = &c->rows[i];
+            for (size_t j = 0; j < r->n_metrics; j++) {
+                const kbi_metric_outcome *o = &r->metrics[j];
+                if (k ? !o->out_of_bound : o->verdict != KBI_MV_WORSE)
+                    continue;
+                fprintf(f, "%s `", first ? "" : ",");
+                md_text(f, r->res->id);
+                fputs("` ", f);
+                md_text(f, o->name);
+                first = 0;
+            }
+        }
+        fputs("\n\n", f);
+    }
+    fprintf(f,
+            "| case | metric | baseline | results | change | %g × combined uncertainty | bound "
+            "| verdict | why |\n|---|---|---:|---:|---:|---:|---|---|---|\n",
+            KBI_COMPARE_METRIC_SIGMAS);
+    for (size_t i = 0; i < c->n_rows; i++) {
+        const kbi_compare_row *r = &c->rows[i];
+        for (size_t j = 0; j < r->n_metrics; j++) {
+            const kbi_metric_outcome *o = &r->metrics[j];
+            const kbi_metric *decl = o->res ? o->res : o->base;
+            int strong = o->verdict == KBI_MV_WORSE || o->out_of_bound;
+            char bound[96];
+            bound_text(decl, bound, sizeof bound);
+            fputs("| `", f);
+            md_text(f, r->res->id);
+            fputs("` | ", f);
+            md_text(f, o->name);
+            fputs(" | ", f);
+            metric_cell(f, o->base);
+            fputs(o->out_of_bound ? " | **" : " | ", f);
+            metric_cell(f, o->res);
+            fputs(o->out_of_bound ? "**" : "", f);
+            if (isfinite(o->change))
+                fprintf(f, " | %+.3g", o->change);
+            else
+                fputs(" | —", f);
+            if (isfinite(o->sigma))
+                fprintf(f, " | %.3g", KBI_COMPARE_METRIC_SIGMAS * o->sigma);
+            else
+                fputs(" | —", f);
+            fprintf(f, " | %s", bound[0] ? bound : "—");
+            fprintf(f, strong ? " | **%s%s** | " : " | %s%s | ",
+                    kbi_metric_verdict_name(o->verdict), o->out_of_bound ? ", out of bound" : "");
+            md_text(f, o->why);
+            fputs(" |\n", f);
+        }
+    }
+    fputc('\n', f);
 }
 
 int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, const char *res_name,
@@ -413,6 +670,11 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
         if (c->count[order[k]])
             fprintf(f, ", %zu %s", c->count[order[k]], kbi_verdict_name(order[k]));
+    if (c->metric_count[KBI_MV_WORSE])
+        fprintf(f, "; %zu metric%s worse", c->metric_count[KBI_MV_WORSE],
+                c->metric_count[KBI_MV_WORSE] == 1 ? "" : "s");
+    if (c->out_of_bound)
+        fprintf(f, "; %zu metric%s out of bound", c->out_of_bound, c->out_of_bound == 1 ? "" : "s");
     fputs(".\n\n", f);
     for (int k = 0; k < 2; k++) {
         /* Name the regressions up front: a CI log shows the head first. */
@@ -466,6 +728,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
         }
         fputc('\n', f);
     }
+    write_metrics(c, f);
     for (int side = 0; side < 2; side++) {
         kbi_verdict v = side ? KBI_VERDICT_ONLY_RESULTS : KBI_VERDICT_ONLY_BASELINE;
         if (!c->count[v])
@@ -506,8 +769,11 @@ static void compare_usage(FILE *f)
           "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
           "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
           "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
+          "Metrics: worse/better when a move in the declared bad/good direction exceeds 3\n"
+          "times both runs' uncertainties combined; a value outside its bound fails.\n"
           "\n"
-          "Exit status: 0 nothing slower or failed, 1 a case slower or failed, 2 bad usage\n"
+          "Exit status: 0 nothing slower or failed, 1 a case slower or failed or a metric\n"
+          "worse or out of bound, 2 bad usage\n"
           "or input (including no case common to both sides).  Warns when the sides differ\n"
           "in GPU, clocks, driver or revision.\n",
           f);
@@ -652,8 +918,11 @@ int kbi_cmd_compare(int argc, char **argv)
     }
     code = kbi_comparison_exit_code(&cmp);
     if (code == KBI_EXIT_FAILED)
-        fprintf(stderr, "kbench compare: regression: %zu slower, %zu failed\n",
-                cmp.count[KBI_VERDICT_SLOWER], cmp.count[KBI_VERDICT_FAILED]);
+        fprintf(stderr,
+                "kbench compare: regression: %zu slower, %zu failed, %zu metrics worse, %zu "
+                "metrics out of bound\n",
+                cmp.count[KBI_VERDICT_SLOWER], cmp.count[KBI_VERDICT_FAILED],
+                cmp.metric_count[KBI_MV_WORSE], cmp.out_of_bound);
 done:
     if (have_cmp)
         kbi_comparison_free(&cmp);

@@ -26,9 +26,25 @@
  *   not measured     skipped in the results, or not ok in the baseline
  *   only in baseline / only in results: listed, no verdict
  *
- * kbench compare exits 1 when any case is slower or failed, else 0; 2 on bad
- * usage or input, including two sides without a single case id in common
- * (a CI gate that compares nothing must not pass). */
+ * Metrics (the plugin's declared results, e.g. an energy drift), per metric
+ * of every case that has the results side, with values a (baseline) and b
+ * (results), their standard uncertainties ua, ub and s = sqrt(ua^2 + ub^2):
+ *
+ *   worse / better   |b - a| > 3 s, in the metric's bad / good direction
+ *                    (exact values, s = 0: any move)
+ *   changed          the same for a metric where neither direction is
+ *                    better: shown, never a regression
+ *   same             |b - a| <= 3 s, or a == b
+ *   unsure           a != b and an uncertainty is unknown
+ *   new / gone       reported on one side only
+ *   out of bound     the results' value lies outside the declared bound (a
+ *                    flag beside the verdict, also for a case only in the
+ *                    results)
+ *
+ * kbench compare exits 1 when any case is slower or failed, or any metric
+ * worse or out of bound, else 0; 2 on bad usage or input, including two
+ * sides without a single case id in common (a CI gate that compares
+ * nothing must not pass). */
 #ifndef KBENCH_COMPARE_H
 #define KBENCH_COMPARE_H
 
@@ -79,15 +95,49 @@ void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size
 void kbi_compare_case(const kbi_case_result *base, const kbi_case_result *res,
                       const kbi_compare_options *opt, kbi_compare_outcome *out);
 
+typedef enum kbi_metric_verdict {
+    KBI_MV_SAME = 0,
+    KBI_MV_BETTER,
+    KBI_MV_WORSE,
+    KBI_MV_CHANGED,
+    KBI_MV_UNSURE,
+    KBI_MV_NEW,
+    KBI_MV_GONE,
+    KBI_MV_COUNT
+} kbi_metric_verdict;
+
+const char *kbi_metric_verdict_name(kbi_metric_verdict v);
+
+/* How many combined standard uncertainties a move must exceed. */
+#define KBI_COMPARE_METRIC_SIGMAS 3.0
+
+typedef struct kbi_metric_outcome {
+    const char *name;
+    const kbi_metric *base, *res; /* either may be NULL (new / gone) */
+    kbi_metric_verdict verdict;
+    double change;    /* res - base value; NAN when not on both sides */
+    double sigma;     /* sqrt(ua^2 + ub^2); NAN when an uncertainty is unknown */
+    int out_of_bound; /* the results' value lies outside its declared bound */
+    char why[160];    /* one line for the table; "" when nothing to add */
+} kbi_metric_outcome;
+
+/* The verdict of one metric (see the top of this file); base or res may
+ * be NULL. */
+void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metric_outcome *out);
+
 typedef struct kbi_compare_row {
     const kbi_case_result *base, *res; /* either may be NULL */
     kbi_compare_outcome out;
+    kbi_metric_outcome *metrics; /* baseline's order, then metrics new in the results */
+    size_t n_metrics;
 } kbi_compare_row;
 
 typedef struct kbi_comparison {
     kbi_compare_row *rows; /* baseline order, then cases only in the results */
     size_t n_rows;
     size_t count[KBI_VERDICT_COUNT];
+    size_t metric_count[KBI_MV_COUNT];
+    size_t out_of_bound; /* metrics of the results outside their bound */
     char **warnings; /* different GPUs, clocks, revisions, settings; duplicates */
     size_t n_warnings;
     kbi_compare_options opt;
@@ -106,12 +156,14 @@ void kbi_comparison_free(kbi_comparison *c);
 int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, const char *res_name,
                                FILE *f);
 
-/* 1 when a case is slower or failed, else 0. */
+/* 1 when a case is slower or failed, or a metric worse or out of bound,
+ * else 0. */
 int kbi_comparison_exit_code(const kbi_comparison *c);
 
 /* `kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]`.
  * argv[0] is "compare".  Returns the exit code: 0 no regression, 1 a case
- * slower or newly failing, 2 bad usage or input; --help prints usage, 0. */
+ * slower or newly failing or a metric worse or out of bound, 2 bad usage or
+ * input; --help prints usage, 0. */
 int kbi_cmd_compare(int argc, char **argv);
 
 #endif

@@ -13,29 +13,30 @@
 #include "common.h"
 #include "profile.h"
 
-/* Nonzero for a plugin or variant name: letters, digits, '_', '-' and '.', the characters
- * that survive in a case id (plugin/variant/name=value,...) and in a file name. */
-static int is_name(const char *s)
+/* Nonzero when s is non-empty and made of letters, digits, '_' and the characters of
+ * `extra`. */
+static int is_word(const char *s, const char *extra)
 {
     if (!s || !*s)
         return 0;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '-' || *s == '.'))
+              *s == '_' || strchr(extra, *s)))
             return 0;
     return 1;
 }
 
-/* Nonzero for a metric or parameter name of letters, digits and '_'. */
+/* A plugin or variant name: the characters that survive in a case id
+ * (plugin/variant/name=value,...) and in a file name. */
+static int is_name(const char *s)
+{
+    return is_word(s, "-.");
+}
+
+/* A metric or parameter name. */
 static int is_identifier(const char *s)
 {
-    if (!s || !*s)
-        return 0;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return 0;
-    return 1;
+    return is_word(s, "");
 }
 
 /* The fields ABI 1.1 appended: all of them must be there (a 1.1 plugin
@@ -317,32 +318,48 @@ int kbi_plugins_load(const char *const *dirs, const int *required, kbi_plugin_se
     return KBI_OK;
 }
 
-size_t kbi_plugin_dirs(const char *cli_dir, char **dirs, int *required, size_t max)
+/* Adds each entry of a colon-separated list (empty entries skipped: an empty entry is not
+ * the current folder) unless already listed. */
+static void add_dirs(const char *list, int req, char **dirs, int *required, size_t *n, size_t max)
+{
+    char *copy = kbi_strdup(list), *save = NULL;
+    for (char *tok = strtok_r(copy, ":", &save); tok && *n < max; tok = strtok_r(NULL, ":", &save)) {
+        int seen = 0;
+        for (size_t i = 0; i < *n; i++)
+            seen |= strcmp(dirs[i], tok) == 0;
+        if (!seen) {
+            dirs[*n] = kbi_strdup(tok);
+            required[(*n)++] = req;
+        }
+    }
+    free(copy);
+}
+
+size_t kbi_plugin_dirs(const char *cli_dirs, char **dirs, int *required, size_t max)
 {
     size_t n = 0;
     const char *env = getenv(KBI_PLUGIN_PATH_ENV);
-    if (cli_dir && n < max) {
-        dirs[n] = kbi_strdup(cli_dir);
-        required[n++] = 1;
-    }
-    if (env && *env) {
-        char *copy = kbi_strdup(env), *save = NULL;
-        for (char *tok = strtok_r(copy, ":", &save); tok && n < max;
-             tok = strtok_r(NULL, ":", &save)) {
-            dirs[n] = kbi_strdup(tok);
-            required[n++] = 1;
-        }
-        free(copy);
-    }
-    if (n == 0 && n < max) {
-        char exe[4096];
-        if (kbi_exe_dir(exe, sizeof exe - 16) == KBI_OK) {
-            strcat(exe, "/plugins");
-            dirs[n] = kbi_strdup(exe);
-            required[n++] = 0;
-        }
+    char exe[4096];
+    if (cli_dirs)
+        add_dirs(cli_dirs, 1, dirs, required, &n, max);
+    if (env && *env)
+        add_dirs(env, 1, dirs, required, &n, max);
+    if (kbi_exe_dir(exe, sizeof exe - 16) == KBI_OK) {
+        strcat(exe, "/plugins");
+        add_dirs(exe, 0, dirs, required, &n, max);
     }
     return n;
+}
+
+int kbi_plugin_dirs_add(char *list, size_t size, const char *more)
+{
+    size_t len = strlen(list);
+    int k = snprintf(list + len, size - len, "%s%s", len ? ":" : "", more);
+    if (k < 0 || (size_t)k >= size - len) {
+        list[len] = '\0';
+        return KBI_ERR;
+    }
+    return KBI_OK;
 }
 
 const kbi_plugin *kbi_plugins_find(const kbi_plugin_set *set, const char *name)

@@ -50,10 +50,16 @@ int kbi_plugin_open(const char *path, kbi_plugin *out, char *err);
 int kbi_plugins_load(const char *const *dirs, const int *required, kbi_plugin_set *set,
                      char *err);
 
-/* The default directory list: --plugins DIR if given (required), then each
- * entry of $KBENCH_PLUGIN_PATH (required), else the plugins/ folder next to
- * the kbench binary.  Writes at most max entries; returns the count. */
-size_t kbi_plugin_dirs(const char *cli_dir, char **dirs, int *required, size_t max);
+/* The directory list, first match by plugin name wins: each folder of --plugins (as many
+ * as given, each may be a colon-separated list; required), then each entry of
+ * $KBENCH_PLUGIN_PATH (required), then the plugins/ folder next to the kbench binary
+ * (optional), each folder once.  Writes at most max entries; returns the count. */
+size_t kbi_plugin_dirs(const char *cli_dirs, char **dirs, int *required, size_t max);
+
+/* Appends `more` to the colon-separated list in list (size bytes, "" to start): a repeated
+ * --plugins.  Returns KBI_OK, or KBI_ERR when it does not fit (list unchanged). */
+#define KBI_PLUGIN_DIRS_MAX 8192
+int kbi_plugin_dirs_add(char *list, size_t size, const char *more);
 
 const kbi_plugin *kbi_plugins_find(const kbi_plugin_set *set, const char *name);
 int kbi_variant_index(const kb_plugin *desc, const char *name);

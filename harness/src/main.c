@@ -29,14 +29,15 @@ static const char *const usage_main =
     "\n"
     "Run `kbench VERB --help` for a verb's options.\n"
     "\n"
-    "Plugins are loaded from the plugins/ folder next to the kbench binary, or\n"
-    "from --plugins DIR, or from the directories in $" KBI_PLUGIN_PATH_ENV " (colon-separated).\n"
+    "Plugins are loaded from the folders of --plugins DIR (repeatable, or DIR:DIR),\n"
+    "then those of $" KBI_PLUGIN_PATH_ENV " (colon-separated), then the plugins/ folder\n"
+    "next to the kbench binary; the first plugin of a name wins.\n"
     "\n"
     "exit codes: 0 ok; 1 a case failed, did not verify, crashed, timed out, or\n"
     "regressed; 2 bad usage or input; 130 interrupted (finished cases are kept).\n";
 
 static const char *const usage_list =
-    "usage: kbench list [--plugins DIR]\n"
+    "usage: kbench list [--plugins DIR]...\n"
     "\n"
     "Lists every plugin found, with its variants (host or device, baseline), its\n"
     "parameters (type, default, help, allowed rank or count), its declared\n"
@@ -57,7 +58,8 @@ static const char *const usage_run =
     "  --filter GLOB    run only cases whose id matches GLOB, e.g. 'sgemm/cublas/*'\n"
     "  --device N       CUDA device ordinal (overrides [run] device)\n"
     "  --shard I/N      run the I-th of N deterministic slices of the cases (1 <= I <= N)\n"
-    "  --plugins DIR    load plugins from DIR\n"
+    "  --plugins DIR    also load plugins from DIR (repeatable; DIR:DIR too), before\n"
+    "                   $" KBI_PLUGIN_PATH_ENV " and the built-in folder\n"
     "  --sanitize[=TOOL]  run each device case under compute-sanitizer (memcheck by\n"
     "                   default; racecheck, initcheck, synccheck); its findings make\n"
     "                   the case an error; logs in OUT/sanitize/\n"
@@ -123,16 +125,19 @@ static int cmd_list(int argc, char **argv)
     static const struct option opts[] = {{"plugins", required_argument, NULL, 'p'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *plugins_dir = NULL;
+    static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
     char *dirs[16], err[KBI_ERR_SIZE];
     int required[16], c;
     size_t n_dirs;
     kbi_plugin_set set;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'p')
-            plugins_dir = optarg;
-        else if (c == 'h') {
+        if (c == 'p') {
+            if (kbi_plugin_dirs_add(plugins_dir, sizeof plugins_dir, optarg) != KBI_OK) {
+                fprintf(stderr, "kbench list: --plugins: too many folders\n");
+                return KBI_EXIT_USAGE;
+            }
+        } else if (c == 'h') {
             fputs(usage_list, stdout);
             return KBI_EXIT_OK;
         } else {
@@ -144,7 +149,7 @@ static int cmd_list(int argc, char **argv)
         fprintf(stderr, "kbench list: unexpected argument '%s'\n%s", argv[optind], usage_list);
         return KBI_EXIT_USAGE;
     }
-    n_dirs = kbi_plugin_dirs(plugins_dir, dirs, required, 15);
+    n_dirs = kbi_plugin_dirs(plugins_dir[0] ? plugins_dir : NULL, dirs, required, 15);
     dirs[n_dirs] = NULL;
     if (kbi_plugins_load((const char *const *)dirs, required, &set, err) != KBI_OK) {
         fprintf(stderr, "kbench list: %s\n", err);
@@ -212,6 +217,7 @@ static int cmd_run(int argc, char **argv)
                                          {"in-process", no_argument, NULL, 'I'},
                                          {"profile-one-run", no_argument, NULL, 'P'},
                                          {NULL, 0, NULL, 0}};
+    static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
     kbi_run_args a = {.device = -1, .argc = argc, .argv = argv};
     int c;
     optind = 1;
@@ -244,7 +250,11 @@ static int cmd_run(int argc, char **argv)
             }
             break;
         case 'p':
-            a.plugins_dir = optarg;
+            if (kbi_plugin_dirs_add(plugins_dir, sizeof plugins_dir, optarg) != KBI_OK) {
+                fprintf(stderr, "kbench run: --plugins: too many folders\n");
+                return KBI_EXIT_USAGE;
+            }
+            a.plugins_dir = plugins_dir;
             break;
         case 'S':
             a.sanitize = optarg ? optarg : "memcheck";

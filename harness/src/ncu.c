@@ -294,13 +294,14 @@ static const char *const usage =
     "\n"
     "options:\n"
     "  --case ID        the case id (or a glob matching exactly one), as `kbench run`\n"
-    "                   prints it, e.g. 'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5'\n"
+    "                   prints it, e.g.\n"
+    "                   'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1'\n"
     "  --metrics LIST   comma-separated ncu metrics instead of the default set\n"
     "  --set NAME       an ncu section set (e.g. detailed, full) instead of metrics\n"
     "  --keep-report    keep OUT/profile.ncu-rep for the Nsight Compute GUI\n"
     "  --out DIR        output folder (default results/profile-TIME)\n"
     "  --device N       CUDA device ordinal\n"
-    "  --plugins DIR    load plugins from DIR\n"
+    "  --plugins DIR    also load plugins from DIR (repeatable; DIR:DIR too)\n"
     "  --help           this text\n"
     "\n"
     "ncu is found through $KBENCH_NCU, PATH, $CUDA_HOME/bin or /usr/local/cuda/bin.\n"
@@ -475,6 +476,7 @@ int kbi_cmd_profile(int argc, char **argv)
                                          {"plugins", required_argument, NULL, 'p'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
+    static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
     kbi_ncu_options o = {.device = -1};
     const char *case_arg = NULL;
     int keep = 0, c, rc = KBI_EXIT_USAGE, status;
@@ -513,7 +515,11 @@ int kbi_cmd_profile(int argc, char **argv)
             o.device = atoi(optarg);
             break;
         case 'p':
-            o.plugins_dir = optarg;
+            if (kbi_plugin_dirs_add(plugins_dir, sizeof plugins_dir, optarg) != KBI_OK) {
+                fprintf(stderr, "kbench profile: --plugins: too many folders\n");
+                return KBI_EXIT_USAGE;
+            }
+            o.plugins_dir = plugins_dir;
             break;
         case 'h':
             fputs(usage, stdout);

@@ -504,8 +504,32 @@ static void add_error(parse_state *st, int line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    kbi_buf_printf(st->errors, "%s:%d: %s\n", st->name, line, msg);
+    if (line > 0)
+        kbi_buf_printf(st->errors, "%s:%d: %s\n", st->name, line, msg);
+    else /* not tied to a line (the file as a whole) */
+        kbi_buf_printf(st->errors, "%s: %s\n", st->name, msg);
     st->n_errors++;
+}
+
+/* The line where `key` was set in [section], or 0. */
+static int key_line(const parse_state *st, const char *section, const char *key)
+{
+    for (size_t i = 0; i < st->n_entries; i++)
+        if (strcmp(st->entries[i].section, section) == 0 && strcmp(st->entries[i].key, key) == 0)
+            return st->entries[i].line;
+    return 0;
+}
+
+/* Cuts a continuation line at an inline comment (';' after white space), as inih does for
+ * the first line of a key but not for the lines that continue it. */
+static void strip_inline_comment(char *line)
+{
+    for (char *q = line + 1; *q; q++)
+        if (*q == ';' && (q[-1] == ' ' || q[-1] == '\t')) {
+            q[0] = '\n';
+            q[1] = '\0';
+            return;
+        }
 }
 
 /* inih's reader: hands over one line at a time so the handler knows its
@@ -518,6 +542,10 @@ static char *reader(char *str, int num, void *stream)
     size_t len;
     if (!*st->pos)
         return NULL;
+    /* A UTF-8 byte-order mark (editors on Windows write one) is not part of the first line:
+     * left there it would hide a first section from the checks below. */
+    if (st->line == 0 && strncmp(st->pos, "\xEF\xBB\xBF", 3) == 0)
+        st->pos += 3;
     nl = strchr(st->pos, '\n');
     len = nl ? (size_t)(nl - st->pos) : strlen(st->pos);
     st->line++;
@@ -535,6 +563,8 @@ static char *reader(char *str, int num, void *stream)
         str[len + 1] = '\0';
         for (p = str; *p == ' ' || *p == '\t'; p++)
             ;
+        if (st->line_indented && st->key_in_section)
+            strip_inline_comment(str);
         if (*p == '[' && !(st->line_indented && st->key_in_section)) {
             const char *close = strchr(p, ']');
             if (close) {
@@ -1086,7 +1116,10 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
             parse_zip(&st, zips[i], &out->sections[i]);
     free(zips);
     if (out->run.max_samples < out->run.min_samples)
-        add_error(&st, 0, "[run] max_samples %d is below min_samples %d, expected max >= min",
+        add_error(&st,
+                  key_line(&st, "run", "max_samples") ? key_line(&st, "run", "max_samples")
+                                                      : key_line(&st, "run", "min_samples"),
+                  "[run] max_samples %d is below min_samples %d, expected max >= min",
                   out->run.max_samples, out->run.min_samples);
     if (out->run.max_time == 0.0)
         out->run.max_time = out->run.timeout / 2.0;

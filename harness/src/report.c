@@ -395,10 +395,23 @@ static void csv_num(FILE *f, double v, int present)
         fprintf(f, "%.10g", v);
 }
 
-/* The text of one parameter value as it appears in a case id. */
+/* The text of one parameter value as it appears in a case id.  An array
+ * (dims or an integer list, results version 2) is taken from the case's
+ * params_text, which spells it as the profile did ("2x3x4", "[0,2,1]");
+ * without one it is written as dims. */
+static void param_text_of(const kbi_case_result *c, const char *key, char *out, size_t n);
+
 static void param_text(json_t *v, char *out, size_t n)
 {
-    if (json_is_string(v))
+    if (json_is_array(v)) {
+        size_t len = 0;
+        out[0] = '\0';
+        for (size_t i = 0; i < json_array_size(v) && len < n; i++) {
+            int k = snprintf(out + len, n - len, "%s%lld", i ? "x" : "",
+                             (long long)json_integer_value(json_array_get(v, i)));
+            len += k > 0 ? (size_t)k : 0;
+        }
+    } else if (json_is_string(v))
         snprintf(out, n, "%s", json_string_value(v));
     else if (json_is_number(v))
         fmt_number(json_number_value(v), out, n);
@@ -406,6 +419,51 @@ static void param_text(json_t *v, char *out, size_t n)
         snprintf(out, n, "%s", json_is_true(v) ? "true" : "false");
     else
         snprintf(out, n, "%s", "");
+}
+
+static void param_text_of(const kbi_case_result *c, const char *key, char *out, size_t n)
+{
+    json_t *v = json_object_get(c->params, key);
+    size_t klen = strlen(key);
+    if (json_is_array(v)) {
+        /* "name=value" at the top level of params_text: commas inside
+         * brackets belong to an integer list. */
+        const char *t = c->params_text;
+        int depth = 0, at_start = 1;
+        for (; *t; t++) {
+            if (at_start && strncmp(t, key, klen) == 0 && t[klen] == '=') {
+                const char *e = t + klen + 1, *v0 = e;
+                int d = 0;
+                for (; *e && !(d == 0 && *e == ','); e++)
+                    d += *e == '[' ? 1 : *e == ']' ? -1 : 0;
+                snprintf(out, n, "%.*s", (int)(e - v0), v0);
+                return;
+            }
+            depth += *t == '[' ? 1 : *t == ']' ? -1 : 0;
+            at_start = depth == 0 && *t == ',';
+        }
+    }
+    param_text(v, out, n);
+}
+
+/* "value ± uncertainty" of a metric, the uncertainty when known and not 0. */
+static void fmt_metric(const kbi_metric *m, char *out, size_t n)
+{
+    if (isnan(m->value))
+        snprintf(out, n, "no value");
+    else if (isfinite(m->uncertainty) && m->uncertainty > 0)
+        snprintf(out, n, "%.6g ± %.2g", m->value, m->uncertainty);
+    else
+        snprintf(out, n, "%.6g", m->value);
+}
+
+/* The metric of case c named name, or NULL. */
+static const kbi_metric *find_metric(const kbi_case_result *c, const char *name)
+{
+    for (size_t k = 0; k < c->n_metrics; k++)
+        if (strcmp(c->metrics[k].name, name) == 0)
+            return &c->metrics[k];
+    return NULL;
 }
 
 /* File-name-safe form of s: letters, digits, '.', '-', '_' only. */
@@ -752,22 +810,19 @@ static void build_plugin(rep_model *m, rep_plugin *p)
     p->varies = kbi_xcalloc(p->n_keys ? p->n_keys : 1, sizeof *p->varies);
     for (size_t k = 0; k < p->n_keys; k++) {
         char first[256], t[256];
-        param_text(json_object_get(set->cases[p->points[0].first].params, p->keys[k]), first,
-                   sizeof first);
+        param_text_of(&set->cases[p->points[0].first], p->keys[k], first, sizeof first);
         for (size_t i = 1; i < p->n_points && !p->varies[k]; i++) {
-            param_text(json_object_get(set->cases[p->points[i].first].params, p->keys[k]), t,
-                       sizeof t);
+            param_text_of(&set->cases[p->points[i].first], p->keys[k], t, sizeof t);
             p->varies[k] = strcmp(first, t) != 0;
         }
     }
     for (size_t i = 0; i < p->n_points; i++) {
         kbi_buf b = {0};
-        json_t *params = set->cases[p->points[i].first].params;
         for (size_t k = 0; k < p->n_keys; k++) {
             char t[256];
             if (!p->varies[k])
                 continue;
-            param_text(json_object_get(params, p->keys[k]), t, sizeof t);
+            param_text_of(&set->cases[p->points[i].first], p->keys[k], t, sizeof t);
             kbi_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", p->keys[k], t);
         }
         p->points[i].label = b.len ? b.data : kbi_strdup(p->points[i].params_text);
@@ -1066,6 +1121,19 @@ static int axis_value(json_t *v, int square, double *x)
         *x = json_number_value(v);
         return 1;
     }
+    if (json_is_array(v)) { /* dims in a version 2 record */
+        double prod = 1;
+        size_t n = json_array_size(v);
+        for (size_t i = 0; i < n; i++) {
+            if (!json_is_integer(json_array_get(v, i)))
+                return 0;
+            prod *= (double)json_integer_value(json_array_get(v, i));
+        }
+        if (n == 0)
+            return 0;
+        *x = square ? (double)json_integer_value(json_array_get(v, 0)) : prod;
+        return 1;
+    }
     if (json_is_string(v)) {
         const char *s = json_string_value(v);
         double prod = 1, first = 0;
@@ -1104,6 +1172,15 @@ static int all_square(const kbi_result_set *set, const rep_plugin *p, const char
         const char *s = json_string_value(v);
         const char *x;
         size_t len;
+        if (json_is_array(v)) {
+            size_t n = json_array_size(v);
+            if (n < 2)
+                return 0;
+            for (size_t d = 1; d < n; d++)
+                if (!json_equal(json_array_get(v, d), json_array_get(v, 0)))
+                    return 0;
+            continue;
+        }
         if (!s)
             return 0;
         x = strchr(s, 'x');
@@ -1141,12 +1218,11 @@ static int pick_axis(const kbi_result_set *set, const rep_plugin *p, int *square
 static char *slice_of(const kbi_result_set *set, const rep_plugin *p, size_t point, int axis)
 {
     kbi_buf b = {0};
-    json_t *params = set->cases[p->points[point].first].params;
     for (size_t k = 0; k < p->n_keys; k++) {
         char t[256];
         if (!p->varies[k] || (int)k == axis)
             continue;
-        param_text(json_object_get(params, p->keys[k]), t, sizeof t);
+        param_text_of(&set->cases[p->points[point].first], p->keys[k], t, sizeof t);
         kbi_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", p->keys[k], t);
     }
     return b.data ? b.data : kbi_strdup("");
@@ -1216,8 +1292,8 @@ static int chart_lines(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *er
                     dup = tx[t] == x;
                 if (!dup) {
                     char t[256];
-                    if (json_is_string(v))
-                        param_text(v, t, sizeof t);
+                    if (json_is_string(v) || json_is_array(v))
+                        param_text_of(&set->cases[p->points[i].first], p->keys[axis], t, sizeof t);
                     else
                         fmt_axis(x, t, sizeof t);
                     tx[n_tics] = x;
@@ -1270,7 +1346,7 @@ static int chart_lines(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *er
         }
         if (square)
             snprintf(xlabel, sizeof xlabel, "%s (edge: every dimension is equal)", p->keys[axis]);
-        else if (json_is_string(
+        else if (!json_is_number(
                      json_object_get(set->cases[p->points[0].first].params, p->keys[axis])))
             snprintf(xlabel, sizeof xlabel, "%s (plotted at the product of its dimensions)",
                      p->keys[axis]);
@@ -1503,6 +1579,292 @@ static int chart_roofline(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char 
     return rc;
 }
 
+/* Whether key k varies and has a numeric value (a number or dims) at
+ * every point of p. */
+static int numeric_axis(const kbi_result_set *set, const rep_plugin *p, size_t k, int *square)
+{
+    int ok = p->varies[k];
+    *square = all_square(set, p, p->keys[k]);
+    for (size_t i = 0; i < p->n_points && ok; i++) {
+        double x;
+        ok = axis_value(json_object_get(set->cases[p->points[i].first].params, p->keys[k]), *square,
+                        &x);
+    }
+    return ok;
+}
+
+/* Picks the axes of the metric charts: x, and the parameter drawn as one
+ * line per value (-1: none).  With a size parameter (the record's
+ * size_param) and another numeric axis varying, x is the other one and the
+ * lines are sizes (a moment ratio against T, one line per L); else x is
+ * the size parameter, or the first numeric axis, and the lines are the next
+ * numeric axis.  Returns 0 when no numeric parameter varies. */
+static int metric_axes(const kbi_result_set *set, const rep_plugin *p, int *x, int *line,
+                       int *square)
+{
+    int size = -1, first = -1, second = -1, sq;
+    const char *size_param = "";
+    for (size_t k = 0; k < p->n_cases && !size_param[0]; k++)
+        size_param = set->cases[p->cases[k]].size_param;
+    for (size_t k = 0; k < p->n_keys; k++) {
+        if (!numeric_axis(set, p, k, &sq))
+            continue;
+        if (strcmp(p->keys[k], size_param) == 0)
+            size = (int)k;
+        else if (first < 0)
+            first = (int)k;
+        else if (second < 0)
+            second = (int)k;
+    }
+    if (size >= 0 && first >= 0) {
+        *x = first;
+        *line = size;
+    } else if (size >= 0) {
+        *x = size;
+        *line = -1;
+    } else if (first >= 0) {
+        *x = first;
+        *line = second;
+    } else {
+        return 0;
+    }
+    numeric_axis(set, p, (size_t)*x, square);
+    return 1;
+}
+
+/* The varying parameters of a point other than x and line, as a slice name. */
+static char *metric_slice(const kbi_result_set *set, const rep_plugin *p, size_t point, int x,
+                          int line)
+{
+    kbi_buf b = {0};
+    for (size_t k = 0; k < p->n_keys; k++) {
+        char t[256];
+        if (!p->varies[k] || (int)k == x || (int)k == line)
+            continue;
+        param_text_of(&set->cases[p->points[point].first], p->keys[k], t, sizeof t);
+        kbi_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", p->keys[k], t);
+    }
+    return b.data ? b.data : kbi_strdup("");
+}
+
+typedef struct metric_line { /* one line of a metric chart: a variant at one value of `line` */
+    size_t row;
+    char *label; /* the line parameter's value, "" without one */
+    double at;   /* its numeric value, for ordering */
+    size_t n;
+    double *x, *y, *lo, *hi;
+} metric_line;
+
+static int cmp_metric_line(const void *a, const void *b)
+{
+    const metric_line *p = a, *q = b;
+    if (p->row != q->row)
+        return p->row < q->row ? -1 : 1;
+    return (p->at > q->at) - (p->at < q->at);
+}
+
+/* One chart of metric `name` for the points of one slice. */
+static int chart_one_metric(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, const char *name,
+                            int x, int line, int square, const char *slice, char *err)
+{
+    const kbi_result_set *set = m->set;
+    metric_line *lines = NULL;
+    size_t n_lines = 0, n_points = 0;
+    const kbi_metric *decl = NULL;
+    kbi_line_series *series;
+    int rc = KBI_OK;
+    for (size_t i = 0; i < p->n_points; i++) {
+        char *sl = metric_slice(set, p, i, x, line);
+        int in = strcmp(sl, slice) == 0;
+        free(sl);
+        if (!in)
+            continue;
+        for (size_t r = 0; r < p->n_rows; r++) {
+            size_t ci = p->points[i].cell[r];
+            const kbi_case_result *c;
+            const kbi_metric *mt;
+            char label[256] = "";
+            double xv, at = 0;
+            metric_line *l = NULL;
+            if (ci == NO_CASE)
+                continue;
+            c = &set->cases[ci];
+            mt = find_metric(c, name);
+            /* Every case that reported a value, including one that failed
+             * its bound: the chart shows where it went. */
+            if (!mt || !isfinite(mt->value) ||
+                !axis_value(json_object_get(c->params, p->keys[x]), square, &xv))
+                continue;
+            if (!decl || (!decl->declared && mt->declared))
+                decl = mt;
+            if (line >= 0) {
+                json_t *lv = json_object_get(c->params, p->keys[line]);
+                param_text_of(c, p->keys[line], label, sizeof label);
+                axis_value(lv, 0, &at);
+            }
+            for (size_t k = 0; k < n_lines && !l; k++)
+                if (lines[k].row == r && strcmp(lines[k].label, label) == 0)
+                    l = &lines[k];
+            if (!l) {
+                lines = kbi_xrealloc(lines, (n_lines + 1) * sizeof *lines);
+                l = &lines[n_lines++];
+                memset(l, 0, sizeof *l);
+                l->row = r;
+                l->label = kbi_strdup(label);
+                l->at = at;
+                l->x = kbi_xcalloc(p->n_points, sizeof *l->x);
+                l->y = kbi_xcalloc(p->n_points, sizeof *l->y);
+                l->lo = kbi_xcalloc(p->n_points, sizeof *l->lo);
+                l->hi = kbi_xcalloc(p->n_points, sizeof *l->hi);
+            }
+            {
+                double u = isfinite(mt->uncertainty) ? mt->uncertainty : 0;
+                l->x[l->n] = xv;
+                l->y[l->n] = mt->value;
+                l->lo[l->n] = mt->value - u;
+                l->hi[l->n] = mt->value + u;
+                l->n++;
+                n_points++;
+            }
+        }
+    }
+    if (n_lines == 0 || n_points < 2)
+        goto done;
+    qsort(lines, n_lines, sizeof *lines, cmp_metric_line);
+    series = kbi_xcalloc(n_lines, sizeof *series);
+    for (size_t k = 0; k < n_lines; k++) {
+        metric_line *l = &lines[k];
+        kbi_buf nm = {0};
+        /* Sort each line's points by x (insertion: a handful of points). */
+        for (size_t i = 1; i < l->n; i++)
+            for (size_t j = i; j > 0 && l->x[j - 1] > l->x[j]; j--) {
+                double *cols[] = {l->x, l->y, l->lo, l->hi};
+                for (int c = 0; c < 4; c++) {
+                    double t = cols[c][j];
+                    cols[c][j] = cols[c][j - 1];
+                    cols[c][j - 1] = t;
+                }
+            }
+        if (p->n_rows > 1 || line < 0)
+            kbi_buf_printf(&nm, "%s", p->rows[l->row].name);
+        if (line >= 0)
+            kbi_buf_printf(&nm, "%s%s=%s", nm.len ? ", " : "", p->keys[line], l->label);
+        series[k] = (kbi_line_series){
+            .name = nm.data,
+            .color = (int)k,
+            .n = l->n,
+            .x = l->x,
+            .y = l->y,
+            .low = l->lo,
+            .high = l->hi,
+        };
+    }
+    {
+        kbi_buf title = {0}, ylabel = {0}, detail = {0};
+        kbi_line_chart lc = {0};
+        char *stem;
+        char xlabel[300], bound_label[64];
+        kbi_buf_printf(&detail, "%s-vs-%s%s%s", name, p->keys[x], slice[0] ? "-" : "", slice);
+        stem = make_stem(m, p->name, "metric", detail.data);
+        kbi_buf_printf(&title, "%s: %s against %s", p->name, name, p->keys[x]);
+        if (line >= 0)
+            kbi_buf_printf(&title, ", one line per %s", p->keys[line]);
+        if (slice[0])
+            kbi_buf_printf(&title, " (%s)", slice);
+        kbi_buf_printf(&ylabel, "%s", name);
+        if (decl->unit[0] && strcmp(decl->unit, "1") != 0)
+            kbi_buf_printf(&ylabel, " (%s)", decl->unit);
+        kbi_buf_printf(&ylabel, "; bars: ± 1 standard uncertainty");
+        if (square)
+            snprintf(xlabel, sizeof xlabel, "%s (edge: every dimension is equal)", p->keys[x]);
+        else
+            snprintf(xlabel, sizeof xlabel, "%s", p->keys[x]);
+        lc.stem = stem;
+        lc.title = title.data;
+        lc.xlabel = xlabel;
+        lc.ylabel = ylabel.data;
+        lc.n_series = n_lines;
+        lc.series = series;
+        lc.fit_y = 1;
+        if ((decl->bounds & KB_BOUND_HIGH) && decl->high > 0) {
+            snprintf(bound_label, sizeof bound_label, "bound: ≤ %.4g", decl->high);
+            lc.reference = decl->high;
+            lc.reference_label = bound_label;
+        }
+        add_chart_slot(p);
+        rc = kbi_chart_lines(ctx, &lc, err);
+        rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
+        kbi_buf_free(&title);
+        kbi_buf_free(&ylabel);
+        kbi_buf_free(&detail);
+    }
+    for (size_t k = 0; k < n_lines; k++)
+        free((char *)series[k].name);
+    free(series);
+done:
+    for (size_t k = 0; k < n_lines; k++) {
+        free(lines[k].label);
+        free(lines[k].x);
+        free(lines[k].y);
+        free(lines[k].lo);
+        free(lines[k].hi);
+    }
+    free(lines);
+    return rc;
+}
+
+/* (e) each declared metric against a numeric parameter (metric_axes), one
+ * line per value of another, error bars from the uncertainty; one chart per
+ * combination of the other varying parameters. */
+static int chart_metrics(rep_model *m, rep_plugin *p, kbi_chart_ctx *ctx, char *err)
+{
+    const kbi_result_set *set = m->set;
+    str_list names = {0}, slices = {0};
+    int x, line, square, rc = KBI_OK;
+    for (size_t k = 0; k < p->n_cases; k++) {
+        const kbi_case_result *c = &set->cases[p->cases[k]];
+        for (size_t j = 0; j < c->n_metrics; j++) {
+            int seen = 0;
+            if (!c->metrics[j].declared)
+                continue;
+            for (size_t i = 0; i < names.n && !seen; i++)
+                seen = strcmp(names.s[i], c->metrics[j].name) == 0;
+            if (!seen)
+                list_add(&names, c->metrics[j].name);
+        }
+    }
+    if (!names.n || p->n_points < 2)
+        goto done;
+    if (!metric_axes(set, p, &x, &line, &square)) {
+        list_add(&p->notes, "no metric chart: no parameter with numeric values varies");
+        goto done;
+    }
+    for (size_t i = 0; i < p->n_points; i++) {
+        char *sl = metric_slice(set, p, i, x, line);
+        int seen = 0;
+        for (size_t k = 0; k < slices.n && !seen; k++)
+            seen = strcmp(slices.s[k], sl) == 0;
+        if (!seen)
+            list_add(&slices, sl);
+        free(sl);
+    }
+    if (slices.n > MAX_SLICES) {
+        char note[256];
+        snprintf(note, sizeof note,
+                 "no metric chart: %zu combinations of the other parameters (more than %d)",
+                 slices.n, MAX_SLICES);
+        list_add(&p->notes, note);
+        goto done;
+    }
+    for (size_t i = 0; i < names.n && rc == KBI_OK; i++)
+        for (size_t sl = 0; sl < slices.n && rc == KBI_OK; sl++)
+            rc = chart_one_metric(m, p, ctx, names.s[i], x, line, square, slices.s[sl], err);
+done:
+    list_free(&names);
+    list_free(&slices);
+    return rc;
+}
+
 static int draw_charts(rep_model *m, kbi_chart_ctx *ctx, char *err)
 {
     for (size_t i = 0; i < m->n_plugins; i++) {
@@ -1514,6 +1876,8 @@ static int draw_charts(rep_model *m, kbi_chart_ctx *ctx, char *err)
             rc = chart_roofline(m, p, ctx, err);
         if (rc == KBI_OK)
             rc = chart_points(m, p, ctx, err);
+        if (rc == KBI_OK)
+            rc = chart_metrics(m, p, ctx, err);
         if (rc != KBI_OK)
             return rc;
     }
@@ -1527,6 +1891,7 @@ static int draw_charts(rep_model *m, kbi_chart_ctx *ctx, char *err)
 int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
 {
     str_list params = {0}, metrics = {0};
+    int *declared;
     /* Parameters and metrics become columns of their own, for pandas. */
     for (size_t i = 0; i < set->n_cases; i++) {
         const char *key;
@@ -1548,6 +1913,14 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
                 list_add(&metrics, set->cases[i].metrics[k].name);
         }
     }
+    /* A declared metric also gets its uncertainty column. */
+    declared = kbi_xcalloc(metrics.n ? metrics.n : 1, sizeof *declared);
+    for (size_t i = 0; i < set->n_cases; i++)
+        for (size_t k = 0; k < set->cases[i].n_metrics; k++)
+            for (size_t j = 0; j < metrics.n; j++)
+                if (set->cases[i].metrics[k].declared &&
+                    strcmp(metrics.s[j], set->cases[i].metrics[k].name) == 0)
+                    declared[j] = 1;
     fputs("id,plugin,variant,target,params_text", f);
     for (size_t k = 0; k < params.n; k++) {
         char h[300];
@@ -1565,6 +1938,11 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
         snprintf(h, sizeof h, "metric_%s", metrics.s[k]);
         fputc(',', f);
         csv_field(f, h);
+        if (declared[k]) {
+            snprintf(h, sizeof h, "metric_%s_uncertainty", metrics.s[k]);
+            fputc(',', f);
+            csv_field(f, h);
+        }
     }
     fputs(",device,run_id,source\n", f);
     for (size_t i = 0; i < set->n_cases; i++) {
@@ -1587,7 +1965,7 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
             json_t *v = json_object_get(c->params, params.s[k]);
             fputc(',', f);
             if (v) {
-                param_text(v, t, sizeof t);
+                param_text_of(c, params.s[k], t, sizeof t);
                 csv_field(f, t);
             }
         }
@@ -1652,10 +2030,15 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
             csv_num(f, mhz, present);
         }
         for (size_t k = 0; k < metrics.n; k++) {
+            const kbi_metric *x = find_metric(c, metrics.s[k]);
             fputc(',', f);
-            for (size_t j = 0; j < c->n_metrics; j++)
-                if (strcmp(c->metrics[j].name, metrics.s[k]) == 0)
-                    csv_num(f, c->metrics[j].value, 1);
+            if (x)
+                csv_num(f, x->value, isfinite(x->value));
+            if (declared[k]) {
+                fputc(',', f);
+                if (x)
+                    csv_num(f, x->uncertainty, isfinite(x->uncertainty));
+            }
         }
         fputc(',', f);
         csv_field(f, c->env ? c->env->device_name : "");
@@ -1667,6 +2050,7 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f)
     }
     list_free(&params);
     list_free(&metrics);
+    free(declared);
     return ferror(f) ? KBI_ERR_IO : KBI_OK;
 }
 
@@ -1923,7 +2307,7 @@ static void md_image(FILE *f, const rep_chart *c)
 
 /* Columns shown at one point: only the rates that some case there has. */
 typedef struct point_cols {
-    int flops, bytes, items, verify, metrics, run;
+    int flops, bytes, items, verify, run;
     int frac_peak, frac_bandwidth; /* some case has the fraction (ceilings known) */
     const char *item_unit;         /* of the first case that counts items */
     const char *verify_metric;     /* when every case uses one, else NULL */
@@ -1945,7 +2329,6 @@ static point_cols columns_of(const kbi_result_set *set, const rep_plugin *p, con
         pc.frac_bandwidth |= c->bytes > 0 && c->frac_bandwidth > 0;
         if (!pc.item_unit && c->items > 0 && c->item_unit[0])
             pc.item_unit = c->item_unit;
-        pc.metrics |= c->n_metrics > 0;
         if (c->has_verify) {
             pc.verify = 1;
             if (!metric_set) {
@@ -2159,64 +2542,6 @@ static void write_point(FILE *f, const rep_model *m, const rep_plugin *p, const 
         if (q->cell[r] != NO_CASE)
             write_case_row(f, m, p, r, q->cell[r], &pc);
     fputc('\n', f);
-    if (pc.metrics) {
-        str_list names = {0}, units = {0};
-        for (size_t r = 0; r < p->n_rows; r++) {
-            const kbi_case_result *c;
-            if (q->cell[r] == NO_CASE)
-                continue;
-            c = &set->cases[q->cell[r]];
-            for (size_t k = 0; k < c->n_metrics; k++) {
-                int seen = 0;
-                for (size_t j = 0; j < names.n && !seen; j++)
-                    seen = strcmp(names.s[j], c->metrics[k].name) == 0;
-                if (!seen) {
-                    list_add(&names, c->metrics[k].name);
-                    list_add(&units, c->metrics[k].unit);
-                }
-            }
-        }
-        fputs("Metrics reported by the plugin:\n\n| variant |", f);
-        for (size_t j = 0; j < names.n; j++) {
-            fputc(' ', f);
-            md_cell(f, names.s[j]);
-            if (units.s[j][0]) {
-                fputs(" (", f);
-                md_cell(f, units.s[j]);
-                fputc(')', f);
-            }
-            fputs(" |", f);
-        }
-        fputs("\n|---|", f);
-        for (size_t j = 0; j < names.n; j++)
-            fputs("---:|", f);
-        fputc('\n', f);
-        for (size_t r = 0; r < p->n_rows; r++) {
-            const kbi_case_result *c;
-            if (q->cell[r] == NO_CASE)
-                continue;
-            c = &set->cases[q->cell[r]];
-            if (c->n_metrics == 0)
-                continue;
-            fputs("| ", f);
-            md_cell(f, p->rows[r].name);
-            fputs(" |", f);
-            for (size_t j = 0; j < names.n; j++) {
-                int found = 0;
-                for (size_t k = 0; k < c->n_metrics && !found; k++)
-                    if (strcmp(c->metrics[k].name, names.s[j]) == 0) {
-                        fprintf(f, " %.6g |", c->metrics[k].value);
-                        found = 1;
-                    }
-                if (!found)
-                    fputs(" — |", f);
-            }
-            fputc('\n', f);
-        }
-        fputc('\n', f);
-        list_free(&names);
-        list_free(&units);
-    }
     md_image(f, &q->bar);
 }
 
@@ -2309,6 +2634,102 @@ static void write_profiles(FILE *f, const kbi_result_set *set, const char *plugi
     }
 }
 
+/* The metrics of every case of p, one row per case (point, then variant),
+ * one column per metric: its value ± its standard uncertainty, in bold with
+ * ✗ where it lies outside its declared bound. */
+static void write_metrics_table(FILE *f, const rep_model *m, const rep_plugin *p)
+{
+    const kbi_result_set *set = m->set;
+    str_list names = {0};
+    const kbi_metric **decl;
+    size_t n_oob = 0;
+    for (size_t k = 0; k < p->n_cases; k++) {
+        const kbi_case_result *c = &set->cases[p->cases[k]];
+        for (size_t j = 0; j < c->n_metrics; j++) {
+            int seen = 0;
+            for (size_t i = 0; i < names.n && !seen; i++)
+                seen = strcmp(names.s[i], c->metrics[j].name) == 0;
+            if (!seen)
+                list_add(&names, c->metrics[j].name);
+        }
+    }
+    if (!names.n)
+        return;
+    /* The heading of a column comes from a case that declares the metric. */
+    decl = kbi_xcalloc(names.n, sizeof *decl);
+    for (size_t k = 0; k < p->n_cases; k++) {
+        const kbi_case_result *c = &set->cases[p->cases[k]];
+        for (size_t i = 0; i < names.n; i++) {
+            const kbi_metric *x = find_metric(c, names.s[i]);
+            if (x && (!decl[i] || (!decl[i]->declared && x->declared)))
+                decl[i] = x;
+            n_oob += x && !(x->in_bound && kbi_metric_within(x, x->value));
+        }
+    }
+    fprintf(f, "### Metrics of `%s`\n\n", p->name);
+    fputs("Values the plugin reported, ± one standard uncertainty where it gave one", f);
+    if (n_oob)
+        fprintf(f, "; **✗** marks a value outside its declared bound (%zu)", n_oob);
+    fputs(".\n\n| case | variant |", f);
+    for (size_t i = 0; i < names.n; i++) {
+        const kbi_metric *d = decl[i];
+        int any = 0;
+        fputc(' ', f);
+        md_cell(f, names.s[i]);
+        if (d->unit[0] && strcmp(d->unit, "1") != 0) {
+            fputs(" (", f);
+            md_cell(f, d->unit);
+            any = 1;
+        }
+        if (d->better != KB_BETTER_NONE) {
+            fprintf(f, "%s%s is better", any ? "; " : " (", kbi_better_name(d->better));
+            any = 1;
+        }
+        if (d->bounds & KB_BOUND_LOW) {
+            fprintf(f, "%s≥ %.4g", any ? "; " : " (", d->low);
+            any = 1;
+        }
+        if (d->bounds & KB_BOUND_HIGH) {
+            fprintf(f, "%s≤ %.4g", any ? "; " : " (", d->high);
+            any = 1;
+        }
+        fputs(any ? ") |" : " |", f);
+    }
+    fputs("\n|---|---|", f);
+    for (size_t i = 0; i < names.n; i++)
+        fputs("---:|", f);
+    fputc('\n', f);
+    for (size_t q = 0; q < p->n_points; q++) {
+        for (size_t r = 0; r < p->n_rows; r++) {
+            size_t ci = p->points[q].cell[r];
+            const kbi_case_result *c;
+            if (ci == NO_CASE || set->cases[ci].n_metrics == 0)
+                continue;
+            c = &set->cases[ci];
+            fputs("| ", f);
+            md_cell(f, p->points[q].label);
+            fputs(" | ", f);
+            md_cell(f, p->rows[r].name);
+            fputs(" |", f);
+            for (size_t i = 0; i < names.n; i++) {
+                const kbi_metric *x = find_metric(c, names.s[i]);
+                char v[96];
+                if (!x) {
+                    fputs(" — |", f);
+                    continue;
+                }
+                fmt_metric(x, v, sizeof v);
+                fprintf(f, x->in_bound && kbi_metric_within(x, x->value) ? " %s |" : " **%s ✗** |",
+                        v);
+            }
+            fputc('\n', f);
+        }
+    }
+    fputc('\n', f);
+    free(decl);
+    list_free(&names);
+}
+
 static void write_plugin(FILE *f, const rep_model *m, const rep_plugin *p)
 {
     const kbi_result_set *set = m->set;
@@ -2334,6 +2755,7 @@ static void write_plugin(FILE *f, const rep_model *m, const rep_plugin *p)
         fputc('\n', f);
     for (size_t i = 0; i < p->n_charts; i++)
         md_image(f, &p->charts[i]);
+    write_metrics_table(f, m, p);
     for (size_t k = 0; k < p->n_points; k++)
         write_point(f, m, p, &p->points[k]);
     if (set->profiles)

@@ -164,15 +164,226 @@ static void read_env(kbi_env_record *e, json_t *obj, const char *source)
     e->peak_gflops = get_num(ceil, "peak_gflops");
 }
 
-/* Parses a case record; returns NULL on success or the name of what was
- * missing or malformed. */
-static const char *read_case(kbi_case_result *c, json_t *obj)
+/* ---- the case record ---- */
+
+kbi_status kbi_status_of_code(int code)
 {
-    json_t *samples, *stats, *counts, *rates, *verify, *metrics, *clocks;
+    return code == KB_SKIP ? KBI_ST_SKIPPED : KBI_ST_ERROR;
+}
+
+const char *kbi_better_name(kb_better b)
+{
+    return b == KB_BETTER_HIGHER ? "higher" : b == KB_BETTER_LOWER ? "lower" : "none";
+}
+
+int kbi_metric_within(const kbi_metric *m, double value)
+{
+    if (!m->bounds)
+        return 1;
+    if (isnan(value))
+        return 0;
+    if ((m->bounds & KB_BOUND_LOW) && value < m->low)
+        return 0;
+    if ((m->bounds & KB_BOUND_HIGH) && value > m->high)
+        return 0;
+    return 1;
+}
+
+/* A JSON number for v, or null when v is not finite (JSON has no NaN). */
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A number, or NAN when absent or null. */
+static double get_num_or_nan(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *metric_json(const kbi_metric *m)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "value", real_or_null(m->value));
+    json_object_set_new(o, "uncertainty", real_or_null(m->uncertainty));
+    json_object_set_new(o, "unit", json_string(m->unit ? m->unit : ""));
+    json_object_set_new(o, "better", json_string(kbi_better_name(m->better)));
+    json_object_set_new(o, "low", m->bounds & KB_BOUND_LOW ? real_or_null(m->low) : json_null());
+    json_object_set_new(o, "high", m->bounds & KB_BOUND_HIGH ? real_or_null(m->high) : json_null());
+    json_object_set_new(o, "declared", json_boolean(m->declared));
+    json_object_set_new(o, "in_bound", json_boolean(m->in_bound));
+    return o;
+}
+
+/* Reads metric `name` of a record of schema `version` into m. */
+static void read_metric(kbi_metric *m, const char *name, json_t *val, int version)
+{
+    const char *better = json_string_value(json_object_get(val, "better"));
+    json_t *in_bound = json_object_get(val, "in_bound");
+    memset(m, 0, sizeof *m);
+    m->name = kbi_strdup(name);
+    m->unit = dup_str(val, "unit");
+    m->value = get_num_or_nan(val, "value");
+    m->uncertainty = NAN;
+    m->better = KB_BETTER_NONE;
+    m->in_bound = 1;
+    if (version < 2)
+        return; /* {"value", "unit"} only */
+    m->uncertainty = get_num_or_nan(val, "uncertainty");
+    if (better && strcmp(better, "higher") == 0)
+        m->better = KB_BETTER_HIGHER;
+    else if (better && strcmp(better, "lower") == 0)
+        m->better = KB_BETTER_LOWER;
+    if (json_is_number(json_object_get(val, "low"))) {
+        m->bounds |= KB_BOUND_LOW;
+        m->low = get_num(val, "low");
+    }
+    if (json_is_number(json_object_get(val, "high"))) {
+        m->bounds |= KB_BOUND_HIGH;
+        m->high = get_num(val, "high");
+    }
+    m->declared = json_is_true(json_object_get(val, "declared"));
+    /* A record that does not say is judged here, so a bound still holds. */
+    m->in_bound =
+        json_is_boolean(in_bound) ? json_is_true(in_bound) : kbi_metric_within(m, m->value);
+}
+
+static void free_metric(kbi_metric *m)
+{
+    free(m->name);
+    free(m->unit);
+}
+
+void kbi_case_result_set_metric(kbi_case_result *r, const kbi_metric *m)
+{
+    kbi_metric *to = NULL;
+    for (size_t i = 0; i < r->n_metrics && !to; i++)
+        if (strcmp(r->metrics[i].name, m->name) == 0)
+            to = &r->metrics[i];
+    if (to) {
+        free_metric(to);
+    } else {
+        r->metrics = kbi_xrealloc(r->metrics, (r->n_metrics + 1) * sizeof *r->metrics);
+        to = &r->metrics[r->n_metrics++];
+    }
+    *to = *m;
+    to->name = kbi_strdup(m->name);
+    to->unit = kbi_strdup(m->unit ? m->unit : "");
+}
+
+static void set_str(json_t *o, const char *key, const char *v)
+{
+    json_object_set_new(o, key, json_string(v ? v : ""));
+}
+
+json_t *kbi_case_record_json(const kbi_case_result *r)
+{
+    json_t *rec = json_object(), *arr = json_array(), *mets = json_object();
+    if (r->index >= 0)
+        json_object_set_new(rec, "index", json_integer(r->index));
+    set_str(rec, "id", r->id);
+    set_str(rec, "plugin", r->plugin);
+    set_str(rec, "variant", r->variant);
+    set_str(rec, "target", r->target);
+    json_object_set_new(rec, "is_baseline", json_boolean(r->is_baseline));
+    set_str(rec, "baseline", r->baseline);
+    json_object_set_new(rec, "params", r->params ? json_deep_copy(r->params) : json_object());
+    set_str(rec, "params_text", r->params_text);
+    if (r->size_param && r->size_param[0])
+        set_str(rec, "size_param", r->size_param);
+    if (r->cache && r->cache[0])
+        set_str(rec, "cache", r->cache);
+    if (r->time && r->time[0])
+        set_str(rec, "time", r->time);
+    set_str(rec, "status", kbi_status_name(r->status));
+    set_str(rec, "message", r->message);
+    if (r->has_counts) {
+        json_t *o = json_object();
+        json_object_set_new(o, "flops", json_real(r->flops));
+        json_object_set_new(o, "bytes", json_real(r->bytes));
+        json_object_set_new(o, "items", json_real(r->items));
+        json_object_set_new(o, "item_unit",
+                            r->item_unit && r->item_unit[0] ? json_string(r->item_unit)
+                                                            : json_null());
+        json_object_set_new(rec, "counts", o);
+    }
+    if (r->has_verify) {
+        json_t *o = json_object();
+        json_object_set_new(o, "passed", json_boolean(r->verify_passed));
+        json_object_set_new(o, "error", real_or_null(r->verify_error));
+        json_object_set_new(o, "tolerance", real_or_null(r->verify_tolerance));
+        set_str(o, "metric", r->verify_metric);
+        json_object_set_new(rec, "verify", o);
+    } else {
+        json_object_set_new(rec, "verify", json_null());
+    }
+    for (size_t i = 0; i < r->n_samples; i++)
+        json_array_append_new(arr, json_real(r->samples[i]));
+    json_object_set_new(rec, "samples", arr);
+    if (r->batch > 0)
+        json_object_set_new(rec, "batch", json_integer(r->batch));
+    if (r->timing && r->timing[0])
+        set_str(rec, "timing", r->timing);
+    if (isfinite(r->prepare_s))
+        json_object_set_new(rec, "prepare_s", json_real(r->prepare_s));
+    if (r->has_stats) {
+        json_t *o = json_object(), *q = json_object();
+        json_object_set_new(o, "n", json_integer((json_int_t)r->stats.n));
+        json_object_set_new(o, "median", real_or_null(r->stats.median));
+        json_object_set_new(o, "min", real_or_null(r->stats.min));
+        json_object_set_new(o, "max", real_or_null(r->stats.max));
+        json_object_set_new(o, "mean", real_or_null(r->stats.mean));
+        json_object_set_new(o, "stddev", real_or_null(r->stats.stddev));
+        json_object_set_new(o, "ci_low", real_or_null(r->stats.ci_low));
+        json_object_set_new(o, "ci_high", real_or_null(r->stats.ci_high));
+        json_object_set_new(o, "noise", real_or_null(r->stats.noise));
+        json_object_set_new(rec, "stats", o);
+        json_object_set_new(q, "gflops", real_or_null(r->gflops));
+        json_object_set_new(q, "gbs", real_or_null(r->gbs));
+        json_object_set_new(q, "items_per_s", real_or_null(r->items_per_s));
+        json_object_set_new(q, "frac_bandwidth", real_or_null(r->frac_bandwidth));
+        json_object_set_new(q, "frac_peak", real_or_null(r->frac_peak));
+        json_object_set_new(rec, "rates", q);
+    }
+    for (size_t i = 0; i < r->n_metrics; i++)
+        json_object_set_new(mets, r->metrics[i].name, metric_json(&r->metrics[i]));
+    json_object_set_new(rec, "metrics", mets);
+    if (r->has_clocks) {
+        json_t *o = json_object();
+        json_object_set_new(o, "sm_start_mhz", real_or_null(r->clock_start_mhz));
+        json_object_set_new(o, "sm_end_mhz", real_or_null(r->clock_end_mhz));
+        json_object_set_new(o, "throttle_reasons", json_integer(r->throttle_reasons));
+        json_object_set_new(o, "drop", json_boolean(r->clock_drop));
+        json_object_set_new(rec, "clocks", o);
+    }
+    if (r->sticky_error)
+        json_object_set_new(rec, "sticky_error", json_true());
+    if (r->sanitizer)
+        json_object_set_new(rec, "sanitizer", json_deep_copy(r->sanitizer));
+    if (isfinite(r->wall_s))
+        json_object_set_new(rec, "wall_s", json_real(r->wall_s));
+    return rec;
+}
+
+/* An integer field, or `otherwise` when absent or not an integer. */
+static long get_long(json_t *obj, const char *key, long otherwise)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_integer(v) ? (long)json_integer_value(v) : otherwise;
+}
+
+/* Parses a case record; returns NULL on success or the name of what was
+ * missing or malformed.  On failure c may hold part of the record (the
+ * caller frees it). */
+static const char *read_case(kbi_case_result *c, json_t *obj, int version)
+{
+    json_t *samples, *stats, *counts, *rates, *verify, *metrics, *clocks, *params;
     const char *key;
     json_t *val;
     int st;
     memset(c, 0, sizeof *c);
+    c->prepare_s = c->wall_s = NAN;
     if (!json_is_string(json_object_get(obj, "id")))
         return "\"id\" (a string)";
     if (!json_is_string(json_object_get(obj, "plugin")))
@@ -185,8 +396,14 @@ static const char *read_case(kbi_case_result *c, json_t *obj)
     samples = json_object_get(obj, "samples");
     if (samples && !json_is_array(samples))
         return "\"samples\" (an array of seconds)";
+    params = json_object_get(obj, "params");
+    if (params && !json_is_object(params))
+        return "\"params\" (an object)";
     c->json = json_incref(obj);
+    c->version = version;
     c->status = (kbi_status)st;
+    c->index = get_long(obj, "index", -1);
+    c->source = kbi_strdup("");
     c->run_id = dup_str(obj, "run_id");
     c->id = dup_str(obj, "id");
     c->plugin = dup_str(obj, "plugin");
@@ -194,11 +411,19 @@ static const char *read_case(kbi_case_result *c, json_t *obj)
     c->target = dup_str(obj, "target");
     c->baseline = dup_str(obj, "baseline");
     c->is_baseline = json_is_true(json_object_get(obj, "is_baseline"));
-    c->params = json_incref(json_object_get(obj, "params"));
-    if (!c->params)
-        c->params = json_object();
+    c->params = params ? json_incref(params) : json_object();
     c->params_text = dup_str(obj, "params_text");
+    c->size_param = dup_str(obj, "size_param");
     c->message = dup_str(obj, "message");
+    c->cache = dup_str(obj, "cache");
+    c->timing = dup_str(obj, "timing");
+    c->time = dup_str(obj, "time");
+    c->batch = get_long(obj, "batch", 0);
+    c->prepare_s = get_num_or_nan(obj, "prepare_s");
+    c->wall_s = get_num_or_nan(obj, "wall_s");
+    c->sticky_error = json_is_true(json_object_get(obj, "sticky_error"));
+    if (json_is_object(json_object_get(obj, "sanitizer")))
+        c->sanitizer = json_incref(json_object_get(obj, "sanitizer"));
     c->n_samples = samples ? json_array_size(samples) : 0;
     c->samples = kbi_xcalloc(c->n_samples, sizeof *c->samples);
     for (size_t i = 0; i < c->n_samples; i++) {
@@ -208,7 +433,8 @@ static const char *read_case(kbi_case_result *c, json_t *obj)
         c->samples[i] = json_number_value(s);
     }
     stats = json_object_get(obj, "stats");
-    if (stats) {
+    if (json_is_object(stats)) {
+        c->has_stats = 1;
         c->stats.n = get_count(stats, "n");
         c->stats.median = get_num(stats, "median");
         c->stats.min = get_num(stats, "min");
@@ -222,6 +448,7 @@ static const char *read_case(kbi_case_result *c, json_t *obj)
         kbi_stats_compute(c->samples, c->n_samples, &c->stats);
     }
     counts = json_object_get(obj, "counts");
+    c->has_counts = json_is_object(counts);
     c->flops = get_num(counts, "flops");
     c->bytes = get_num(counts, "bytes");
     c->items = get_num(counts, "items");
@@ -247,18 +474,23 @@ static const char *read_case(kbi_case_result *c, json_t *obj)
         c->metrics = kbi_xcalloc(json_object_size(metrics), sizeof *c->metrics);
         json_object_foreach(metrics, key, val)
         {
-            kbi_metric *m = &c->metrics[c->n_metrics++];
-            m->name = kbi_strdup(key);
-            m->value = get_num(val, "value");
-            m->unit = dup_str(val, "unit");
+            if (!json_is_object(val))
+                return "\"metrics\" (name -> an object with \"value\")";
+            read_metric(&c->metrics[c->n_metrics++], key, val, version);
         }
     }
     clocks = json_object_get(obj, "clocks");
-    c->clock_drop = json_is_true(json_object_get(clocks, "drop"));
+    if (json_is_object(clocks)) {
+        c->has_clocks = 1;
+        c->clock_start_mhz = get_num(clocks, "sm_start_mhz");
+        c->clock_end_mhz = get_num(clocks, "sm_end_mhz");
+        c->throttle_reasons = get_long(clocks, "throttle_reasons", 0);
+        c->clock_drop = json_is_true(json_object_get(clocks, "drop"));
+    }
     return NULL;
 }
 
-static void free_case(kbi_case_result *c)
+void kbi_case_result_free(kbi_case_result *c)
 {
     free(c->source);
     free(c->run_id);
@@ -268,17 +500,29 @@ static void free_case(kbi_case_result *c)
     free(c->target);
     free(c->baseline);
     free(c->params_text);
+    free(c->size_param);
     free(c->message);
+    free(c->cache);
+    free(c->timing);
+    free(c->time);
     free(c->samples);
     free(c->item_unit);
     free(c->verify_metric);
-    for (size_t i = 0; i < c->n_metrics; i++) {
-        free(c->metrics[i].name);
-        free(c->metrics[i].unit);
-    }
+    for (size_t i = 0; i < c->n_metrics; i++)
+        free_metric(&c->metrics[i]);
     free(c->metrics);
     json_decref(c->params);
+    json_decref(c->sanitizer);
     json_decref(c->json);
+    memset(c, 0, sizeof *c);
+}
+
+const char *kbi_case_record_read(kbi_case_result *r, json_t *obj, int version)
+{
+    const char *missing = read_case(r, obj, version);
+    if (missing)
+        kbi_case_result_free(r);
+    return missing;
 }
 
 static void free_env(kbi_env_record *e)
@@ -340,6 +584,7 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
         json_error_t jerr;
         json_t *obj;
         const char *record, *schema;
+        json_int_t version;
         lineno++;
         if (kbi_trim(line.data)[0] == '\0')
             continue;
@@ -371,11 +616,12 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
             rc = KBI_ERR_INPUT;
             break;
         }
-        if (json_integer_value(json_object_get(obj, "version")) != KBI_RESULTS_VERSION) {
+        version = json_integer_value(json_object_get(obj, "version"));
+        if (version < KBI_RESULTS_OLDEST_VERSION || version > KBI_RESULTS_VERSION) {
             kbi_errf(err,
-                     "%s:%ld: results schema version %lld, expected %d (written by another "
+                     "%s:%ld: results schema version %lld, expected %d to %d (written by another "
                      "kbench version)",
-                     path, lineno, (long long)json_integer_value(json_object_get(obj, "version")),
+                     path, lineno, (long long)version, KBI_RESULTS_OLDEST_VERSION,
                      KBI_RESULTS_VERSION);
             json_decref(obj);
             rc = KBI_ERR_INPUT;
@@ -395,17 +641,16 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
             read_env(&set->envs[set->n_envs++], obj, where);
         } else if (strcmp(record, "case") == 0) {
             kbi_case_result c;
-            const char *missing = read_case(&c, obj);
+            const char *missing = kbi_case_record_read(&c, obj, (int)version);
             if (missing) {
                 kbi_errf(err, "%s:%ld: case record without a valid %s", path, lineno, missing);
-                if (c.json)
-                    free_case(&c);
                 json_decref(obj);
                 rc = KBI_ERR_INPUT;
                 break;
             }
             char where[KBI_ERR_SIZE];
             snprintf(where, sizeof where, "%s:%ld", path, lineno);
+            free(c.source);
             c.source = kbi_strdup(where);
             set->cases = kbi_xrealloc(set->cases, (set->n_cases + 1) * sizeof *set->cases);
             set->cases[set->n_cases++] = c;
@@ -439,7 +684,7 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
          * records (cases of earlier files may not point at them) and its
          * warnings. */
         while (set->n_cases > n_cases_before)
-            free_case(&set->cases[--set->n_cases]);
+            kbi_case_result_free(&set->cases[--set->n_cases]);
         while (set->n_envs > n_envs_before)
             free_env(&set->envs[--set->n_envs]);
         while (set->n_warnings > n_warnings_before)
@@ -453,7 +698,7 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
 void kbi_results_free(kbi_result_set *set)
 {
     for (size_t i = 0; i < set->n_cases; i++)
-        free_case(&set->cases[i]);
+        kbi_case_result_free(&set->cases[i]);
     for (size_t i = 0; i < set->n_envs; i++)
         free_env(&set->envs[i]);
     for (size_t i = 0; i < set->n_warnings; i++)
@@ -469,7 +714,7 @@ void kbi_results_drop_case(kbi_result_set *set, size_t i)
 {
     if (i >= set->n_cases)
         return;
-    free_case(&set->cases[i]);
+    kbi_case_result_free(&set->cases[i]);
     memmove(&set->cases[i], &set->cases[i + 1], (set->n_cases - i - 1) * sizeof *set->cases);
     set->n_cases--;
 }

@@ -1,5 +1,5 @@
 /* Results files: JSON Lines, one object per line, schema "kbench-results"
- * version KBI_RESULTS_VERSION.
+ * version KBI_RESULTS_VERSION (version 1 files are still read).
  *
  *   {"schema":"kbench-results","version":1,"record":"env","run_id":...}   once per run, first
  *   {"schema":"kbench-results","version":1,"record":"case","run_id":...}  one per case, as it ends
@@ -14,10 +14,14 @@
 #include <stdio.h>
 
 #include "common.h"
+#include "kbench/plugin.h"
 #include "stats.h"
 
 #define KBI_RESULTS_SCHEMA "kbench-results"
-#define KBI_RESULTS_VERSION 1
+/* 2: typed metrics (uncertainty, better, bound), size_param, timing,
+ * prepare_s; dims and integer lists as arrays.  Readers take 1 and 2. */
+#define KBI_RESULTS_VERSION 2
+#define KBI_RESULTS_OLDEST_VERSION 1
 
 /* Case statuses, as written in results. */
 typedef enum kbi_status {
@@ -35,6 +39,9 @@ const char *kbi_status_name(kbi_status s);
 int kbi_status_parse(const char *name);
 /* Nonzero for statuses that make `kbench run` exit 1. */
 int kbi_status_is_failure(kbi_status s);
+/* The status of a case whose plugin entry point returned `code` (a
+ * kb_status other than KB_OK): KB_SKIP is skipped, anything else error. */
+kbi_status kbi_status_of_code(int code);
 
 /* ---- writing ---- */
 
@@ -59,10 +66,23 @@ void kbi_results_close(kbi_results_writer *w);
 
 /* ---- reading (report, compare) ---- */
 
+/* A metric of a case.  Version 1 records and undeclared metrics
+ * (kb_host.metric) hold only name, value and unit: uncertainty NAN,
+ * better KB_BETTER_NONE, no bound, declared 0, in_bound 1. */
 typedef struct kbi_metric {
     char *name, *unit;
     double value;
+    double uncertainty; /* one standard error; 0 exact; NAN unknown */
+    kb_better better;
+    uint32_t bounds;  /* KB_BOUND_LOW / KB_BOUND_HIGH */
+    double low, high; /* where bounds say so */
+    int declared;     /* declared in the plugin's descriptor */
+    int in_bound;     /* the value lies within the bound (1 when there is none) */
 } kbi_metric;
+
+/* Whether value lies within m's bound (1 without a bound; 0 for NAN). */
+int kbi_metric_within(const kbi_metric *m, double value);
+const char *kbi_better_name(kb_better b);
 
 typedef struct kbi_env_record {
     char *run_id;
@@ -77,19 +97,33 @@ typedef struct kbi_env_record {
     int complete; /* an "end" record with complete=true was seen */
 } kbi_env_record;
 
+/* One case record: the one struct the harness writes a case from
+ * (kbi_case_record_json) and reads one back into (kbi_results_read), for
+ * every status alike.  Strings are owned and never NULL once read ("" when
+ * absent); kbi_case_result_free frees them. */
 typedef struct kbi_case_result {
-    char *source; /* file and line, e.g. "run/results.jsonl:7" */
+    char *source; /* file and line, e.g. "run/results.jsonl:7" ("" when built) */
     char *run_id;
     const kbi_env_record *env; /* NULL if the file had no env record for run_id */
+    int version;               /* schema version of the record read */
+    long index;                /* position in the run's case list; -1 unknown */
     char *id, *plugin, *variant, *target, *baseline; /* baseline: "" if none */
     int is_baseline;
-    json_t *params; /* object, owned */
+    json_t *params;    /* object, owned: numbers, strings, and arrays of integers
+                          for dims and integer lists (strings "AxB" in version 1) */
     char *params_text; /* "name=value,..." as in the id */
+    char *size_param;  /* the plugin's size axis; "" when it names none */
     kbi_status status;
     char *message;
-    double *samples; /* seconds */
+    char *cache;      /* "cold", "hot"; "" unknown */
+    char *timing;     /* graph, blocked, launches, events, host; "" unknown (v1) */
+    long batch;       /* runs per sample; 0 unknown */
+    double prepare_s; /* seconds prepare took; NAN when not recorded */
+    double *samples;  /* seconds */
     size_t n_samples;
+    int has_stats; /* the record held stats (and rates) */
     kbi_stats stats;
+    int has_counts;
     double flops, bytes, items;
     char *item_unit;
     double gflops, gbs, items_per_s;
@@ -99,9 +133,34 @@ typedef struct kbi_case_result {
     char *verify_metric;
     kbi_metric *metrics;
     size_t n_metrics;
+    int has_clocks;
+    double clock_start_mhz, clock_end_mhz;
+    long long throttle_reasons;
     int clock_drop;
-    json_t *json; /* the whole record (owned) */
+    int sticky_error;  /* the case left a sticky CUDA error */
+    json_t *sanitizer; /* {"tool","errors","log"} under --sanitize, else NULL (owned) */
+    double wall_s;     /* NAN unknown */
+    char *time;        /* when the case ended; "" unknown */
+    json_t *json;      /* the whole record as read (owned); NULL when built */
 } kbi_case_result;
+
+/* The case record of r as written in results files (without "schema",
+ * "version", "record" and "run_id", which kbi_results_write adds): exactly
+ * the fields kbi_results_read reads back into a kbi_case_result.  Returns a
+ * new reference. */
+json_t *kbi_case_record_json(const kbi_case_result *r);
+
+/* Reads a case record (obj: a whole results line or a record without the
+ * envelope) into r.  Returns NULL, or the name of what was missing or
+ * malformed (r is then freed already).  `version` is the schema version
+ * of the line (1 reads metrics as name -> {value, unit}). */
+const char *kbi_case_record_read(kbi_case_result *r, json_t *obj, int version);
+
+/* Frees what r owns and zeroes it. */
+void kbi_case_result_free(kbi_case_result *r);
+
+/* Adds metric m (copied) to r, replacing one of the same name. */
+void kbi_case_result_set_metric(kbi_case_result *r, const kbi_metric *m);
 
 typedef struct kbi_result_set {
     kbi_env_record *envs;

@@ -45,8 +45,8 @@ static void on_signal(int sig)
 int kbi_parse_shard(const char *text, int *index, int *count)
 {
     char tail;
-    if (!text || sscanf(text, "%d/%d%c", index, count, &tail) != 2 || *count < 1 ||
-        *index < 1 || *index > *count)
+    if (!text || sscanf(text, "%d/%d%c", index, count, &tail) != 2 || *count < 1 || *index < 1 ||
+        *index > *count)
         return -1;
     return 0;
 }
@@ -305,31 +305,21 @@ fail:
 /* Exit code compute-sanitizer is asked to use when it finds errors. */
 #define SANITIZER_EXIT 86
 
-/* Reads the case record a child `kbench run` wrote to results_path, without
- * the envelope fields our writer adds back.  NULL if there is none. */
-static json_t *read_child_case(const char *results_path)
+/* Reads the case record a child `kbench run` wrote to results_path into
+ * out.  Returns 1, or 0 when there is none (out untouched). */
+static int read_child_case(const char *results_path, kbi_case_result *out)
 {
-    FILE *f = fopen(results_path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    json_t *found = NULL;
-    if (!f)
-        return NULL;
-    while (getline(&line, &cap, f) > 0) {
-        json_t *o = json_loads(line, 0, NULL);
-        const char *r = json_string_value(json_object_get(o, "record"));
-        if (r && strcmp(r, "case") == 0 && !found) {
-            found = o;
-            json_object_del(found, "schema");
-            json_object_del(found, "version");
-            json_object_del(found, "record");
-            json_object_del(found, "run_id");
-            continue;
-        }
-        json_decref(o);
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    int found = 0;
+    if (kbi_results_load(&set, results_path, err) == KBI_OK && set.n_cases > 0) {
+        /* Move the first case out of the set. */
+        *out = set.cases[0];
+        out->env = NULL;
+        memset(&set.cases[0], 0, sizeof set.cases[0]);
+        found = 1;
     }
-    free(line);
-    fclose(f);
+    kbi_results_free(&set);
     return found;
 }
 
@@ -352,8 +342,7 @@ static long sanitizer_errors(const char *log_path, char *first, size_t n)
             errors = strtol(strchr(q, '(') + 1, NULL, 10);
         else if (!first[0] && strncmp(line, "========= ", 10) == 0 &&
                  (strstr(line, "Invalid") || strstr(line, "Error") || strstr(line, "hazard") ||
-                  strstr(line, "Uninitialized") || strstr(line, "Barrier")))
-        {
+                  strstr(line, "Uninitialized") || strstr(line, "Barrier"))) {
             size_t len = strlen(line + 10);
             len = len < n - 1 ? len : n - 1;
             memcpy(first, line + 10, len);
@@ -364,20 +353,19 @@ static long sanitizer_errors(const char *log_path, char *first, size_t n)
     return errors;
 }
 
-/* Runs one case under compute-sanitizer (NULL when interrupted: the case
- * is not recorded): a child execs
+/* Runs one case under compute-sanitizer into rec; returns 1, or 0 when
+ * interrupted (the case is not recorded, rec is not filled): a child execs
  *   compute-sanitizer --tool T --error-exitcode 86 --log-file LOG
  *       kbench run PROFILE --in-process --filter ID --out DIR
  * and the case's record is read back from DIR; the sanitizer's findings
  * turn it into an error.  The sanitizer slows kernels by orders of
  * magnitude, so the case gets ten times the profile's timeout. */
-static json_t *run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, const kbi_case *c,
-                             const char *out_dir, const char *sanitizer)
+static int run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, const kbi_case *c,
+                         const char *out_dir, const char *sanitizer, kbi_case_result *rec)
 {
     char dir[4096], log_path[4200], results[4200], exe[4096], first[512], msg[KBI_ERR_SIZE];
     char *filter = kbi_glob_escape(c->id), device[16];
     double deadline = kbi_now() + 10.0 * ctx->profile->run.timeout;
-    json_t *rec;
     pid_t pid;
     int status = 0, timed_out = 0;
     long errors;
@@ -439,48 +427,34 @@ static json_t *run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, c
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
             if (interrupted)
-                return NULL; /* stopped by the user: the case has no result */
+                return 0; /* stopped by the user: the case has no result */
             break;
         }
         usleep(20000);
     }
-    rec = read_child_case(results);
-    if (!rec) {
-        rec = kbi_case_record_base(ctx, c);
-        json_object_set_new(rec, "samples", json_array());
-        json_object_set_new(rec, "status", json_string(timed_out ? "timeout" : "crashed"));
+    if (!read_child_case(results, rec)) {
+        kbi_case_record_init(ctx, c, rec);
         kbi_errf(msg, "%s under compute-sanitizer (%s); see %s",
-                 timed_out ? "no result within ten times the timeout"
-                 : pid < 0 ? "cannot fork"
+                 timed_out             ? "no result within ten times the timeout"
+                 : pid < 0             ? "cannot fork"
                  : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
                                        : "the case's process produced no record",
                  args->sanitize, log_path);
-        json_object_set_new(rec, "message", json_string(msg));
+        kbi_case_record_set_status(rec, timed_out ? KBI_ST_TIMEOUT : KBI_ST_CRASHED, msg);
     }
     errors = sanitizer_errors(log_path, first, sizeof first);
-    {
-        json_t *san = json_object();
-        json_object_set_new(san, "tool", json_string(args->sanitize));
-        json_object_set_new(san, "errors", json_integer(errors));
-        json_object_set_new(san, "log", json_string(log_path));
-        json_object_set_new(rec, "sanitizer", san);
-    }
+    json_decref(rec->sanitizer);
+    rec->sanitizer = json_pack("{s:s, s:I, s:s}", "tool", args->sanitize, "errors",
+                               (json_int_t)errors, "log", log_path);
     if (errors > 0 || (WIFEXITED(status) && WEXITSTATUS(status) == SANITIZER_EXIT)) {
-        kbi_errf(msg, "compute-sanitizer %s: %ld error%s: %s (log: %s)",
-                 args->sanitize, errors, errors == 1 ? "" : "s", first[0] ? first : "see the log",
-                 log_path);
-        json_object_set_new(rec, "status", json_string("error"));
-        json_object_set_new(rec, "message", json_string(msg));
-    } else if (errors < 0 && !timed_out) {
-        const char *st = json_string_value(json_object_get(rec, "status"));
-        if (st && strcmp(st, "skipped") != 0) {
-            kbi_errf(msg, "compute-sanitizer %s left no error summary in %s",
-                     args->sanitize, log_path);
-            json_object_set_new(rec, "status", json_string("error"));
-            json_object_set_new(rec, "message", json_string(msg));
-        }
+        kbi_errf(msg, "compute-sanitizer %s: %ld error%s: %s (log: %s)", args->sanitize, errors,
+                 errors == 1 ? "" : "s", first[0] ? first : "see the log", log_path);
+        kbi_case_record_set_status(rec, KBI_ST_ERROR, msg);
+    } else if (errors < 0 && !timed_out && rec->status != KBI_ST_SKIPPED) {
+        kbi_errf(msg, "compute-sanitizer %s left no error summary in %s", args->sanitize, log_path);
+        kbi_case_record_set_status(rec, KBI_ST_ERROR, msg);
     }
-    return rec;
+    return 1;
 }
 
 /* ---- the worker ---- */
@@ -488,12 +462,6 @@ static json_t *run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, c
 static int worker_entry(void *arg, int cmd_fd, int res_fd)
 {
     return kbi_worker_main(arg, cmd_fd, res_fd);
-}
-
-static const char *rec_status(json_t *rec)
-{
-    const char *s = json_string_value(json_object_get(rec, "status"));
-    return s ? s : "error";
 }
 
 static void format_seconds(double t, char *buf, size_t n)
@@ -510,23 +478,23 @@ static void format_seconds(double t, char *buf, size_t n)
         snprintf(buf, n, "%.4g s", t);
 }
 
-static void progress(size_t k, size_t n, json_t *rec)
+/* One progress line per case.  A message equal to `said` (the reason device cases are
+ * skipped, printed once before the cases) is not repeated on every line. */
+static void progress(size_t k, size_t n, const kbi_case_result *rec, const char *said)
 {
-    json_t *stats = json_object_get(rec, "stats"), *rates = json_object_get(rec, "rates");
     char t[32] = "";
-    double gflops = json_number_value(json_object_get(rates, "gflops"));
-    double gbs = json_number_value(json_object_get(rates, "gbs"));
-    const char *msg = json_string_value(json_object_get(rec, "message"));
-    format_seconds(json_number_value(json_object_get(stats, "median")), t, sizeof t);
-    fprintf(stderr, "[%zu/%zu] %s  %s", k, n, json_string_value(json_object_get(rec, "id")),
-            rec_status(rec));
-    if (stats)
+    const char *msg = rec->message;
+    format_seconds(rec->stats.median, t, sizeof t);
+    fprintf(stderr, "[%zu/%zu] %s  %s", k, n, rec->id, kbi_status_name(rec->status));
+    if (rec->has_stats)
         fprintf(stderr, "  median %s", t);
-    if (gflops > 0)
-        fprintf(stderr, "  %.4g GFLOP/s", gflops);
-    if (gbs > 0)
-        fprintf(stderr, "  %.4g GB/s", gbs);
-    if (msg && *msg)
+    if (rec->gflops > 0)
+        fprintf(stderr, "  %.4g GFLOP/s", rec->gflops);
+    if (rec->gbs > 0)
+        fprintf(stderr, "  %.4g GB/s", rec->gbs);
+    if (msg && *msg && said && strcmp(msg, said) == 0)
+        fprintf(stderr, "  (no device: see above)");
+    else if (msg && *msg)
         fprintf(stderr, "  (%s)", msg);
     fputc('\n', stderr);
 }
@@ -626,8 +594,9 @@ static int find_sanitizer(run_state *rs)
     for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         known |= strcmp(tool, tools[i]) == 0;
     if (!known) {
-        fprintf(stderr, "kbench: --sanitize=%s: unknown tool, expected memcheck, racecheck, "
-                        "initcheck or synccheck\n",
+        fprintf(stderr,
+                "kbench: --sanitize=%s: unknown tool, expected memcheck, racecheck, "
+                "initcheck or synccheck\n",
                 tool);
         return KBI_EXIT_USAGE;
     }
@@ -646,16 +615,17 @@ static int open_output(run_state *rs)
     char err[KBI_ERR_SIZE], run_id[64], stamp[32], log_path[4200];
     struct stat st;
     struct sigaction sa;
-    rs->out_dir = rs->args->out_dir ? kbi_strdup(rs->args->out_dir)
-                                    : default_out_dir(rs->args->profile_path);
+    rs->out_dir =
+        rs->args->out_dir ? kbi_strdup(rs->args->out_dir) : default_out_dir(rs->args->profile_path);
     if (kbi_mkdirs(rs->out_dir, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         return KBI_EXIT_USAGE;
     }
     snprintf(rs->path, sizeof rs->path, "%s/results.jsonl", rs->out_dir);
     if (stat(rs->path, &st) == 0) {
-        fprintf(stderr, "kbench: %s already exists; choose another --out or move it away "
-                        "(results are never overwritten)\n",
+        fprintf(stderr,
+                "kbench: %s already exists; choose another --out or move it away "
+                "(results are never overwritten)\n",
                 rs->path);
         return KBI_EXIT_USAGE;
     }
@@ -763,11 +733,10 @@ static int write_env(run_state *rs)
 }
 
 /* The record of a case the worker did not answer: crashed, timed out, or unreadable. */
-static json_t *lost_case(run_state *rs, const kbi_case *c, int r)
+static void lost_case(run_state *rs, const kbi_case *c, int r, kbi_case_result *rec)
 {
     char msg[KBI_ERR_SIZE];
     kbi_status s = KBI_ST_CRASHED;
-    json_t *rec;
     if (r == -1) {
         s = KBI_ST_TIMEOUT;
         snprintf(msg, sizeof msg, "no result within the timeout of %g s; worker killed",
@@ -778,21 +747,17 @@ static json_t *lost_case(run_state *rs, const kbi_case *c, int r)
         child_reap(&rs->worker, &s, msg, sizeof msg);
     }
     child_stop(&rs->worker, 1);
-    rec = kbi_case_record_base(&rs->ctx, c);
-    json_object_set_new(rec, "status", json_string(kbi_status_name(s)));
-    json_object_set_new(rec, "message", json_string(msg));
-    json_object_set_new(rec, "samples", json_array());
-    return rec;
+    kbi_case_record_init(&rs->ctx, c, rec);
+    kbi_case_record_set_status(rec, s, msg);
 }
 
-/* Case k of the selection in the section's worker (started or replaced as needed).  Returns
- * its record; NULL with *stop set when the run must end (interrupted, no worker). */
-static json_t *worker_case(run_state *rs, size_t k, int *stop)
+/* Case k of the selection in the section's worker (started or replaced as needed), into rec.
+ * Returns 1; 0 with *stop set when the run must end (interrupted, no worker). */
+static int worker_case(run_state *rs, size_t k, int *stop, kbi_case_result *rec)
 {
     const kbi_case *c = rs->sel[k];
-    json_t *rec = NULL;
     char cmd[64], err[KBI_ERR_SIZE], *line = NULL;
-    int r;
+    int r, have = 0;
     if (rs->worker.pid > 0 && rs->worker.section != c->section)
         child_stop(&rs->worker, 0);
     if (rs->worker.pid <= 0) {
@@ -800,7 +765,7 @@ static json_t *worker_case(run_state *rs, size_t k, int *stop)
             fprintf(stderr, "kbench: %s\n", err);
             rs->write_failed = 1;
             *stop = 1;
-            return NULL;
+            return 0;
         }
         rs->worker.section = c->section;
     }
@@ -812,52 +777,52 @@ static json_t *worker_case(run_state *rs, size_t k, int *stop)
     if (r == -2) {
         child_stop(&rs->worker, 1);
         *stop = 1;
-        return NULL;
+        return 0;
     }
     if (r == 1) {
-        rec = json_loads(line, 0, NULL);
-        if (!json_is_object(rec)) {
-            json_decref(rec);
-            rec = NULL;
-        }
+        /* The worker's record, read once into the struct. */
+        json_t *sent = json_loads(line, 0, NULL);
+        have = json_is_object(sent) && kbi_case_record_read(rec, sent, KBI_RESULTS_VERSION) == NULL;
+        json_decref(sent);
     }
     free(line);
-    if (!rec)
-        return lost_case(rs, c, r);
+    if (!have) {
+        lost_case(rs, c, r, rec);
+        return 1;
+    }
     /* After an error the CUDA context may be poisoned: the next case gets a fresh worker. */
-    if (kbi_status_parse(rec_status(rec)) == KBI_ST_ERROR ||
-        json_is_true(json_object_get(rec, "sticky_error")))
+    if (rec->status == KBI_ST_ERROR || rec->sticky_error)
         child_stop(&rs->worker, 1);
-    return rec;
+    return 1;
 }
 
 /* Runs case k the way the run asks (sanitized, in-process, skipped without a device, or in a
- * worker).  Returns its record, or NULL with *stop set. */
-static json_t *run_case(run_state *rs, size_t k, int *stop)
+ * worker) into rec.  Returns 1, or 0 with *stop set (rec not filled). */
+static int run_case(run_state *rs, size_t k, int *stop, kbi_case_result *rec)
 {
     const kbi_case *c = rs->sel[k];
     const kb_variant *v = &c->section->plugin->desc->variants[c->variant];
     int device = v->target == KB_DEVICE;
-    json_t *rec;
     if (rs->args->sanitize && device && rs->ctx.device_ok) {
         if (rs->worker.pid > 0)
             child_stop(&rs->worker, 0); /* the sanitized child needs the device alone */
-        rec = run_sanitized(rs->args, &rs->ctx, c, rs->out_dir, rs->sanitizer);
-        *stop = rec == NULL; /* interrupted */
-        return rec;
+        if (run_sanitized(rs->args, &rs->ctx, c, rs->out_dir, rs->sanitizer, rec))
+            return 1;
+        *stop = 1; /* interrupted */
+        return 0;
     }
     if (device && !rs->ctx.device_ok) {
         /* Nothing to isolate: record the skip without a worker. */
-        rec = kbi_case_record_base(&rs->ctx, c);
-        json_object_set_new(rec, "status", json_string("skipped"));
-        json_object_set_new(rec, "message", json_string(rs->ctx.device_error ? rs->ctx.device_error
-                                                                             : "no CUDA device"));
-        json_object_set_new(rec, "samples", json_array());
-        return rec;
+        kbi_case_record_init(&rs->ctx, c, rec);
+        kbi_case_record_set_status(rec, KBI_ST_SKIPPED,
+                                   rs->ctx.device_error ? rs->ctx.device_error : "no CUDA device");
+        return 1;
     }
-    if (rs->args->in_process)
-        return kbi_case_execute(&rs->ctx, c);
-    return worker_case(rs, k, stop);
+    if (rs->args->in_process) {
+        kbi_case_execute(&rs->ctx, c, rec);
+        return 1;
+    }
+    return worker_case(rs, k, stop, rec);
 }
 
 /* Every selected case, each record written and flushed as it ends. */
@@ -865,21 +830,23 @@ static void run_cases(run_state *rs)
 {
     char err[KBI_ERR_SIZE];
     for (size_t k = 0; k < rs->n_sel && !interrupted; k++) {
-        int stop = 0, s;
-        json_t *rec = run_case(rs, k, &stop);
-        if (!rec)
+        int stop = 0;
+        kbi_case_result rec;
+        json_t *obj;
+        if (!run_case(rs, k, &stop, &rec))
             break;
-        s = kbi_status_parse(rec_status(rec));
-        rs->counts[s >= 0 ? s : KBI_ST_ERROR]++;
+        rs->counts[rec.status < KBI_ST_COUNT ? rec.status : KBI_ST_ERROR]++;
         rs->done++;
-        progress(k + 1, rs->n_sel, rec);
-        if (kbi_results_write(&rs->w, "case", rec, err) != KBI_OK) {
+        progress(k + 1, rs->n_sel, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
+        obj = kbi_case_record_json(&rec);
+        kbi_case_result_free(&rec);
+        if (kbi_results_write(&rs->w, "case", obj, err) != KBI_OK) {
             fprintf(stderr, "kbench: %s\n", err);
-            json_decref(rec);
+            json_decref(obj);
             rs->write_failed = 1;
             break;
         }
-        json_decref(rec);
+        json_decref(obj);
         if (stop)
             break;
     }
@@ -913,8 +880,9 @@ static int write_end(run_state *rs)
         rs->write_failed = 1;
     }
     json_decref(end);
-    fprintf(stderr, "kbench: %zu of %zu cases run: %zu ok, %zu verify_failed, %zu skipped, %zu "
-                    "error, %zu crashed, %zu timeout\n",
+    fprintf(stderr,
+            "kbench: %zu of %zu cases run: %zu ok, %zu verify_failed, %zu skipped, %zu "
+            "error, %zu crashed, %zu timeout\n",
             rs->done, rs->n_sel, n[KBI_ST_OK], n[KBI_ST_VERIFY_FAILED], n[KBI_ST_SKIPPED],
             n[KBI_ST_ERROR], n[KBI_ST_CRASHED], n[KBI_ST_TIMEOUT]);
     fprintf(stderr, "kbench: results: %s\n", rs->path);

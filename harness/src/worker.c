@@ -1,5 +1,6 @@
 /* The worker: executes cases inside a child process and reports each as a
- * JSON record.  The parent never runs this code itself (it never touches
+ * case record (results.h: kbi_case_result, written by kbi_case_record_json).
+ * The parent never runs this code itself (it never touches
  * CUDA); a crash or hang here costs one case, not the run. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* on_exit */
@@ -32,64 +33,50 @@
  * case); ABI 1.1's `report` reaches its case through a handle instead. */
 static struct {
     const kbi_case *c;
-    json_t *metrics;
+    kbi_case_result *rec;
 } current;
 
-/* What host->report needs: the case's plugin and its metrics object. */
+/* What host->report needs: the case's plugin and its record. */
 struct kb_case_handle {
     const kb_plugin *p;
-    json_t *metrics;
+    kbi_case_result *rec;
 };
 
 static void host_metric(const char *name, double value, const char *unit)
 {
-    json_t *m;
-    if (!current.metrics || !name)
+    kbi_metric m = {.name = (char *)name,
+                    .unit = (char *)(unit ? unit : ""),
+                    .value = value,
+                    .uncertainty = NAN,
+                    .better = KB_BETTER_NONE,
+                    .in_bound = 1};
+    if (!current.rec || !name)
         return;
-    m = json_object();
-    json_object_set_new(m, "value", isfinite(value) ? json_real(value) : json_null());
-    json_object_set_new(m, "unit", json_string(unit ? unit : ""));
-    json_object_set_new(current.metrics, name, m);
-}
-
-static const char *better_name(kb_better b)
-{
-    return b == KB_BETTER_HIGHER ? "higher" : b == KB_BETTER_LOWER ? "lower" : "none";
-}
-
-/* Nonzero when value lies within the metric's declared bound. */
-static int metric_in_bound(const kb_metric_def *m, double value)
-{
-    if (!m->bounds)
-        return 1;
-    if (!isfinite(value))
-        return 0;
-    return !((m->bounds & KB_BOUND_LOW) && value < m->low) &&
-           !((m->bounds & KB_BOUND_HIGH) && value > m->high);
+    kbi_case_result_set_metric(current.rec, &m);
 }
 
 static int host_report(kb_case_handle *h, const char *name, double value, double uncertainty)
 {
-    const kb_metric_def *m = NULL;
-    json_t *o;
+    const kb_metric_def *d = NULL;
+    kbi_metric m;
     if (!h || !name)
         return KB_BAD_PARAM;
     for (int i = 0; i < KBI_DESC_GET(h->p, n_metrics, 0); i++)
         if (strcmp(h->p->metrics[i].name, name) == 0)
-            m = &h->p->metrics[i];
-    if (!m)
+            d = &h->p->metrics[i];
+    if (!d)
         return KB_BAD_PARAM;
-    o = json_object();
-    json_object_set_new(o, "value", isfinite(value) ? json_real(value) : json_null());
-    json_object_set_new(o, "uncertainty",
-                        isfinite(uncertainty) ? json_real(fabs(uncertainty)) : json_null());
-    json_object_set_new(o, "unit", json_string(m->unit ? m->unit : ""));
-    json_object_set_new(o, "better", json_string(better_name(m->better)));
-    json_object_set_new(o, "low", (m->bounds & KB_BOUND_LOW) ? json_real(m->low) : json_null());
-    json_object_set_new(o, "high", (m->bounds & KB_BOUND_HIGH) ? json_real(m->high) : json_null());
-    json_object_set_new(o, "declared", json_true());
-    json_object_set_new(o, "in_bound", json_boolean(metric_in_bound(m, value)));
-    json_object_set_new(h->metrics, name, o);
+    m = (kbi_metric){.name = (char *)name,
+                     .unit = (char *)(d->unit ? d->unit : ""),
+                     .value = isfinite(value) ? value : NAN,
+                     .uncertainty = isfinite(uncertainty) ? fabs(uncertainty) : NAN,
+                     .better = d->better,
+                     .bounds = d->bounds & (KB_BOUND_LOW | KB_BOUND_HIGH),
+                     .low = d->low,
+                     .high = d->high,
+                     .declared = 1};
+    m.in_bound = kbi_metric_within(&m, m.value);
+    kbi_case_result_set_metric(h->rec, &m);
     return KB_OK;
 }
 
@@ -122,106 +109,111 @@ static const char *target_name(kb_target t)
     return t == KB_DEVICE ? "device" : "host";
 }
 
-json_t *kbi_case_record_base(const kbi_run_ctx *ctx, const kbi_case *c)
+void kbi_case_record_init(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_result *out)
 {
     const kbi_section *sec = c->section;
     const kb_plugin *d = sec->plugin->desc;
     const kb_variant *v = &d->variants[c->variant];
-    json_t *rec = json_object(), *params = json_object();
+    const char *size_param = KBI_DESC_GET(d, size_param, NULL);
     kbi_buf text = {0};
     char now[32];
+    memset(out, 0, sizeof *out);
+    out->params = json_object();
     for (size_t i = 0; i < sec->n_axes; i++) {
         const kbi_value *val = c->values[i];
         const char *name = sec->axes[i].param->name;
+        json_t *arr;
         switch (val->type) {
         case KB_PARAM_INT:
-            json_object_set_new(params, name, json_integer(val->i));
+            json_object_set_new(out->params, name, json_integer(val->i));
             break;
         case KB_PARAM_FLOAT:
-            json_object_set_new(params, name, json_real(val->f));
+            json_object_set_new(out->params, name, json_real(val->f));
+            break;
+        case KB_PARAM_DIMS:
+            /* Results version 2: dims as an array of integers. */
+            arr = json_array();
+            for (int k = 0; k < val->n_dims; k++)
+                json_array_append_new(arr, json_integer(val->dims[k]));
+            json_object_set_new(out->params, name, arr);
+            break;
+        case KB_PARAM_INTS:
+            /* An integer list too (params_text tells it from dims). */
+            arr = json_array();
+            for (int k = 0; k < val->n_ints; k++)
+                json_array_append_new(arr, json_integer(val->ints[k]));
+            json_object_set_new(out->params, name, arr);
             break;
         default:
-            json_object_set_new(params, name, json_string(val->text));
+            json_object_set_new(out->params, name, json_string(val->text));
         }
         kbi_buf_printf(&text, "%s%s=%s", i ? "," : "", name, val->text);
     }
     kbi_env_time(now, sizeof now);
-    json_object_set_new(rec, "index", json_integer((json_int_t)c->index));
-    json_object_set_new(rec, "id", json_string(c->id));
-    json_object_set_new(rec, "plugin", json_string(d->name));
-    json_object_set_new(rec, "variant", json_string(v->name));
-    json_object_set_new(rec, "target", json_string(target_name(v->target)));
-    json_object_set_new(rec, "is_baseline", json_boolean(v->flags & KB_VARIANT_BASELINE));
-    json_object_set_new(rec, "baseline",
-                        json_string(sec->baseline >= 0 ? d->variants[sec->baseline].name : ""));
-    json_object_set_new(rec, "params", params);
-    json_object_set_new(rec, "params_text", json_string(text.data ? text.data : ""));
-    json_object_set_new(rec, "cache",
-                        json_string(ctx->profile->run.cache == KBI_CACHE_HOT ? "hot" : "cold"));
-    json_object_set_new(rec, "time", json_string(now));
+    out->version = KBI_RESULTS_VERSION;
+    out->index = (long)c->index;
+    out->source = kbi_strdup("");
+    out->run_id = kbi_strdup("");
+    out->id = kbi_strdup(c->id);
+    out->plugin = kbi_strdup(d->name);
+    out->variant = kbi_strdup(v->name);
+    out->target = kbi_strdup(target_name(v->target));
+    out->is_baseline = (v->flags & KB_VARIANT_BASELINE) != 0;
+    out->baseline = kbi_strdup(sec->baseline >= 0 ? d->variants[sec->baseline].name : "");
+    out->params_text = kbi_strdup(text.data ? text.data : "");
+    out->size_param = kbi_strdup(size_param ? size_param : "");
+    out->status = KBI_ST_ERROR;
+    out->message = kbi_strdup("internal: no status");
+    out->cache = kbi_strdup(ctx->profile->run.cache == KBI_CACHE_HOT ? "hot" : "cold");
+    out->timing = kbi_strdup("");
+    out->time = kbi_strdup(now);
+    out->prepare_s = NAN;
+    out->wall_s = NAN;
+    out->samples = kbi_xcalloc(1, sizeof *out->samples);
+    out->item_unit = kbi_strdup("");
+    out->verify_metric = kbi_strdup("");
     kbi_buf_free(&text);
-    return rec;
 }
 
-static void set_status(json_t *rec, kbi_status st, const char *message)
+void kbi_case_record_set_status(kbi_case_result *rec, kbi_status st, const char *message)
 {
-    json_object_set_new(rec, "status", json_string(kbi_status_name(st)));
-    json_object_set_new(rec, "message", json_string(message ? message : ""));
+    rec->status = st;
+    free(rec->message);
+    rec->message = kbi_strdup(message ? message : "");
 }
 
-/* Status of a case whose plugin call returned rc. */
-static kbi_status status_of(int rc)
+static void set_status(kbi_case_result *rec, kbi_status st, const char *message)
 {
-    return rc == KB_SKIP ? KBI_ST_SKIPPED : KBI_ST_ERROR;
+    kbi_case_record_set_status(rec, st, message);
 }
 
-static json_t *verdict_json(const kb_verdict *v)
+static void set_verdict(kbi_case_result *rec, const kb_verdict *v)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "passed", json_boolean(v->passed));
-    json_object_set_new(o, "error", json_real(v->error));
-    json_object_set_new(o, "tolerance", json_real(v->tolerance));
-    json_object_set_new(o, "metric", json_string(v->metric ? v->metric : ""));
-    return o;
+    rec->has_verify = 1;
+    rec->verify_passed = v->passed != 0;
+    rec->verify_error = v->error;
+    rec->verify_tolerance = v->tolerance;
+    free(rec->verify_metric);
+    rec->verify_metric = kbi_strdup(v->metric ? v->metric : "");
 }
 
-static json_t *stats_json(const kbi_stats *s)
+static void set_counts(kbi_case_result *rec, const kb_counts *k)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "n", json_integer((json_int_t)s->n));
-    json_object_set_new(o, "median", json_real(s->median));
-    json_object_set_new(o, "min", json_real(s->min));
-    json_object_set_new(o, "max", json_real(s->max));
-    json_object_set_new(o, "mean", json_real(s->mean));
-    json_object_set_new(o, "stddev", json_real(s->stddev));
-    json_object_set_new(o, "ci_low", json_real(s->ci_low));
-    json_object_set_new(o, "ci_high", json_real(s->ci_high));
-    json_object_set_new(o, "noise", json_real(s->noise));
-    return o;
+    rec->has_counts = 1;
+    rec->flops = k->flops;
+    rec->bytes = k->bytes;
+    rec->items = k->items;
+    free(rec->item_unit);
+    rec->item_unit = kbi_strdup(k->item_unit ? k->item_unit : "");
 }
 
-static json_t *counts_json(const kb_counts *k)
+static void set_rates(kbi_case_result *rec, const kbi_run_ctx *ctx, double t)
 {
-    json_t *o = json_object();
-    json_object_set_new(o, "flops", json_real(k->flops));
-    json_object_set_new(o, "bytes", json_real(k->bytes));
-    json_object_set_new(o, "items", json_real(k->items));
-    json_object_set_new(o, "item_unit", k->item_unit ? json_string(k->item_unit) : json_null());
-    return o;
-}
-
-static json_t *rates_json(const kbi_run_ctx *ctx, const kb_counts *k, double t)
-{
-    json_t *o = json_object();
-    double gflops = t > 0 ? k->flops / t / 1e9 : 0, gbs = t > 0 ? k->bytes / t / 1e9 : 0;
-    json_object_set_new(o, "gflops", json_real(gflops));
-    json_object_set_new(o, "gbs", json_real(gbs));
-    json_object_set_new(o, "items_per_s", json_real(t > 0 ? k->items / t : 0));
-    json_object_set_new(o, "frac_bandwidth",
-                        json_real(ctx->bandwidth_gbs > 0 ? gbs / ctx->bandwidth_gbs : 0));
-    json_object_set_new(o, "frac_peak",
-                        json_real(ctx->peak_gflops > 0 ? gflops / ctx->peak_gflops : 0));
-    return o;
+    rec->gflops = t > 0 ? rec->flops / t / 1e9 : 0;
+    rec->gbs = t > 0 ? rec->bytes / t / 1e9 : 0;
+    rec->items_per_s = t > 0 ? rec->items / t : 0;
+    rec->frac_bandwidth = ctx->bandwidth_gbs > 0 ? rec->gbs / ctx->bandwidth_gbs : 0;
+    rec->frac_peak = ctx->peak_gflops > 0 ? rec->gflops / ctx->peak_gflops : 0;
 }
 
 /* Pushes the case's NVTX ranges; returns how many. */
@@ -376,7 +368,7 @@ typedef struct case_run {
     kb_counts counts;
     kb_case_handle handle;
     kbi_hot hot;
-    json_t *rec;
+    kbi_case_result *rec;
     char msg[KB_MSG_SIZE];
 } case_run;
 
@@ -524,26 +516,19 @@ static void fail_case(case_run *r, kbi_status st, const char *message)
 /* A declared metric out of its bound fails a case that was otherwise ok. */
 static void check_metric_bounds(case_run *r)
 {
-    const char *name;
-    json_t *m;
-    const char *st = json_string_value(json_object_get(r->rec, "status"));
-    if (!st || strcmp(st, "ok") != 0)
+    if (r->rec->status != KBI_ST_OK)
         return;
-    json_object_foreach(r->handle.metrics, name, m)
-    {
-        json_t *in = json_object_get(m, "in_bound");
-        if (json_is_false(in)) {
-            char msg[KB_MSG_SIZE];
-            json_t *v = json_object_get(m, "value"), *lo = json_object_get(m, "low"),
-                   *hi = json_object_get(m, "high");
-            char vt[32] = "not a number", lt[32] = "-inf", ht[32] = "inf";
-            if (json_is_number(v))
-                snprintf(vt, sizeof vt, "%.6g", json_number_value(v));
-            if (json_is_number(lo))
-                snprintf(lt, sizeof lt, "%.6g", json_number_value(lo));
-            if (json_is_number(hi))
-                snprintf(ht, sizeof ht, "%.6g", json_number_value(hi));
-            snprintf(msg, sizeof msg, "metric %s = %s is outside its bound [%s, %s]", name, vt,
+    for (size_t i = 0; i < r->rec->n_metrics; i++) {
+        const kbi_metric *m = &r->rec->metrics[i];
+        if (!m->in_bound) {
+            char msg[KB_MSG_SIZE], vt[32] = "not a number", lt[32] = "-inf", ht[32] = "inf";
+            if (isfinite(m->value))
+                snprintf(vt, sizeof vt, "%.6g", m->value);
+            if (m->bounds & KB_BOUND_LOW)
+                snprintf(lt, sizeof lt, "%.6g", m->low);
+            if (m->bounds & KB_BOUND_HIGH)
+                snprintf(ht, sizeof ht, "%.6g", m->high);
+            snprintf(msg, sizeof msg, "metric %s = %s is outside its bound [%s, %s]", m->name, vt,
                      lt, ht);
             set_status(r->rec, KBI_ST_VERIFY_FAILED, msg);
             return;
@@ -562,24 +547,24 @@ static void measure_case(case_run *r, const kb_case *kc, double t0, double **sam
     char note[KB_MSG_SIZE] = "";
     int rc = r->p->init(kc, &r->state, r->msg);
     if (rc != KB_OK) {
-        fail_case(r, status_of(rc), r->msg[0] ? r->msg : "init failed without a message");
+        fail_case(r, kbi_status_of_code(rc), r->msg[0] ? r->msg : "init failed without a message");
         r->state = NULL;
         return;
     }
     if ((rc = r->p->counts(r->state, &r->counts, r->msg)) != KB_OK) {
-        fail_case(r, status_of(rc), r->msg);
+        fail_case(r, kbi_status_of_code(rc), r->msg);
         return;
     }
-    json_object_set_new(r->rec, "counts", counts_json(&r->counts));
+    set_counts(r->rec, &r->counts);
 
     /* Correct first: one run, verified, before anything is timed. */
     if ((rc = reset_state(r)) != KB_OK || (rc = run_once(r)) != KB_OK ||
         (rc = verify(r, &verdict)) != KB_OK) {
-        fail_case(r, status_of(rc), r->msg);
+        fail_case(r, kbi_status_of_code(rc), r->msg);
         return;
     }
     *verified_once = 1;
-    json_object_set_new(r->rec, "verify", verdict_json(&verdict));
+    set_verdict(r->rec, &verdict);
     if (!verdict.passed) {
         describe_failed_verdict(r->msg, &verdict, "before timing");
         fail_case(r, KBI_ST_VERIFY_FAILED, r->msg);
@@ -593,22 +578,22 @@ static void measure_case(case_run *r, const kb_case *kc, double t0, double **sam
             cudaProfilerStop();
         }
         if (rc != KB_OK) {
-            fail_case(r, status_of(rc), r->msg);
+            fail_case(r, kbi_status_of_code(rc), r->msg);
             return;
         }
     }
     rc = take_samples(r, t0 + 0.8 * o->timeout, samples, n, batch, note, sizeof note);
     if (rc != KB_OK) {
-        fail_case(r, status_of(rc), r->msg);
+        fail_case(r, kbi_status_of_code(rc), r->msg);
         return;
     }
     /* Repeatable: the result after every timed run must still verify (for
      * an evolving state the plugin checks its invariants). */
     if ((rc = verify(r, &verdict)) != KB_OK) {
-        fail_case(r, status_of(rc), r->msg);
+        fail_case(r, kbi_status_of_code(rc), r->msg);
         return;
     }
-    json_object_set_new(r->rec, "verify", verdict_json(&verdict));
+    set_verdict(r->rec, &verdict);
     if (!verdict.passed) {
         describe_failed_verdict(r->msg, &verdict, "after the timed runs (run() is not repeatable)");
         fail_case(r, KBI_ST_VERIFY_FAILED, r->msg);
@@ -623,8 +608,7 @@ static void finish_case(case_run *r)
     if (r->state) {
         char tmsg[KB_MSG_SIZE] = "";
         int trc = r->p->teardown(r->state, tmsg);
-        if (trc != KB_OK && kbi_status_parse(json_string_value(json_object_get(r->rec, "status"))) ==
-                                KBI_ST_OK)
+        if (trc != KB_OK && r->rec->status == KBI_ST_OK)
             set_status(r->rec, KBI_ST_ERROR, tmsg[0] ? tmsg : "teardown failed");
     }
     kbi_hot_free(&r->hot);
@@ -633,58 +617,56 @@ static void finish_case(case_run *r)
          * report it here; the parent replaces this worker. */
         char smsg[KB_MSG_SIZE];
         if (kbi_device_sync(r->dev, smsg) != KB_OK) {
-            const char *st = json_string_value(json_object_get(r->rec, "status"));
-            if (st && (strcmp(st, "ok") == 0 || strcmp(st, "verify_failed") == 0))
+            if (r->rec->status == KBI_ST_OK || r->rec->status == KBI_ST_VERIFY_FAILED)
                 set_status(r->rec, KBI_ST_ERROR, smsg);
-            json_object_set_new(r->rec, "sticky_error", json_true());
+            r->rec->sticky_error = 1;
         }
     }
 }
 
-/* Samples, statistics, rates, metrics, clocks: the measured part of the
- * record. */
+/* Samples, statistics, rates, clocks: the measured part of the record
+ * (its metrics are there already, put by the host calls). */
 static void record_measurements(case_run *r, const double *samples, size_t n, int batch,
                                 double clock_start, double clock_end)
 {
-    json_t *arr = json_array();
-    for (size_t i = 0; i < n; i++)
-        json_array_append_new(arr, json_real(samples[i]));
-    json_object_set_new(r->rec, "samples", arr);
+    kbi_case_result *rec = r->rec;
+    free(rec->samples);
+    rec->samples = kbi_xcalloc(n ? n : 1, sizeof *rec->samples);
+    if (n)
+        memcpy(rec->samples, samples, n * sizeof *samples);
+    rec->n_samples = n;
     if (n > 0) {
-        kbi_stats st;
-        kbi_stats_compute(samples, n, &st);
-        json_object_set_new(r->rec, "batch", json_integer(batch));
-        json_object_set_new(r->rec, "timing", json_string(kbi_timing_name(r->hot.method)));
-        json_object_set_new(r->rec, "stats", stats_json(&st));
-        json_object_set_new(r->rec, "rates", rates_json(r->ctx, &r->counts, st.median));
+        rec->has_stats = 1;
+        kbi_stats_compute(samples, n, &rec->stats);
+        rec->batch = batch;
+        free(rec->timing);
+        rec->timing = kbi_strdup(kbi_timing_name(r->hot.method));
+        set_rates(rec, r->ctx, rec->stats.median);
     }
-    json_object_set_new(r->rec, "metrics", json_incref(r->handle.metrics));
     if (r->dev) {
-        json_t *clk = json_object();
-        json_object_set_new(clk, "sm_start_mhz", json_real(clock_start));
-        json_object_set_new(clk, "sm_end_mhz", json_real(clock_end));
-        json_object_set_new(clk, "throttle_reasons", json_integer((json_int_t)kbi_nvml_throttle()));
-        json_object_set_new(clk, "drop", json_boolean(clock_start > 0 && clock_end > 0 &&
-                                                      clock_end < 0.95 * clock_start));
-        json_object_set_new(r->rec, "clocks", clk);
+        rec->has_clocks = 1;
+        rec->clock_start_mhz = clock_start;
+        rec->clock_end_mhz = clock_end;
+        rec->throttle_reasons = (long long)kbi_nvml_throttle();
+        rec->clock_drop = clock_start > 0 && clock_end > 0 && clock_end < 0.95 * clock_start;
     }
 }
 
-json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c)
+void kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_result *rec)
 {
     const kb_plugin *p = c->section->plugin->desc;
     const kb_variant *v = &p->variants[c->variant];
-    case_run r = {.ctx = ctx, .c = c, .p = p};
+    case_run r = {.ctx = ctx, .c = c, .p = p, .rec = rec};
     kb_case kc;
     double *samples = NULL, clock_start = 0, clock_end = 0, t0 = kbi_now();
     size_t n = 0;
     int batch = 1, verified_once = 0;
     char err[KBI_ERR_SIZE];
 
-    r.rec = kbi_case_record_base(ctx, c);
-    r.handle = (kb_case_handle){.p = p, .metrics = json_object()};
+    kbi_case_record_init(ctx, c, rec);
+    r.handle = (kb_case_handle){.p = p, .rec = rec};
     current.c = c;
-    current.metrics = r.handle.metrics;
+    current.rec = rec;
     /* Nested NVTX ranges kbench / plugin / variant / params: timelines show
      * the structure, and `ncu --nvtx-include "kbench/P/V/X/"` selects one
      * case. */
@@ -706,11 +688,11 @@ json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c)
          * the first case that needed it, never in a sample. */
         int rc = ensure_point(ctx, c, r.msg);
         if (KBI_DESC_GET(p, prepare, NULL) && !point.charged) {
-            json_object_set_new(r.rec, "prepare_s", json_real(point.seconds));
+            rec->prepare_s = point.seconds;
             point.charged = 1;
         }
         if (rc != KB_OK) {
-            set_status(r.rec, status_of(rc), r.msg);
+            set_status(r.rec, kbi_status_of_code(rc), r.msg);
             goto done;
         }
     }
@@ -731,18 +713,14 @@ json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c)
 done:
     while (nvtx_depth-- > 0)
         nvtxRangePop();
-    if (!json_object_get(r.rec, "status"))
-        set_status(r.rec, KBI_ST_ERROR, "internal: no status");
     record_measurements(&r, samples, n, batch, clock_start, clock_end);
     check_metric_bounds(&r);
     if (!verified_once)
-        json_object_set_new(r.rec, "verify", json_null());
-    json_object_set_new(r.rec, "wall_s", json_real(kbi_now() - t0));
-    json_decref(r.handle.metrics);
+        rec->has_verify = 0;
+    rec->wall_s = kbi_now() - t0;
     current.c = NULL;
-    current.metrics = NULL;
+    current.rec = NULL;
     free(samples);
-    return r.rec;
 }
 
 /* Reads one line from fd into buf; returns its length, or -1 at EOF. */
@@ -811,16 +789,19 @@ int kbi_worker_main(const kbi_run_ctx *ctx, int cmd_fd, int res_fd)
     parent_fd = res_fd;
     while (read_cmd(cmd_fd, cmd, sizeof cmd) >= 0) {
         unsigned long k;
-        json_t *rec;
+        kbi_case_result rec;
+        json_t *obj;
         char *text;
         int ok;
         if (strcmp(cmd, "quit") == 0)
             break;
         if (sscanf(cmd, "case %lu", &k) != 1 || k >= ctx->n_cases)
             return 3;
-        rec = kbi_case_execute(ctx, ctx->cases[k]);
-        text = json_dumps(rec, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-        json_decref(rec);
+        kbi_case_execute(ctx, ctx->cases[k], &rec);
+        obj = kbi_case_record_json(&rec);
+        kbi_case_result_free(&rec);
+        text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+        json_decref(obj);
         if (!text)
             return 3;
         ok = write_all(res_fd, text, strlen(text)) == 0 && write_all(res_fd, "\n", 1) == 0;

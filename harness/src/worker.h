@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "profile.h"
+#include "results.h"
 
 /* What every case of a run shares; built by the parent before forking. */
 typedef struct kbi_run_ctx {
@@ -20,13 +21,20 @@ typedef struct kbi_run_ctx {
     int profile_run;          /* ncu mode: cudaProfilerStart/Stop around one run */
 } kbi_run_ctx;
 
-/* The identifying fields of a case's record (id, plugin, variant, params,
- * baseline...), for records the parent writes itself. */
-json_t *kbi_case_record_base(const kbi_run_ctx *ctx, const kbi_case *c);
+/* Fills out (which the caller frees with kbi_case_result_free) with the
+ * identifying fields of a case's record (id, plugin, variant, params with
+ * dims as arrays, baseline, size_param...), no samples, and status error
+ * "internal: no status" until a status is set: for records the parent
+ * writes itself (skipped, crashed, timeout) and the start of every other. */
+void kbi_case_record_init(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_result *out);
 
-/* Runs one case in this process and returns its full record, status
- * included.  Initialises CUDA for device variants. */
-json_t *kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c);
+/* Sets rec's status and message (copied). */
+void kbi_case_record_set_status(kbi_case_result *rec, kbi_status st, const char *message);
+
+/* Runs one case in this process and fills rec (kbi_case_record_init first)
+ * with its full record, status included.  Initialises CUDA for device
+ * variants. */
+void kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_result *rec);
 
 /* Releases the point the worker prepared last (ABI 1.1 prepare/release);
  * called when the worker ends, and by an in-process run at its end. */

@@ -1,0 +1,353 @@
+/* md plugin, device engine: allocation of a strategy's buffers, loading a state, and the MD
+ * step as a sequence of kernel launches (kernels/).  Strategies with device-side layers
+ * (layer_atomic, sorted) and allpairs enqueue the same launches every step, each rebuild kernel
+ * deciding on the device whether it has work, so run() is capturable.  cell_block and
+ * layer_matrix assign layers on the host as published: each step reads the rebuild decision
+ * back and, at a rebuild, copies the cells to the host and the layers back (run() syncs). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "kbench/cuda_check.h"
+#include "kbench/plugin.h"
+
+#define DEV_ALLOC(ptr, count, msg)                                                                 \
+    do {                                                                                           \
+        size_t nb_ = (size_t)(count) * sizeof(*(ptr));                                             \
+        KB_CUDA_GOTO(cudaMalloc((void **)&(ptr), nb_ ? nb_ : 1), msg, fail);                       \
+        d->bytes += nb_;                                                                           \
+    } while (0)
+
+void md_dev_destroy(md_dev *d)
+{
+    md_view *v = &d->v;
+    cudaFree(v->r);
+    cudaFree(v->v);
+    cudaFree(v->a);
+    cudaFree(v->r2);
+    cudaFree(v->v2);
+    cudaFree(v->vir);
+    cudaFree(v->cell);
+    cudaFree(v->layer);
+    cudaFree(v->kc);
+    cudaFree(v->cell_start);
+    cudaFree(v->H);
+    cudaFree(v->W);
+    cudaFree(v->nn);
+    cudaFree(v->part);
+    cudaFree(v->hist);
+    cudaFree(v->ctl);
+    cudaFreeHost(d->h_cell);
+    cudaFreeHost(d->h_layer);
+    cudaFreeHost(d->h_kc);
+    cudaFreeHost(d->h_ctl);
+    if (d->have_events)
+        for (int k = 0; k < 5; k++)
+            cudaEventDestroy(d->ev[k]);
+    memset(d, 0, sizeof *d);
+}
+
+int md_dev_create(md_dev *d, const md_config *cfg, int strategy, int lcap, int mcap, char *msg)
+{
+    md_view *v = &d->v;
+    int rc = KB_OK, n = cfg->n;
+    memset(d, 0, sizeof *d);
+    d->strategy = strategy;
+    d->host_layers = strategy == MD_DEV_CELL_BLOCK || strategy == MD_DEV_LAYER_MATRIX;
+    v->n = n;
+    v->G = cfg->G;
+    v->ncell = cfg->ncell;
+    v->lcap = strategy == MD_DEV_SORTED || strategy == MD_DEV_ALLPAIRS ? 0 : lcap;
+    v->mcap = strategy == MD_DEV_ALLPAIRS ? 0 : mcap;
+    v->hist_len = cfg->steps > 0 ? cfg->steps : 1;
+    v->threads = cfg->threads;
+    v->nblocks = (n + cfg->threads - 1) / cfg->threads;
+    v->sort_always = strategy == MD_DEV_SORTED;
+    v->reorder = cfg->reorder;
+    v->ldg = cfg->ldg;
+    /* The device works in the float image of the region edge; references use the same. */
+    v->L = (float)cfg->L;
+    v->invL = 1.0f / v->L;
+    v->cellw_inv = (float)(cfg->G / (double)v->L);
+    v->rc2 = (float)(cfg->rc * cfg->rc);
+    v->rn2 = (float)((cfg->rc + cfg->delta) * (cfg->rc + cfg->delta));
+    v->shift = (float)cfg->shift;
+    v->dt = (float)cfg->dt;
+    v->half_delta = (float)(0.5 * cfg->delta);
+    v->temp = (float)cfg->temp;
+    if (strategy == MD_DEV_CELL_BLOCK && (lcap + 31) / 32 * 32 > 1024) {
+        kb_msgf(msg, "cell_block needs a block of %d threads (layers): more than 1024", lcap);
+        return KB_SKIP;
+    }
+
+    DEV_ALLOC(v->r, n, msg);
+    DEV_ALLOC(v->v, n, msg);
+    DEV_ALLOC(v->a, n, msg);
+    DEV_ALLOC(v->vir, n, msg);
+    DEV_ALLOC(v->part, 4 * (size_t)v->nblocks, msg);
+    DEV_ALLOC(v->hist, 3 * (size_t)v->hist_len, msg);
+    DEV_ALLOC(v->ctl, 1, msg);
+    if (strategy != MD_DEV_ALLPAIRS) {
+        DEV_ALLOC(v->cell, n, msg);
+        DEV_ALLOC(v->layer, n, msg);
+        DEV_ALLOC(v->nn, n, msg);
+        DEV_ALLOC(v->kc, cfg->ncell, msg);
+        DEV_ALLOC(v->W, (size_t)mcap * n, msg);
+        if (cfg->reorder > 0 || strategy == MD_DEV_SORTED) {
+            DEV_ALLOC(v->r2, n, msg);
+            DEV_ALLOC(v->v2, n, msg);
+            DEV_ALLOC(v->cell_start, cfg->ncell, msg);
+        }
+        if (strategy != MD_DEV_SORTED)
+            DEV_ALLOC(v->H, (size_t)cfg->ncell * lcap, msg);
+    }
+    if (d->host_layers) {
+        KB_CUDA_GOTO(cudaMallocHost((void **)&d->h_cell, (size_t)n * sizeof(int)), msg, fail);
+        KB_CUDA_GOTO(cudaMallocHost((void **)&d->h_layer, (size_t)n * sizeof(int)), msg, fail);
+        KB_CUDA_GOTO(cudaMallocHost((void **)&d->h_kc, (size_t)cfg->ncell * sizeof(int)), msg,
+                     fail);
+    }
+    KB_CUDA_GOTO(cudaMallocHost((void **)&d->h_ctl, sizeof(md_ctl)), msg, fail);
+    /* Poison: an unwritten force or neighbour fails verify. */
+    KB_CUDA_GOTO(cudaMemset(v->a, 0xFF, (size_t)n * sizeof(float4)), msg, fail);
+    if (v->W)
+        KB_CUDA_GOTO(cudaMemset(v->W, 0xFF, (size_t)mcap * n * sizeof(int)), msg, fail);
+    for (int k = 0; k < 5; k++)
+        KB_CUDA_GOTO(cudaEventCreate(&d->ev[k]), msg, fail);
+    d->have_events = 1;
+    return KB_OK;
+fail:
+    md_dev_destroy(d);
+    return rc;
+}
+
+/* Layers in atom order on the host, as published: l_i = k_{c_i}++. */
+static int host_layer_assign(md_dev *d, cudaStream_t s, char *msg)
+{
+    md_view *v = &d->v;
+    int rc = KB_OK;
+    KB_CUDA_GOTO(
+        cudaMemcpyAsync(d->h_cell, v->cell, (size_t)v->n * sizeof(int), cudaMemcpyDeviceToHost, s),
+        msg, fail);
+    KB_CUDA_GOTO(cudaStreamSynchronize(s), msg, fail);
+    memset(d->h_kc, 0, (size_t)v->ncell * sizeof(int));
+    for (int i = 0; i < v->n; i++)
+        d->h_layer[i] = d->h_kc[d->h_cell[i]]++;
+    KB_CUDA_GOTO(cudaMemcpyAsync(v->layer, d->h_layer, (size_t)v->n * sizeof(int),
+                                 cudaMemcpyHostToDevice, s),
+                 msg, fail);
+    KB_CUDA_GOTO(
+        cudaMemcpyAsync(v->kc, d->h_kc, (size_t)v->ncell * sizeof(int), cudaMemcpyHostToDevice, s),
+        msg, fail);
+fail:
+    return rc;
+}
+
+/* The rebuild kernels of the strategy (each returns at once when no rebuild is due). */
+static int rebuild_phase(md_dev *d, cudaStream_t s, char *msg)
+{
+    md_view v = d->v;
+    int rc = KB_OK;
+    if (d->strategy == MD_DEV_ALLPAIRS) {
+        KB_CUDA_TRY(md_launch_finish_rebuild(v, s), msg);
+        return KB_OK;
+    }
+    KB_CUDA_TRY(md_launch_cells(v, s), msg);
+    if (!d->host_layers || d->h_ctl->reorder_now)
+        KB_CUDA_TRY(md_launch_layers_atomic(v, s), msg);
+    if (v.cell_start)
+        KB_CUDA_TRY(md_launch_reorder(v, s), msg);
+    if (d->host_layers && (rc = host_layer_assign(d, s, msg)))
+        return rc;
+    KB_CUDA_TRY(md_launch_hfill(v, s), msg);
+    switch (d->strategy) {
+    case MD_DEV_CELL_BLOCK:
+        KB_CUDA_TRY(md_launch_build_cell_block(v, s), msg);
+        break;
+    case MD_DEV_SORTED:
+        KB_CUDA_TRY(md_launch_build_sorted(v, s), msg);
+        break;
+    default:
+        KB_CUDA_TRY(md_launch_build_layer_matrix(v, s), msg);
+        break;
+    }
+    KB_CUDA_TRY(md_launch_finish_rebuild(v, s), msg);
+    return KB_OK;
+}
+
+static int force_phase(md_dev *d, cudaStream_t s, char *msg)
+{
+    if (d->strategy == MD_DEV_ALLPAIRS)
+        KB_CUDA_TRY(md_launch_force_allpairs(d->v, s), msg);
+    else
+        KB_CUDA_TRY(md_launch_force_w(d->v, s), msg);
+    return KB_OK;
+}
+
+/* Host-layer strategies: whether the device decided on a rebuild (reads the control block). */
+static int rebuild_due(md_dev *d, cudaStream_t s, int *due, char *msg)
+{
+    KB_CUDA_TRY(cudaMemcpyAsync(d->h_ctl, d->v.ctl, sizeof(md_ctl), cudaMemcpyDeviceToHost, s),
+                msg);
+    KB_CUDA_TRY(cudaStreamSynchronize(s), msg);
+    *due = d->h_ctl->rebuild;
+    return KB_OK;
+}
+
+static double ev_s(md_dev *d, int a, int b)
+{
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, d->ev[a], d->ev[b]);
+    return 1e-3 * ms;
+}
+
+int md_dev_steps(md_dev *d, int steps, cudaStream_t s, md_timing *t, char *msg)
+{
+    int rc = KB_OK;
+    for (int k = 0; k < steps; k++) {
+        int due = 1;
+        if (t)
+            KB_CUDA_TRY(cudaEventRecord(d->ev[0], s), msg);
+        KB_CUDA_TRY(md_launch_first_half(d->v, s), msg);
+        if (t)
+            KB_CUDA_TRY(cudaEventRecord(d->ev[1], s), msg);
+        if (d->host_layers && (rc = rebuild_due(d, s, &due, msg)))
+            return rc;
+        if (due && (rc = rebuild_phase(d, s, msg)))
+            return rc;
+        if (t)
+            KB_CUDA_TRY(cudaEventRecord(d->ev[2], s), msg);
+        if ((rc = force_phase(d, s, msg)))
+            return rc;
+        if (t)
+            KB_CUDA_TRY(cudaEventRecord(d->ev[3], s), msg);
+        KB_CUDA_TRY(md_launch_second_half(d->v, s), msg);
+        KB_CUDA_TRY(md_launch_end_step(d->v, s), msg);
+        if (t) {
+            KB_CUDA_TRY(cudaEventRecord(d->ev[4], s), msg);
+            KB_CUDA_TRY(cudaEventSynchronize(d->ev[4]), msg);
+            t->nbr += ev_s(d, 1, 2);
+            t->force += ev_s(d, 2, 3);
+            t->total += ev_s(d, 0, 4);
+            t->steps++;
+        }
+    }
+    return KB_OK;
+}
+
+int md_dev_rebuild_now(md_dev *d, cudaStream_t s, char *msg)
+{
+    int rc;
+    KB_CUDA_TRY(md_launch_force_rebuild(d->v, 0, s), msg);
+    if (d->host_layers) {
+        int due;
+        if ((rc = rebuild_due(d, s, &due, msg)))
+            return rc;
+    }
+    if ((rc = rebuild_phase(d, s, msg)))
+        return rc;
+    return force_phase(d, s, msg);
+}
+
+int md_dev_load(md_dev *d, const float *r4, const float *v4, cudaStream_t s, char *msg)
+{
+    md_view *v = &d->v;
+    size_t nb = (size_t)v->n * sizeof(float4);
+    KB_CUDA_TRY(cudaMemcpyAsync(v->r, r4, nb, cudaMemcpyHostToDevice, s), msg);
+    KB_CUDA_TRY(cudaMemcpyAsync(v->v, v4, nb, cudaMemcpyHostToDevice, s), msg);
+    KB_CUDA_TRY(cudaMemsetAsync(v->ctl, 0, sizeof(md_ctl), s), msg);
+    KB_CUDA_TRY(cudaMemsetAsync(v->hist, 0, 3 * (size_t)v->hist_len * sizeof(double), s), msg);
+    /* The pageable copies above may return before the data has moved: wait before the host's
+     * buffers can change, and so the first step sees the new state. */
+    KB_CUDA_TRY(cudaStreamSynchronize(s), msg);
+    return md_dev_rebuild_now(d, s, msg);
+}
+
+int md_dev_rescale(md_dev *d, cudaStream_t s, char *msg)
+{
+    KB_CUDA_TRY(md_launch_rescale(d->v, s), msg);
+    return KB_OK;
+}
+
+int md_dev_read_ctl(md_dev *d, md_ctl *out, cudaStream_t s, char *msg)
+{
+    KB_CUDA_TRY(cudaMemcpyAsync(d->h_ctl, d->v.ctl, sizeof(md_ctl), cudaMemcpyDeviceToHost, s),
+                msg);
+    KB_CUDA_TRY(cudaStreamSynchronize(s), msg);
+    *out = *d->h_ctl;
+    return KB_OK;
+}
+
+int md_prepare_device(const md_config *cfg, uint64_t seed, cudaStream_t s, md_point_state *ps,
+                      char *msg)
+{
+    md_dev d;
+    md_config c = *cfg;
+    md_ctl ctl;
+    double *r = NULL, *v = NULL, rn = cfg->rc + cfg->delta;
+    int n = cfg->n, rc = KB_NOMEM;
+    /* Capacities for a liquid of this density, generous: the lattice and the equilibrating
+     * liquid are less clustered than that. */
+    double per_cell = (double)n / cfg->ncell, per_sphere = 4.18879 * rn * rn * rn * cfg->rho;
+    int lcap = (int)(2.0 * per_cell + 16), mcap = (int)(1.6 * per_sphere + 32);
+    memset(ps, 0, sizeof *ps);
+    memset(&d, 0, sizeof d);
+    ps->cfg = *cfg;
+    ps->on_device = 1;
+    ps->r = calloc(4 * (size_t)n, sizeof(float));
+    ps->v = calloc(4 * (size_t)n, sizeof(float));
+    r = malloc(3 * (size_t)n * sizeof(double));
+    v = malloc(3 * (size_t)n * sizeof(double));
+    if (!ps->r || !ps->v || !r || !v) {
+        kb_msgf(msg, "host allocation failed for %d atoms", n);
+        goto fail;
+    }
+    md_lattice(cfg, seed, r, v);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            ps->r[4 * i + k] = (float)r[3 * i + k];
+            ps->v[4 * i + k] = (float)v[3 * i + k];
+        }
+    c.reorder = 0; /* no atomics anywhere: the equilibrated state depends on the seed only */
+    c.steps = 1;
+    if ((rc = md_dev_create(&d, &c, MD_DEV_LAYER_MATRIX, lcap, mcap, msg)))
+        goto fail;
+    if ((rc = md_dev_load(&d, ps->r, ps->v, s, msg)))
+        goto fail;
+    for (int k = 1; k <= cfg->equil; k++) {
+        if ((rc = md_dev_steps(&d, 1, s, NULL, msg)))
+            goto fail;
+        if (cfg->rescale_every > 0 && k % cfg->rescale_every == 0 &&
+            (rc = md_dev_rescale(&d, s, msg)))
+            goto fail;
+    }
+    if ((rc = md_dev_read_ctl(&d, &ctl, s, msg)))
+        goto fail;
+    if (ctl.overflow) {
+        kb_msgf(msg,
+                "equilibration overflowed its capacities (flags %d; layers %d, neighbours "
+                "%d)",
+                ctl.overflow, lcap, mcap);
+        rc = KB_ERROR;
+        goto fail;
+    }
+    KB_CUDA_GOTO(cudaMemcpy(ps->r, d.v.r, (size_t)n * sizeof(float4), cudaMemcpyDeviceToHost), msg,
+                 fail);
+    KB_CUDA_GOTO(cudaMemcpy(ps->v, d.v.v, (size_t)n * sizeof(float4), cudaMemcpyDeviceToHost), msg,
+                 fail);
+    for (int i = 0; i < n; i++)
+        ps->r[4 * i + 3] = ps->v[4 * i + 3] = 0.0f;
+    if (md_point_reference(ps, msg)) {
+        rc = KB_NOMEM;
+        goto fail;
+    }
+    rc = KB_OK;
+fail:
+    md_dev_destroy(&d);
+    free(r);
+    free(v);
+    if (rc)
+        md_point_free(ps);
+    return rc;
+}

@@ -1,0 +1,41 @@
+# md plugin steps for scripts/h200-batch.sh (sourced there: $B is the build, $OUT the output).
+#   step_md_quick   every variant at small and medium sizes, short sampling (< 2 min)
+#   step_md         the full profiles/md.ini (< 6 min)
+#   step_md_tests   the GPU test binary
+
+step_md_quick() {
+  cat >/tmp/md-quick.ini <<'INI'
+[run]
+warmup = 1
+min_samples = 3
+min_time = 0.05
+max_time = 1
+timeout = 120
+cache = hot
+device = 0
+seed = 1
+
+[md]
+variants = host_pairlist, host_layer, allpairs, cell_block, layer_matrix, layer_atomic, sorted
+baseline = layer_matrix
+system = sp, lj, ljstd
+N_e = 24
+steps = 20
+
+[md.medium]
+variants = cell_block, layer_matrix, layer_atomic, sorted
+baseline = layer_matrix
+system = sp, ljstd
+N_e = 48
+steps = 100
+INI
+  "$B/kbench" run /tmp/md-quick.ini --out "$OUT/results/md-quick"
+}
+
+step_md() {
+  "$B/kbench" run profiles/md.ini --out "$OUT/results/md"
+}
+
+step_md_tests() {
+  "$B/tests/test_md_gpu" --jobs 1 --verbose
+}
