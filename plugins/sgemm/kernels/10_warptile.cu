@@ -26,9 +26,9 @@
  * warptile_tune() times every configuration on the caller's buffers and remembers the fastest
  * per shape; run_warptile() uses that choice, or a shape heuristic when nothing was tuned. */
 #include "common.cuh"
+#include "tune.cuh"
 
 #include <algorithm>
-#include <mutex>
 
 namespace
 {
@@ -395,20 +395,6 @@ __global__ void wt_splitk_reduce(int M, int N, int tiles_m, int tiles_n, int dir
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
-struct Args {
-    int M, N, K;
-    float alpha;
-    const float *A;
-    int lda;
-    const float *B;
-    int ldb;
-    float beta;
-    const float *C0;
-    float *C;
-    int ldc;
-    cudaStream_t stream;
-};
-
 /* The split-K workspace (common.cuh): grown in stream order, freed by warptile_release(). */
 SgemmWorkspace splitk_ws;
 
@@ -445,7 +431,7 @@ template <class Cfg, bool VEC> cudaError_t prepare_kernel()
 /* Launches the kernel over `tiles` tiles from pid_base, each in `splits` K splits (ws set) or
  * whole (ws == nullptr, splits 1). */
 template <class Cfg, bool VEC>
-cudaError_t launch_kernel(const Args &a, int tiles, int tiles_m, int tiles_n, int pid_base,
+cudaError_t launch_kernel(const SgemmArgs &a, int tiles, int tiles_m, int tiles_n, int pid_base,
                           int splits, int per_split, float *ws, int ldw, size_t ws_split)
 {
     cudaError_t e = prepare_kernel<Cfg, VEC>();
@@ -474,7 +460,7 @@ int choose_tail_splits(int tiles, int ktiles, int bk, int slots)
     return std::max(std::min({slots / rem, ktiles * bk / 128, 16}), 1);
 }
 
-template <class Cfg, Split SPLIT> cudaError_t launch(const Args &a)
+template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
 {
     const int tiles_m = CEIL_DIV(a.M, Cfg::BM), tiles_n = CEIL_DIV(a.N, Cfg::BN);
     const int tiles = tiles_m * tiles_n;
@@ -562,12 +548,8 @@ static_assert(fits_sm<Cfg128x128s3>() && fits_sm<Cfg128x128s4>() && fits_sm<Cfg1
                   fits_sm<Cfg128x64x32s3>() && fits_sm<Cfg256x128x32s3>(),
               "MIN_BLOCKS CTAs of every configuration must fit one SM's shared memory");
 
-struct ConfigEntry {
-    const char *name;
-    cudaError_t (*fn)(const Args &);
-};
-
-const ConfigEntry kConfigs[] = {
+/* Tuned in this order (tune.cuh); the index is what *_config and the forced configurations use. */
+const SgemmConfig kConfigs[] = {
     {"128x128x16_s3_8w", launch<Cfg128x128s3, Split::kNone>},
     {"128x128x16_s4_8w", launch<Cfg128x128s4, Split::kNone>},
     {"128x256x16_s3_16w", launch<Cfg128x256s3, Split::kNone>},
@@ -582,7 +564,6 @@ const ConfigEntry kConfigs[] = {
     {"256x128x32_s3_16w", launch<Cfg256x128x32s3, Split::kNone>},
     {"128x64x32_s3_4w_tailsplit", launch<Cfg128x64x32s3, Split::kTail>},
 };
-constexpr int kNumConfigs = (int)(sizeof(kConfigs) / sizeof(kConfigs[0]));
 
 /* Shape heuristic used when the shape was not tuned: the 128x128 tile whenever it gives at
  * least about one full wave, split-K when K is long and the tiles are few, and smaller tiles
@@ -601,59 +582,19 @@ int default_config(int M, int N, int K)
     return 6;
 }
 
-/* Tuned choices, one per shape, most recent first out of a small ring. */
-struct TunedShape {
-    int M, N, K, config;
-};
-std::mutex tune_mu;
-TunedShape tuned[16];
-int tuned_count = 0, tuned_next = 0;
-
-int lookup_config(int M, int N, int K)
-{
-    std::lock_guard<std::mutex> lock(tune_mu);
-    for (int i = 0; i < tuned_count; i++)
-        if (tuned[i].M == M && tuned[i].N == N && tuned[i].K == K)
-            return tuned[i].config;
-    return -1;
-}
-
-void remember_config(int M, int N, int K, int config)
-{
-    std::lock_guard<std::mutex> lock(tune_mu);
-    for (int i = 0; i < tuned_count; i++)
-        if (tuned[i].M == M && tuned[i].N == N && tuned[i].K == K) {
-            tuned[i].config = config;
-            return;
-        }
-    tuned[tuned_next] = {M, N, K, config};
-    tuned_next = (tuned_next + 1) % 16;
-    tuned_count = std::min(tuned_count + 1, 16);
-}
-
-/* Errors with which a launch is refused before anything runs (not sticky): a tuner skips
- * such a configuration instead of failing. */
-bool launch_refused(cudaError_t e)
-{
-    return e == cudaErrorNotSupported || e == cudaErrorInvalidConfiguration ||
-           e == cudaErrorLaunchOutOfResources || e == cudaErrorInvalidValue;
-}
-
-bool args_ok(int M, int N, int K, int lda, int ldb, int ldc)
-{
-    return M >= 1 && N >= 1 && K >= 1 && lda >= M && ldb >= K && ldc >= M;
-}
+/* The tuned choice per shape, and the tune loop (tune.cuh). */
+SgemmTuner tuner(kConfigs, default_config);
 
 } // namespace
 
 extern "C" int warptile_config_count(void)
 {
-    return kNumConfigs;
+    return tuner.count();
 }
 
 extern "C" const char *warptile_config_name(int idx)
 {
-    return idx >= 0 && idx < kNumConfigs ? kConfigs[idx].name : nullptr;
+    return tuner.name(idx);
 }
 
 extern "C" cudaError_t run_warptile_config(int config, int M, int N, int K, float alpha,
@@ -661,75 +602,19 @@ extern "C" cudaError_t run_warptile_config(int config, int M, int N, int K, floa
                                            float beta, const float *C0, float *C, int ldc,
                                            cudaStream_t stream)
 {
-    if (config < 0 || config >= kNumConfigs || !args_ok(M, N, K, lda, ldb, ldc))
-        return cudaErrorInvalidValue;
-    const Args a = {M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream};
-    return kConfigs[config].fn(a);
+    return tuner.run_config(config, {M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream});
 }
 
 extern "C" SGEMM_LAUNCHER(warptile)
 {
-    int config = lookup_config(M, N, K);
-    if (config < 0)
-        config = default_config(M, N, K);
-    return run_warptile_config(config, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
+    return tuner.run({M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream});
 }
 
-/* Times every configuration on the caller's buffers (one warm-up launch, then the median of
- * three timed launches), remembers the fastest for (M, N, K) and returns its index in
- * *chosen_config.  Synchronises the stream; meant for a plugin's untimed init.  Writes C like
- * a run does (so with C0 == C the beta term of later runs changes). */
 extern "C" cudaError_t warptile_tune(int M, int N, int K, float alpha, const float *A, int lda,
                                      const float *B, int ldb, float beta, const float *C0, float *C,
                                      int ldc, cudaStream_t stream, int *chosen_config)
 {
-    if (!args_ok(M, N, K, lda, ldb, ldc))
-        return cudaErrorInvalidValue;
-    cudaEvent_t ev[2] = {};
-    cudaError_t err = cudaEventCreate(&ev[0]);
-    if (err == cudaSuccess)
-        err = cudaEventCreate(&ev[1]);
-    int best = -1;
-    float best_ms = 0.0f;
-    for (int c = 0; c < kNumConfigs && err == cudaSuccess; c++) {
-        err = run_warptile_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
-        if (launch_refused(err)) { /* this configuration cannot run here: skip it */
-            (void)cudaGetLastError();
-            err = cudaSuccess;
-            continue;
-        }
-        float ms[3] = {};
-        for (int r = 0; r < 3 && err == cudaSuccess; r++) {
-            err = cudaEventRecord(ev[0], stream);
-            if (err == cudaSuccess)
-                err = run_warptile_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc,
-                                          stream);
-            if (err == cudaSuccess)
-                err = cudaEventRecord(ev[1], stream);
-            if (err == cudaSuccess)
-                err = cudaEventSynchronize(ev[1]);
-            if (err == cudaSuccess)
-                err = cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
-        }
-        if (err != cudaSuccess)
-            break;
-        std::sort(ms, ms + 3);
-        if (best < 0 || ms[1] < best_ms) {
-            best = c;
-            best_ms = ms[1];
-        }
-    }
-    for (int i = 0; i < 2; i++)
-        if (ev[i])
-            cudaEventDestroy(ev[i]);
-    if (err != cudaSuccess)
-        return err;
-    if (best < 0)
-        return cudaErrorNotSupported; /* no configuration runs on this device */
-    remember_config(M, N, K, best);
-    if (chosen_config)
-        *chosen_config = best;
-    return cudaSuccess;
+    return tuner.tune({M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream}, chosen_config);
 }
 
 /* Frees the split-K workspace after all work on the device has finished (synchronises the

@@ -24,9 +24,9 @@
  * run_tf32x3() takes the wgmma kernel on a compute capability 9.0 device and mma_sync
  * elsewhere; tf32x3_tune() times the configurations that can run here. */
 #include "common.cuh"
+#include "tune.cuh"
 
 #include <algorithm>
-#include <mutex>
 
 namespace
 {
@@ -942,45 +942,9 @@ __global__ void tf32x3_splitk_reduce(int M, int N, int splits, const float *__re
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
-struct Args {
-    int M, N, K;
-    float alpha;
-    const float *A;
-    int lda;
-    const float *B;
-    int ldb;
-    float beta;
-    const float *C0;
-    float *C;
-    int ldc;
-    cudaStream_t stream;
-};
-
-bool vec_ok(const Args &a)
+bool vec_ok(const SgemmArgs &a)
 {
     return sgemm_vec4_ok(a.A, a.lda) && sgemm_vec4_ok(a.B, a.ldb) && a.M % 4 == 0 && a.K % 4 == 0;
-}
-
-/* True when the current device is compute capability 9.0, the only one the sm_90a code of
- * the wgmma kernel runs on.  Cached per device: the run path asks on every launch. */
-bool device_is_sm90()
-{
-    static std::mutex mu;
-    static int cached_dev = -1;
-    static bool cached = false;
-    int dev = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess)
-        return false;
-    std::lock_guard<std::mutex> lock(mu);
-    if (dev != cached_dev) {
-        int major = 0, minor = 0;
-        cached =
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess &&
-            major == 9 && minor == 0;
-        cached_dev = dev;
-    }
-    return cached;
 }
 
 template <class F> cudaError_t set_smem(F *kernel, size_t bytes)
@@ -993,7 +957,7 @@ template <class F> cudaError_t set_smem(F *kernel, size_t bytes)
     return e;
 }
 
-template <bool VEC> cudaError_t launch_mma(const Args &a)
+template <bool VEC> cudaError_t launch_mma(const SgemmArgs &a)
 {
     static const cudaError_t once = set_smem(tf32x3_mma_kernel<VEC>, kMmaSmem);
     if (once != cudaSuccess)
@@ -1004,7 +968,7 @@ template <bool VEC> cudaError_t launch_mma(const Args &a)
     return cudaGetLastError();
 }
 
-template <bool VEC> cudaError_t launch_wgmma(const Args &a)
+template <bool VEC> cudaError_t launch_wgmma(const SgemmArgs &a)
 {
     static const cudaError_t once = set_smem(tf32x3_wgmma_kernel<VEC>, kWgSmem);
     if (once != cudaSuccess)
@@ -1015,14 +979,14 @@ template <bool VEC> cudaError_t launch_wgmma(const Args &a)
     return cudaGetLastError();
 }
 
-cudaError_t run_mma(const Args &a)
+cudaError_t run_mma(const SgemmArgs &a)
 {
     return vec_ok(a) ? launch_mma<true>(a) : launch_mma<false>(a);
 }
 
-cudaError_t run_wgmma(const Args &a)
+cudaError_t run_wgmma(const SgemmArgs &a)
 {
-    if (!device_is_sm90())
+    if (!sgemm_device_is_sm90())
         return cudaErrorNotSupported;
     return vec_ok(a) ? launch_wgmma<true>(a) : launch_wgmma<false>(a);
 }
@@ -1034,14 +998,14 @@ SgemmWorkspace presplit_ws;
 /* The partial sums of the split-K configuration (the same terms). */
 SgemmWorkspace splitk_ws;
 
-bool a_vec_ok(const Args &a)
+bool a_vec_ok(const SgemmArgs &a)
 {
     return sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
 }
 
 template <bool VEC, bool SPLITK>
-cudaError_t launch_wgmma_ps(const Args &a, const float *big, const float *small, int Kp, int splits,
-                            int kt_per_split, float *ws, int ldw, size_t ws_split)
+cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
+                            int splits, int kt_per_split, float *ws, int ldw, size_t ws_split)
 {
     static const cudaError_t once = set_smem(tf32x3_wgmma_ps_kernel<VEC, SPLITK>, kPsSmem);
     if (once != cudaSuccess)
@@ -1058,9 +1022,9 @@ cudaError_t launch_wgmma_ps(const Args &a, const float *big, const float *small,
  * (1024^3 and 256x4096x4096 have 64 for 132), K is split so that tiles x splits fill about one
  * wave (at least 4 K tiles, 128 k, per split; at most 16 splits), the partial sums go to a
  * workspace and tf32x3_splitk_reduce adds them in order; otherwise it is kernel 3 as is. */
-template <bool SPLITK> cudaError_t run_wgmma_ps(const Args &a)
+template <bool SPLITK> cudaError_t run_wgmma_ps(const SgemmArgs &a)
 {
-    if (!device_is_sm90())
+    if (!sgemm_device_is_sm90())
         return cudaErrorNotSupported;
     const int Kp = CEIL_DIV(a.K, kBK) * kBK, Np = CEIL_DIV(a.N, kBN) * kBN;
     const int tiles = CEIL_DIV(a.M, kBM) * CEIL_DIV(a.N, kBN), ktiles = Kp / kBK;
@@ -1101,71 +1065,34 @@ template <bool SPLITK> cudaError_t run_wgmma_ps(const Args &a)
     return cudaGetLastError();
 }
 
-struct ConfigEntry {
-    const char *name;
-    cudaError_t (*fn)(const Args &);
-    bool needs_sm90;
-};
-const ConfigEntry kConfigs[] = {
+/* Tuned in this order (tune.cuh), the wgmma ones on compute capability 9.0 only. */
+const SgemmConfig kConfigs[] = {
     {"mma_sync_128x128x32_s4", run_mma, false},
     {"wgmma_128x128x32_s4", run_wgmma, true},
     {"wgmma_presplit_128x128x32_s4", run_wgmma_ps<false>, true},
     {"wgmma_presplit_128x128x32_s4_splitk", run_wgmma_ps<true>, true},
 };
-constexpr int kNumConfigs = (int)(sizeof(kConfigs) / sizeof(kConfigs[0]));
 
-struct TunedShape {
-    int M, N, K, config;
-};
-std::mutex tune_mu;
-TunedShape tuned[16];
-int tuned_count = 0, tuned_next = 0;
-
-int lookup_config(int M, int N, int K)
+/* Used when the shape was not tuned: the pre-split wgmma kernel with split-K where it runs,
+ * mma_sync elsewhere. */
+int default_config(int, int, int)
 {
-    std::lock_guard<std::mutex> lock(tune_mu);
-    for (int i = 0; i < tuned_count; i++)
-        if (tuned[i].M == M && tuned[i].N == N && tuned[i].K == K)
-            return tuned[i].config;
-    return -1;
+    return sgemm_device_is_sm90() ? 3 : 0;
 }
 
-void remember_config(int M, int N, int K, int config)
-{
-    std::lock_guard<std::mutex> lock(tune_mu);
-    for (int i = 0; i < tuned_count; i++)
-        if (tuned[i].M == M && tuned[i].N == N && tuned[i].K == K) {
-            tuned[i].config = config;
-            return;
-        }
-    tuned[tuned_next] = {M, N, K, config};
-    tuned_next = (tuned_next + 1) % 16;
-    tuned_count = std::min(tuned_count + 1, 16);
-}
-
-/* Errors with which a launch is refused before anything runs (not sticky): a tuner skips
- * such a configuration instead of failing. */
-bool launch_refused(cudaError_t e)
-{
-    return e == cudaErrorNotSupported || e == cudaErrorInvalidConfiguration ||
-           e == cudaErrorLaunchOutOfResources || e == cudaErrorInvalidValue;
-}
-
-bool args_ok(int M, int N, int K, int lda, int ldb, int ldc)
-{
-    return M >= 1 && N >= 1 && K >= 1 && lda >= M && ldb >= K && ldc >= M;
-}
+/* The tuned choice per shape, and the tune loop (tune.cuh). */
+SgemmTuner tuner(kConfigs, default_config);
 
 } // namespace
 
 extern "C" int tf32x3_config_count(void)
 {
-    return kNumConfigs;
+    return tuner.count();
 }
 
 extern "C" const char *tf32x3_config_name(int idx)
 {
-    return idx >= 0 && idx < kNumConfigs ? kConfigs[idx].name : nullptr;
+    return tuner.name(idx);
 }
 
 /* Runs configuration `config`; cudaErrorNotSupported when it cannot run on this device (the
@@ -1175,77 +1102,19 @@ extern "C" cudaError_t run_tf32x3_config(int config, int M, int N, int K, float 
                                          float beta, const float *C0, float *C, int ldc,
                                          cudaStream_t stream)
 {
-    if (config < 0 || config >= kNumConfigs || !args_ok(M, N, K, lda, ldb, ldc))
-        return cudaErrorInvalidValue;
-    const Args a = {M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream};
-    return kConfigs[config].fn(a);
+    return tuner.run_config(config, {M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream});
 }
 
 extern "C" SGEMM_LAUNCHER(tf32x3)
 {
-    int config = lookup_config(M, N, K);
-    if (config < 0)
-        config = device_is_sm90() ? 3 : 0;
-    return run_tf32x3_config(config, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
+    return tuner.run({M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream});
 }
 
-/* Times every configuration that runs on this device (one warm-up launch, then the median of
- * three timed launches), remembers the fastest for (M, N, K) and returns its index in
- * *chosen_config.  Synchronises the stream; meant for a plugin's untimed init.  Writes C. */
 extern "C" cudaError_t tf32x3_tune(int M, int N, int K, float alpha, const float *A, int lda,
                                    const float *B, int ldb, float beta, const float *C0, float *C,
                                    int ldc, cudaStream_t stream, int *chosen_config)
 {
-    if (!args_ok(M, N, K, lda, ldb, ldc))
-        return cudaErrorInvalidValue;
-    const bool sm90 = device_is_sm90();
-    cudaEvent_t ev[2] = {};
-    cudaError_t err = cudaEventCreate(&ev[0]);
-    if (err == cudaSuccess)
-        err = cudaEventCreate(&ev[1]);
-    int best = -1;
-    float best_ms = 0.0f;
-    for (int c = 0; c < kNumConfigs && err == cudaSuccess; c++) {
-        if (kConfigs[c].needs_sm90 && !sm90)
-            continue;
-        err = run_tf32x3_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
-        if (launch_refused(err)) { /* this configuration cannot run here: skip it */
-            (void)cudaGetLastError();
-            err = cudaSuccess;
-            continue;
-        }
-        float ms[3] = {};
-        for (int r = 0; r < 3 && err == cudaSuccess; r++) {
-            err = cudaEventRecord(ev[0], stream);
-            if (err == cudaSuccess)
-                err =
-                    run_tf32x3_config(c, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream);
-            if (err == cudaSuccess)
-                err = cudaEventRecord(ev[1], stream);
-            if (err == cudaSuccess)
-                err = cudaEventSynchronize(ev[1]);
-            if (err == cudaSuccess)
-                err = cudaEventElapsedTime(&ms[r], ev[0], ev[1]);
-        }
-        if (err != cudaSuccess)
-            break;
-        std::sort(ms, ms + 3);
-        if (best < 0 || ms[1] < best_ms) {
-            best = c;
-            best_ms = ms[1];
-        }
-    }
-    for (int i = 0; i < 2; i++)
-        if (ev[i])
-            cudaEventDestroy(ev[i]);
-    if (err != cudaSuccess)
-        return err;
-    if (best < 0)
-        return cudaErrorNotSupported; /* no configuration runs on this device */
-    remember_config(M, N, K, best);
-    if (chosen_config)
-        *chosen_config = best;
-    return cudaSuccess;
+    return tuner.tune({M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream}, chosen_config);
 }
 
 /* Frees the pre-split and split-K workspaces after all work on the device has finished

@@ -1,0 +1,74 @@
+# The permute plugin's steps for scripts/h200-batch.sh (sourced there; $B is the build folder,
+# $OUT/results/<dir> comes back).  Run from the repository root.
+
+# Every device variant on every preset at a tenth of the size, float32 and float64, beta 0 and
+# 0.5, plus two dense permutes; short sampling (about a minute): verifies everything, first
+# timings and the cost model's predictions beside them.
+step_permute_quick() {
+  cat >/tmp/permute-quick.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 5
+min_time = 0.05
+max_noise = 0.05
+timeout = 60
+cache = hot
+seed = 1
+
+[permute]
+variants = per_element, tiled, gemm, auto, copy
+baseline = copy
+preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 0.1
+
+[permute.full]
+variants = per_element, tiled, gemm, auto, copy
+baseline = copy
+preset = recoupling_small, large_u, few_large
+dtype = f32
+
+[permute.dense]
+variants = per_element, tiled, copy
+baseline = copy
+preset = dense
+dims = 128x128x64x64
+perm = [0,2,1,3], [3,2,1,0]
+
+[permute.tile_len]
+variants = tiled
+preset = recoupling_small, few_large
+tile_len = 32, 64, 128, 256
+
+[permute.gemm_call]
+variants = gemm, auto
+preset = large_u
+dtype = f32, f64
+gemm_call = grouped, loop
+INI
+  "$B/kbench" run /tmp/permute-quick.ini --out "$OUT/results/permute-quick"
+}
+
+# The whole profile (243 cases; about 5 minutes: generating and checking the 200-500 MB
+# tensors on the host is most of it).
+step_permute() {
+  "$B/kbench" run profiles/permute.ini --out "$OUT/results/permute"
+}
+
+# The same profile in two halves, should one step have to stay short: the seed's categories
+# and the host reference (144 cases), then the dense permutes (99 cases).
+step_permute_categories() {
+  "$B/kbench" run profiles/permute.ini --filter 'permute/*/preset=[!d]*' \
+    --out "$OUT/results/permute-categories"
+}
+
+step_permute_dense() {
+  "$B/kbench" run profiles/permute.ini --filter 'permute/*/preset=dense*' \
+    --out "$OUT/results/permute-dense"
+}
+
+# The GPU tests: every variant verifies on every preset; tiled keeps its distance.
+step_permute_tests() {
+  "$B/tests/test_permute_gpu" --jobs 1 --verbose
+}

@@ -1,0 +1,345 @@
+/* Shared by the permute plugin's C glue, host code and CUDA kernels: the block structure of a
+ * block-sparse tensor, the generator's specification, the per-block descriptors the kernels
+ * read, and the tile index arithmetic (plain inline functions, so the host can emulate the
+ * tiled kernel exactly in the tests).
+ *
+ * The operation, for every block and every destination tree i:
+ *     out[i] = alpha * sum_j U[i][j] * permute_p(src[j]) + beta * cin[i]
+ * Each run reads the pristine cin and writes out (as the sgemm plugin reads C0 and writes C),
+ * so any number of runs leaves the same verifiable result and run() stays capturable.
+ * Layout: axis 0 fastest; the subblock of source tree j of a block starts at
+ * src_off + j*n, of destination tree i at dst_off + i*n; U is rows x cols, row-major, at u_off.
+ * Destination axis k is source axis perm[k]. */
+#ifndef KBENCH_PERMUTE_H
+#define KBENCH_PERMUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define PM_HD __host__ __device__ __forceinline__
+#else
+#define PM_HD static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PM_MAX_RANK 8
+/* Most destination trees one tile covers (the seed's 32). */
+#define PM_MAX_TREES 32
+/* Most (element, tree) slots one thread accumulates in the tiled kernel. */
+#define PM_MAX_ACC 8
+/* Tile lengths (threads per tile) the tiled kernel is built for: 32 << PM_LEN_*. */
+#define PM_N_LENGTHS 4
+
+typedef enum pm_preset {
+    PM_ABELIAN_SMALL,
+    PM_RECOUPLING_SMALL,
+    PM_MANY_SMALL,
+    PM_LARGE_U,
+    PM_FEW_LARGE,
+    PM_MIXED,
+    PM_DENSE,
+    PM_CUSTOM,
+    PM_N_PRESETS
+} pm_preset;
+
+/* What the generator builds (parameters of a case). */
+typedef struct pm_spec {
+    pm_preset preset;
+    int esize; /* 4 (f32) or 8 (f64) */
+    double alpha, beta;
+    double scale;           /* element count factor */
+    int n_blocks, rank;     /* custom */
+    int dmin, dmax;         /* custom: random dims range */
+    int rows_min, rows_max; /* custom: destination trees range */
+    int cols_min, cols_max; /* custom: source trees range; cols_max 0: cols = rows */
+    int dims[PM_MAX_RANK];  /* dense, custom: fixed dims (n_dims 0: none) */
+    int n_dims;
+    int perm[PM_MAX_RANK]; /* dense, custom: the permutation (n_perm 0: the preset's) */
+    int n_perm;
+} pm_spec;
+
+typedef struct pm_block {
+    int rank;
+    int rows, cols;
+    int dims[PM_MAX_RANK]; /* source dims */
+    int perm[PM_MAX_RANK]; /* destination axis k is source axis perm[k] */
+    int64_t n;             /* elements of one tree's subblock */
+    int64_t src_off, dst_off, u_off;
+} pm_block;
+
+/* A generated tensor pair, its inputs and its double-precision reference. */
+typedef struct pm_problem {
+    int esize;
+    double alpha, beta;
+    int n_blocks;
+    pm_block *blocks;
+    int64_t src_elems, dst_elems, u_elems;
+    void *src, *cin, *u; /* inputs in the element type */
+    double *ref;         /* the exact-as-double result */
+    float *mag; /* |alpha| sum_j |U_ij x_j| + |beta c|: the scale of each element's error */
+} pm_problem;
+
+static inline int pm_is_unique(const pm_block *b)
+{
+    return b->rows == 1 && b->cols == 1;
+}
+
+/* ---- the tiled kernel's per-block descriptor -------------------------------------------- */
+
+#define PM_FLAG_UNIQUE 0x1 /* rows = cols = 1, U = [1]: no coefficient read */
+#define PM_FLAG_TO_WS 0x2  /* extract: write the permuted tree to the workspace, no alpha/beta */
+
+/* One block of a tiled launch.  A tile is 2^lg[k] elements along destination axis k (their
+ * product 2^log_p, the region) times 2^log_r consecutive destination trees; within the region,
+ * the destination-order index has axis k at bit dsh[k], the source-order index at bit ssh[k]. */
+typedef struct pm_tile_block {
+    int64_t src_off, dst_off, u_off;
+    int32_t n, rows, cols, flags;
+    int32_t rank, log_p, log_r, chunk; /* chunk: source trees gathered per shared-memory fill */
+    int32_t pad_shift;                 /* one padding element per 2^pad_shift (31: none) */
+    int32_t n_sp;                      /* spatial tiles per group of trees */
+    int32_t ddim[PM_MAX_RANK];         /* destination dims */
+    int32_t nt[PM_MAX_RANK];           /* tiles along destination axis k */
+    int32_t lg[PM_MAX_RANK];
+    int32_t dsh[PM_MAX_RANK];
+    int32_t ssh[PM_MAX_RANK];
+    int32_t dstr[PM_MAX_RANK]; /* destination stride of axis k */
+    int32_t sstr[PM_MAX_RANK]; /* source stride of destination axis k */
+} pm_tile_block;
+
+/* A whole tiled launch: blocks in schedule order (most source trees first), and the first
+ * tile of each (begin[n_blocks] = the number of tiles). */
+typedef struct pm_tile_plan {
+    int n_blocks;
+    int len_log;        /* tile length (threads) = 32 << len_log */
+    pm_tile_block *blk; /* host copy */
+    int32_t *begin;
+    int32_t *owner; /* the block of each tile: one load a tile instead of a binary search */
+    int64_t tiles;
+    size_t smem_elems; /* shared memory of one tile, elements */
+    double predicted_ns;
+} pm_tile_plan;
+
+/* ---- the per-element kernels' descriptor ------------------------------------------------- */
+
+typedef struct pm_elem_block {
+    int64_t src_off, dst_off, u_off;
+    int32_t n, rows, cols, rank;
+    int32_t ddim[PM_MAX_RANK];
+    int32_t sstr[PM_MAX_RANK];
+} pm_elem_block;
+
+typedef struct pm_elem_plan {
+    int n_blocks;
+    pm_elem_block *blk;
+    int32_t *begin; /* first CTA of each block; begin[n_blocks] = CTAs */
+    int32_t *owner; /* the block of each CTA */
+} pm_elem_plan;
+
+#define PM_ELEM_THREADS 256
+
+/* ---- index arithmetic shared by the host emulation and the kernels -------------------------- */
+
+/* The entry of `begin` (n+1 ascending values, begin[0] = 0) whose range holds x. */
+PM_HD int pm_find_block(const int32_t *begin, int n, int32_t x)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) >> 1;
+        if (begin[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Where tile `local` of block b starts: its first tree and origin along each destination axis
+ * (one division per axis, once per tile). */
+PM_HD void pm_tile_origin(const pm_tile_block *b, int32_t local, int32_t *i0, int32_t *org)
+{
+    int32_t group = local / b->n_sp, sp = local - group * b->n_sp;
+    *i0 = group << b->log_r;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            int32_t q = sp / b->nt[k];
+            org[k] = (sp - q * b->nt[k]) << b->lg[k];
+            sp = q;
+        }
+    }
+}
+
+/* Source offset (within a tree) of source-order tile index es, and whether it is inside the
+ * block: shifts and masks only. */
+PM_HD int pm_tile_src(const pm_tile_block *b, const int32_t *org, int32_t es, int32_t *off)
+{
+    int32_t o = 0;
+    int ok = 1;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            int32_t c = org[k] + ((es >> b->ssh[k]) & ((1 << b->lg[k]) - 1));
+            ok &= c < b->ddim[k];
+            o += c * b->sstr[k];
+        }
+    }
+    *off = o;
+    return ok;
+}
+
+/* Destination offset (within a tree) of destination-order tile index ed, the source-order
+ * index of the same element (for the shared-memory read), and whether it is inside. */
+PM_HD int pm_tile_dst(const pm_tile_block *b, const int32_t *org, int32_t ed, int32_t *off,
+                      int32_t *es)
+{
+    int32_t o = 0, s = 0;
+    int ok = 1;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            int32_t c = (ed >> b->dsh[k]) & ((1 << b->lg[k]) - 1);
+            s |= c << b->ssh[k];
+            c += org[k];
+            ok &= c < b->ddim[k];
+            o += c * b->dstr[k];
+        }
+    }
+    *off = o;
+    *es = s;
+    return ok;
+}
+
+/* Shared-memory slot of source-order index es: one pad element per source row of the tile. */
+PM_HD int32_t pm_pad(int32_t es, int32_t pad_shift)
+{
+    return es + (es >> pad_shift);
+}
+
+/* The fast path of interior tiles.  Slot s = t + NT*m of thread t is t | (m << log2 NT), two
+ * disjoint bit fields, and every quantity below is a sum over the bits of its index (each
+ * axis's coordinate is a bit field, offsets are linear in the coordinates, the pad shift
+ * distributes over disjoint bits): so a slot's offsets are the thread's part plus the slot's
+ * part, the latter the same for every thread (a table in shared memory).  Only tiles that
+ * stick out of their block need the coordinates checked one by one. */
+typedef struct pm_part {
+    int32_t doff; /* destination offset from the tile's origin */
+    int32_t dpos; /* shared-memory slot of the same element */
+    int32_t soff; /* source offset from the origin of the source-order index x */
+    int32_t spos; /* shared-memory slot of the source-order index x */
+    int32_t tree; /* x >> log_p: trees (destination) or gathered trees (source) */
+} pm_part;
+
+PM_HD void pm_part_of(const pm_tile_block *b, int32_t x, pm_part *out)
+{
+    const int32_t e = x & ((1 << b->log_p) - 1);
+    int32_t doff = 0, es = 0, soff = 0;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            const int32_t mask = (1 << b->lg[k]) - 1;
+            const int32_t cd = (e >> b->dsh[k]) & mask, cs = (e >> b->ssh[k]) & mask;
+            doff += cd * b->dstr[k];
+            es |= cd << b->ssh[k];
+            soff += cs * b->sstr[k];
+        }
+    }
+    out->doff = doff;
+    out->dpos = pm_pad(es, b->pad_shift);
+    out->soff = soff;
+    out->spos = pm_pad(e, b->pad_shift);
+    out->tree = x >> b->log_p;
+}
+
+/* Offsets of the tile's origin in a destination and a source tree; whether the tile lies
+ * wholly inside the block (every slot in range but for its tree). */
+PM_HD int pm_tile_base(const pm_tile_block *b, const int32_t *org, int32_t *dorg, int32_t *sorg)
+{
+    int32_t d = 0, s = 0;
+    int inside = 1;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            d += org[k] * b->dstr[k];
+            s += org[k] * b->sstr[k];
+            inside &= org[k] + (1 << b->lg[k]) <= b->ddim[k];
+        }
+    }
+    *dorg = d;
+    *sorg = s;
+    return inside;
+}
+
+/* ---- host side (gen.c, host.c, plan.c) ------------------------------------------------------- */
+
+/* Parses "auto" (n = 0) or a permutation of 0..n-1 written as digits ("1032") or with commas. */
+int pm_parse_perm(const char *text, int *perm, int *n, char *msg);
+/* Checks that v[0..n) is a permutation of 0..n-1 and copies it (n = 0: none). */
+int pm_set_perm(const int64_t *v, int n, int *perm, int *n_out, char *msg);
+const char *pm_preset_name(pm_preset p);
+int pm_preset_of(const char *name, pm_preset *out);
+/* Builds blocks, inputs and reference.  Returns a kb_status; frees what it took on failure. */
+int pm_generate(const pm_spec *spec, uint64_t seed, pm_problem *out, char *msg);
+/* Builds the block structure only (no inputs, no reference). */
+int pm_generate_blocks(const pm_spec *spec, uint64_t seed, pm_problem *out, char *msg);
+/* Fills inputs and computes the reference of a problem whose blocks are set. */
+int pm_fill(pm_problem *p, uint64_t seed, char *msg);
+void pm_problem_free(pm_problem *p);
+/* The host variant: out (element type, dst_elems) from the problem's inputs. */
+void pm_host_apply(const pm_problem *p, void *out);
+/* Largest |out - ref| over its bound (1 passes); counts elements over it into *bad. */
+double pm_check(const pm_problem *p, const void *out, int64_t *bad);
+
+/* Tile plan of the blocks in `which` (NULL: all; else nonzero entries), built for tile length
+ * len_log (-1: the one of least predicted cost).  gemm_extract: blocks are written as
+ * extracted trees (unique pseudo-blocks) to a workspace at ws_off[b]. */
+int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
+                  int len_log, pm_tile_plan *out, char *msg);
+void pm_tile_plan_free(pm_tile_plan *t);
+/* Predicted time of block b through the tiled kernel at tile length len_log (ns). */
+double pm_tiled_cost(const pm_problem *p, const pm_block *b, int len_log, pm_tile_block *shape);
+/* Predicted time of block b through extract + GEMM (ns), without the launch overheads. */
+double pm_gemm_cost(const pm_problem *p, const pm_block *b);
+/* Predicted per-launch overhead (ns). */
+#define PM_LAUNCH_NS 2000.0
+
+int pm_plan_elems(const pm_problem *p, int unique, pm_elem_plan *out, char *msg);
+void pm_elem_plan_free(pm_elem_plan *e);
+
+/* ---- the GEMM path: one grouped cuBLAS GEMM over the blocks taken out of the tiled launch ---- */
+
+/* Problem g: out block (n x rows, column-major, ld n) = alpha * W (n x cols, ld n) *
+ * U^T (U row-major rows x cols is U^T column-major, ld cols) + beta * out, where W holds the
+ * block's source trees already permuted (the extract).  With beta != 0 each block's cin is
+ * copied into out first. */
+typedef struct pm_gemm_plan {
+    int count;
+    int loop; /* one cuBLAS call per problem instead of one grouped call */
+    int *m, *n, *k, *group_size;
+    double *alpha, *beta;         /* per problem; converted to the element type at the call */
+    void **hA, **hB, **hC;        /* device pointers, host copies */
+    void **dA, **dB, **dC;        /* the same arrays on the device */
+    int64_t *copy_off, *copy_len; /* beta != 0: cin -> out, in elements */
+} pm_gemm_plan;
+
+/* ---- device side (kernels/) ------------------------------------------------------------------ */
+
+/* Each returns a cudaError_t as int.  Pointers are device pointers. */
+int pm_run_per_element(int esize, int unique, const pm_elem_plan *hplan, const pm_elem_block *dblk,
+                       const int32_t *dbegin, const int32_t *downer, const void *src,
+                       const void *cin, const void *u, void *out, double alpha, double beta,
+                       void *stream);
+int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
+                 const int32_t *dbegin, const int32_t *downer, const void *src, const void *cin,
+                 const void *u, void *out, void *ws, double alpha, double beta, void *stream);
+/* Largest dynamic shared memory the tiled kernel may need, so init can refuse a plan. */
+size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
+/* Copies (beta != 0) and the grouped GEMM; `handle` is a cublasHandle_t with its workspace set.
+ * Returns a cudaError_t as int, or -1 with the cuBLAS status in *blas when cuBLAS failed. */
+int pm_run_gemm(int esize, void *handle, const pm_gemm_plan *g, const void *cin, void *out,
+                void *stream, int *blas);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

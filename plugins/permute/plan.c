@@ -1,0 +1,387 @@
+/* The permute plugin's planning on the host: the cost model that picks each block's tile shape
+ * (extents along every destination axis and the number of destination trees per tile) and the
+ * tile length of a launch, the choice between the tiled kernel and extract + GEMM per block,
+ * and the descriptor tables both device kernels read.
+ *
+ * The model (the seed's: sectors, runs, coefficients, per-tile overhead) predicts nanoseconds
+ * of the whole GPU.  Its constants are first guesses from the H200's measured ceilings (4.18
+ * TB/s copy, ~63 TFLOP/s FMA peak); NOTES.md says how they are to be calibrated. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kbench/plugin.h"
+#include "permute.h"
+
+#define NS_PER_SECTOR (32.0 / 4180.0) /* one 32-byte sector at the copy bandwidth */
+#define NS_PER_BYTE (1.0 / 4180.0)
+#define NS_PER_RUN 0.002         /* address arithmetic and a partial sector per contiguous run */
+#define NS_PER_FMA 0.0005        /* a recoupling FMA with its shared-memory read (float32) */
+#define NS_PER_COEF 0.001        /* one coefficient read per tile */
+#define NS_PER_TILE 0.25         /* scheduling a tile */
+#define NS_PER_THREAD 0.001      /* each thread of a tile, busy or idle */
+#define NS_PER_SYNC 0.02         /* one shared-memory fill (two barriers) */
+#define GEMM_FLOP_PER_NS 30000.0 /* cuBLAS on mid-size problems: 30 TFLOP/s */
+#define NS_PER_GEMM 500.0        /* each problem of a grouped GEMM */
+
+typedef struct geom {
+    int rank, rows, cols, esize, beta, extract;
+    int ddim[PM_MAX_RANK];
+    int inv[PM_MAX_RANK]; /* destination axis holding source axis q */
+} geom;
+
+static void geom_of(const pm_problem *p, const pm_block *b, int extract, geom *g)
+{
+    g->rank = b->rank;
+    g->rows = b->rows;
+    g->cols = extract ? 1 : b->cols;
+    g->esize = p->esize;
+    g->beta = !extract && p->beta != 0.0;
+    g->extract = extract;
+    for (int k = 0; k < b->rank; k++) {
+        g->ddim[k] = b->dims[b->perm[k]];
+        g->inv[b->perm[k]] = k;
+    }
+    if (extract)
+        g->rows = b->cols;
+}
+
+/* Expected sectors touched by a run of `bytes` starting at a random element boundary. */
+static double sectors(double bytes, int esize)
+{
+    return bytes / 32.0 + 1.0 - esize / 32.0;
+}
+
+static int log2_ceil(int x)
+{
+    int l = 0;
+    while ((1 << l) < x)
+        l++;
+    return l;
+}
+
+static int chunk_of(int cols, int log_p, int len_log)
+{
+    int c = (4 * (32 << len_log)) >> log_p;
+    if (c < 1)
+        c = 1;
+    return c > cols ? cols : c;
+}
+
+/* Predicted ns of a block with tile extents 2^lg[k] and 2^log_r trees at tile length len_log. */
+static double shape_cost(const geom *g, const int *lg, int log_r, int len_log, int unique)
+{
+    double ext[PM_MAX_RANK], peff = 1.0, n_sp = 1.0, run_s = 1.0, run_d = 1.0;
+    int log_p = 0, nt = 32 << len_log;
+    for (int k = 0; k < g->rank; k++) {
+        int t = 1 << lg[k];
+        double ntk = (double)((g->ddim[k] + t - 1) / t);
+        ext[k] = g->ddim[k] / ntk;
+        peff *= ext[k];
+        n_sp *= ntk;
+        log_p += lg[k];
+    }
+    for (int q = 0; q < g->rank; q++) {
+        int k = g->inv[q];
+        run_s *= ext[k];
+        if ((1 << lg[k]) < g->ddim[k])
+            break;
+    }
+    for (int k = 0; k < g->rank; k++) {
+        run_d *= ext[k];
+        if ((1 << lg[k]) < g->ddim[k])
+            break;
+    }
+    double groups = (double)((g->rows + (1 << log_r) - 1) >> log_r), r_eff = g->rows / groups;
+    double tiles = n_sp * groups, runs_s = peff / run_s, runs_d = peff / run_d;
+    double rd = tiles * g->cols * runs_s * sectors(run_s * g->esize, g->esize);
+    double wr = tiles * r_eff * runs_d * sectors(run_d * g->esize, g->esize) * (g->beta ? 2 : 1);
+    double runs = tiles * (g->cols * runs_s + r_eff * runs_d * (g->beta ? 2 : 1));
+    double syncs = ceil((double)g->cols / chunk_of(g->cols, log_p, len_log));
+    double ns = (rd + wr) * NS_PER_SECTOR + runs * NS_PER_RUN +
+                tiles * (NS_PER_TILE + nt * NS_PER_THREAD + syncs * NS_PER_SYNC);
+    if (!unique)
+        ns += tiles * (double)(1 << log_r) * g->cols *
+              (NS_PER_COEF + (double)(1 << log_p) * NS_PER_FMA * (g->esize / 4));
+    return ns;
+}
+
+/* Greedy doubling of the extents (trees included), keeping the cheapest shape seen. */
+static double best_shape(const geom *g, int len_log, int unique, int *lg_out, int *log_r_out)
+{
+    int lg[PM_MAX_RANK] = {0}, log_r = 0, log_s = 0, max_s = 5 + len_log + 3; /* S <= NT*8 */
+    int max_r = g->extract ? 0 : log2_ceil(g->rows < PM_MAX_TREES ? g->rows : PM_MAX_TREES);
+    double best = shape_cost(g, lg, log_r, len_log, unique);
+    memcpy(lg_out, lg, sizeof lg);
+    *log_r_out = 0;
+    while (log_s < max_s) {
+        int pick = -1;
+        double pick_cost = INFINITY;
+        for (int k = 0; k <= g->rank; k++) {
+            double c;
+            if (k < g->rank) {
+                if ((1 << lg[k]) >= g->ddim[k])
+                    continue;
+                lg[k]++;
+                c = shape_cost(g, lg, log_r, len_log, unique);
+                lg[k]--;
+            } else {
+                if (log_r >= max_r)
+                    continue;
+                c = shape_cost(g, lg, log_r + 1, len_log, unique);
+            }
+            if (c < pick_cost) {
+                pick_cost = c;
+                pick = k;
+            }
+        }
+        if (pick < 0)
+            break;
+        if (pick < g->rank)
+            lg[pick]++;
+        else
+            log_r++;
+        log_s++;
+        if (pick_cost < best) {
+            best = pick_cost;
+            memcpy(lg_out, lg, sizeof lg);
+            *log_r_out = log_r;
+        }
+    }
+    return best;
+}
+
+/* Fills the descriptor of block b with the shape (lg, log_r) at tile length len_log. */
+static void fill_tile(const pm_problem *p, const pm_block *b, const geom *g, const int *lg,
+                      int log_r, int len_log, int64_t dst_off, pm_tile_block *t)
+{
+    int32_t st[PM_MAX_RANK], acc = 1, sh = 0;
+    memset(t, 0, sizeof *t);
+    t->src_off = b->src_off;
+    t->dst_off = dst_off;
+    t->u_off = b->u_off;
+    t->n = (int32_t)b->n;
+    t->rows = g->rows;
+    t->cols = g->cols;
+    t->flags = (pm_is_unique(b) ? PM_FLAG_UNIQUE : 0) | (g->extract ? PM_FLAG_TO_WS : 0);
+    t->rank = b->rank;
+    t->log_r = log_r;
+    for (int q = 0; q < b->rank; q++) {
+        st[q] = acc;
+        acc *= b->dims[q];
+    }
+    t->n_sp = 1;
+    acc = 1;
+    for (int k = 0; k < b->rank; k++) {
+        t->ddim[k] = g->ddim[k];
+        t->lg[k] = lg[k];
+        t->nt[k] = (g->ddim[k] + (1 << lg[k]) - 1) >> lg[k];
+        t->n_sp *= t->nt[k];
+        t->dsh[k] = sh;
+        sh += lg[k];
+        t->dstr[k] = acc;
+        acc *= g->ddim[k];
+        t->sstr[k] = st[b->perm[k]];
+    }
+    t->log_p = sh;
+    sh = 0;
+    for (int q = 0; q < b->rank; q++) {
+        t->ssh[g->inv[q]] = sh;
+        sh += lg[g->inv[q]];
+    }
+    /* A pad element per source row of the tile keeps the destination-order reads of shared
+     * memory off one bank; no pad where the stride-1 axis stays or the row is one element. */
+    t->pad_shift = (b->perm[0] == 0 || lg[g->inv[0]] == 0) ? 31 : lg[g->inv[0]];
+    t->chunk = chunk_of(g->cols, t->log_p, len_log);
+    (void)p;
+}
+
+double pm_tiled_cost(const pm_problem *p, const pm_block *b, int len_log, pm_tile_block *shape)
+{
+    geom g;
+    int lg[PM_MAX_RANK], log_r;
+    double c;
+    geom_of(p, b, 0, &g);
+    c = best_shape(&g, len_log, pm_is_unique(b), lg, &log_r);
+    if (shape)
+        fill_tile(p, b, &g, lg, log_r, len_log, b->dst_off, shape);
+    return c;
+}
+
+double pm_gemm_cost(const pm_problem *p, const pm_block *b)
+{
+    geom g;
+    int lg[PM_MAX_RANK], log_r;
+    double extract, flops = 2.0 * b->n * b->rows * b->cols, bytes;
+    geom_of(p, b, 1, &g);
+    extract = best_shape(&g, 3, 1, lg, &log_r);
+    bytes = (double)p->esize * (b->n * b->cols + b->n * b->rows * (p->beta != 0.0 ? 4 : 1) +
+                                (double)b->rows * b->cols);
+    return extract + fmax(flops / GEMM_FLOP_PER_NS, bytes * NS_PER_BYTE) + NS_PER_GEMM;
+}
+
+/* Schedule order: blocks with more source trees first (their tiles run longest). */
+typedef struct order {
+    int idx, cols;
+} order;
+
+static int by_cols(const void *a, const void *b)
+{
+    const order *x = a, *y = b;
+    if (x->cols != y->cols)
+        return y->cols - x->cols;
+    return x->idx - y->idx;
+}
+
+int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
+                  int len_log, pm_tile_plan *out, char *msg)
+{
+    order *ord = NULL;
+    int n = 0, rc = KB_OK;
+    memset(out, 0, sizeof *out);
+    ord = malloc((size_t)(p->n_blocks ? p->n_blocks : 1) * sizeof *ord);
+    if (!ord)
+        goto nomem;
+    for (int i = 0; i < p->n_blocks; i++)
+        if (!which || which[i]) {
+            int extract = which && which[i] == 2;
+            ord[n].idx = i;
+            ord[n].cols = extract ? 1 : p->blocks[i].cols;
+            n++;
+        }
+    qsort(ord, (size_t)n, sizeof *ord, by_cols);
+    if (len_log < 0) { /* the tile length of least total cost */
+        double best = INFINITY;
+        for (int l = 0; l < PM_N_LENGTHS; l++) {
+            double total = 0.0;
+            for (int i = 0; i < n; i++) {
+                const pm_block *b = &p->blocks[ord[i].idx];
+                int extract = which && which[ord[i].idx] == 2, lg[PM_MAX_RANK], lr;
+                geom g;
+                geom_of(p, b, extract, &g);
+                total += best_shape(&g, l, extract || pm_is_unique(b), lg, &lr);
+            }
+            if (total < best) {
+                best = total;
+                len_log = l;
+            }
+        }
+    }
+    out->len_log = len_log;
+    out->n_blocks = n;
+    out->blk = calloc((size_t)(n ? n : 1), sizeof *out->blk);
+    out->begin = calloc((size_t)n + 1, sizeof *out->begin);
+    if (!out->blk || !out->begin)
+        goto nomem;
+    for (int i = 0; i < n; i++) {
+        const pm_block *b = &p->blocks[ord[i].idx];
+        int extract = which && which[ord[i].idx] == 2, lg[PM_MAX_RANK], lr;
+        geom g;
+        pm_tile_block *t = &out->blk[i];
+        geom_of(p, b, extract, &g);
+        out->predicted_ns += best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
+        fill_tile(p, b, &g, lg, lr, len_log, extract ? ws_off[ord[i].idx] : b->dst_off, t);
+        int64_t tiles = (int64_t)t->n_sp * ((t->rows + (1 << t->log_r) - 1) >> t->log_r);
+        if (out->tiles + tiles >= INT32_MAX) {
+            kb_msgf(msg, "over 2^31 tiles in one launch");
+            rc = KB_SKIP;
+            goto fail;
+        }
+        out->begin[i] = (int32_t)out->tiles;
+        out->tiles += tiles;
+        size_t p_el = (size_t)1 << t->log_p;
+        size_t smem = (size_t)t->chunk * (p_el + (p_el >> t->pad_shift));
+        if (smem > out->smem_elems)
+            out->smem_elems = smem;
+    }
+    out->begin[n] = (int32_t)out->tiles;
+    out->owner = malloc((size_t)(out->tiles ? out->tiles : 1) * sizeof *out->owner);
+    if (!out->owner)
+        goto nomem;
+    for (int i = 0; i < n; i++)
+        for (int32_t t = out->begin[i]; t < out->begin[i + 1]; t++)
+            out->owner[t] = i;
+    if (n)
+        out->predicted_ns += PM_LAUNCH_NS;
+    free(ord);
+    return KB_OK;
+nomem:
+    kb_msgf(msg, "out of host memory planning tiles");
+    rc = KB_NOMEM;
+fail:
+    free(ord);
+    pm_tile_plan_free(out);
+    return rc;
+}
+
+void pm_tile_plan_free(pm_tile_plan *t)
+{
+    free(t->blk);
+    free(t->begin);
+    free(t->owner);
+    memset(t, 0, sizeof *t);
+}
+
+int pm_plan_elems(const pm_problem *p, int unique, pm_elem_plan *out, char *msg)
+{
+    int n = 0;
+    int64_t ctas = 0;
+    memset(out, 0, sizeof *out);
+    out->blk = calloc((size_t)(p->n_blocks ? p->n_blocks : 1), sizeof *out->blk);
+    out->begin = calloc((size_t)p->n_blocks + 1, sizeof *out->begin);
+    if (!out->blk || !out->begin) {
+        pm_elem_plan_free(out);
+        kb_msgf(msg, "out of host memory planning the per-element kernels");
+        return KB_NOMEM;
+    }
+    for (int i = 0; i < p->n_blocks; i++) {
+        const pm_block *b = &p->blocks[i];
+        if (pm_is_unique(b) != !!unique)
+            continue;
+        pm_elem_block *e = &out->blk[n];
+        int32_t st[PM_MAX_RANK], acc = 1;
+        e->src_off = b->src_off;
+        e->dst_off = b->dst_off;
+        e->u_off = b->u_off;
+        e->n = (int32_t)b->n;
+        e->rows = b->rows;
+        e->cols = b->cols;
+        e->rank = b->rank;
+        for (int q = 0; q < b->rank; q++) {
+            st[q] = acc;
+            acc *= b->dims[q];
+        }
+        for (int k = 0; k < b->rank; k++) {
+            e->ddim[k] = b->dims[b->perm[k]];
+            e->sstr[k] = st[b->perm[k]];
+        }
+        out->begin[n] = (int32_t)ctas;
+        ctas += (b->n * b->rows + PM_ELEM_THREADS - 1) / PM_ELEM_THREADS;
+        if (ctas >= INT32_MAX) {
+            pm_elem_plan_free(out);
+            kb_msgf(msg, "over 2^31 CTAs in one launch");
+            return KB_SKIP;
+        }
+        n++;
+    }
+    out->n_blocks = n;
+    out->begin[n] = (int32_t)ctas;
+    out->owner = malloc((size_t)(ctas ? ctas : 1) * sizeof *out->owner);
+    if (!out->owner) {
+        pm_elem_plan_free(out);
+        kb_msgf(msg, "out of host memory planning the per-element kernels");
+        return KB_NOMEM;
+    }
+    for (int i = 0; i < n; i++)
+        for (int32_t t = out->begin[i]; t < out->begin[i + 1]; t++)
+            out->owner[t] = i;
+    return KB_OK;
+}
+
+void pm_elem_plan_free(pm_elem_plan *e)
+{
+    free(e->blk);
+    free(e->begin);
+    free(e->owner);
+    memset(e, 0, sizeof *e);
+}

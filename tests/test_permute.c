@@ -1,0 +1,567 @@
+/* The permute plugin's behaviour that needs no GPU.  The plugin's host code (generator,
+ * reference, check, planner) is compiled into this test, and the tiled and per-element kernels
+ * are emulated on the host with the very index functions the kernels use (permute.h), so a
+ * wrong tile shape, shift, pad or schedule fails here before it reaches the H200:
+ *   - hand-checked tiny cases: a 2x3 transpose, a 2-tree recoupling with a known U;
+ *   - the host variant verifies on every preset (kbench run, small scale), device variants skip;
+ *   - the tiled emulation writes every element exactly once and verifies on every preset, both
+ *     element types, beta = 0 and not, at every tile length; so do extract + GEMM and
+ *     per-element;
+ *   - the check fails an unwritten (NaN) element and an inexact abelian copy;
+ *   - the cost model: large tiles for the 7264^2 transpose, GEMM for 91x91 U only;
+ *   - rank 7 and 8 (dims and integer-list perm), and profiles/permute.ini parses. */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "helpers.h"
+#include "loader.h"
+#include "profile.h"
+
+#include "../plugins/permute/gen.c"
+#include "../plugins/permute/plan.c"
+
+static void setup(void)
+{
+    make_tmp_named("permute");
+}
+
+TestSuite(permute, .init = setup, .fini = remove_tmp);
+
+static pm_spec spec_of(pm_preset preset, int esize, double beta, double scale)
+{
+    pm_spec s;
+    memset(&s, 0, sizeof s);
+    s.preset = preset;
+    s.esize = esize;
+    s.alpha = 1.0;
+    s.beta = beta;
+    s.scale = scale;
+    s.n_blocks = 5;
+    s.rank = 3;
+    s.dmin = 1;
+    s.dmax = 5;
+    s.rows_min = 1;
+    s.rows_max = 6;
+    s.cols_min = 1;
+    s.cols_max = 4;
+    return s;
+}
+
+/* ---- host emulation of the kernels -------------------------------------------------------- */
+
+/* The tiled kernel, thread by thread and phase by phase, in double, rounded to the element
+ * type on store.  Counts the writes of every output element into `writes`; returns how many
+ * tiles took the interior fast path. */
+static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *out, void *ws,
+                             int *writes, int64_t ws_elems)
+{
+    const int nt = 32 << tp->len_log;
+    double *sm = malloc((tp->smem_elems + 1) * sizeof *sm);
+    double *acc = malloc((size_t)nt * PM_MAX_ACC * sizeof *acc);
+    int32_t *dpos = malloc((size_t)nt * PM_MAX_ACC * sizeof *dpos);
+    int32_t *doff = malloc((size_t)nt * PM_MAX_ACC * sizeof *doff);
+    int32_t *tree = malloc((size_t)nt * PM_MAX_ACC * sizeof *tree);
+    char *ok = malloc((size_t)nt * PM_MAX_ACC);
+    int64_t n_inside = 0;
+    cr_assert(sm && acc && dpos && doff && tree && ok);
+    for (int32_t tile = 0; tile < (int32_t)tp->tiles; tile++) {
+        const int bi = tp->owner[tile];
+        const pm_tile_block *b = &tp->blk[bi];
+        cr_assert_eq(bi, pm_find_block(tp->begin, tp->n_blocks, tile));
+        int32_t i0, org[PM_MAX_RANK];
+        cr_assert(tile >= tp->begin[bi] && tile < tp->begin[bi + 1]);
+        pm_tile_origin(b, tile - tp->begin[bi], &i0, org);
+        const int32_t log_p = b->log_p, pmask = (1 << log_p) - 1;
+        const int32_t slots = (1 << log_p) << b->log_r;
+        const int32_t pp = (1 << log_p) + ((1 << log_p) >> b->pad_shift);
+        const int to_ws = (b->flags & PM_FLAG_TO_WS) != 0;
+        const int no_u = (b->flags & (PM_FLAG_UNIQUE | PM_FLAG_TO_WS)) != 0;
+        cr_assert_leq(slots, nt * PM_MAX_ACC, "tile of %d slots for %d threads", slots, nt);
+        /* The kernel's two paths: parts for interior tiles, coordinates for the others. */
+        pm_part part[PM_MAX_ACC];
+        int32_t dorg, sorg;
+        const int inside = pm_tile_base(b, org, &dorg, &sorg);
+        for (int m = 0; m < PM_MAX_ACC; m++)
+            pm_part_of(b, m * nt, &part[m]);
+        n_inside += inside;
+        for (int t = 0; t < nt; t++) {
+            pm_part mine;
+            pm_part_of(b, t, &mine);
+            for (int m = 0; m < PM_MAX_ACC; m++) {
+                int x = t * PM_MAX_ACC + m;
+                int32_t s = t + nt * m, es = 0, off = 0;
+                if (inside) {
+                    tree[x] = i0 + mine.tree + part[m].tree;
+                    ok[x] = s < slots && tree[x] < b->rows;
+                    doff[x] = dorg + mine.doff + part[m].doff;
+                    dpos[x] = mine.dpos + part[m].dpos;
+                } else {
+                    tree[x] = i0 + (s >> log_p);
+                    ok[x] =
+                        s < slots && pm_tile_dst(b, org, s & pmask, &off, &es) && tree[x] < b->rows;
+                    dpos[x] = pm_pad(es, b->pad_shift);
+                    doff[x] = off;
+                }
+                acc[x] = 0.0;
+            }
+        }
+        const int32_t ncols = to_ws ? 1 : b->cols;
+        const int64_t sbase = b->src_off + (to_ws ? (int64_t)i0 * b->n : 0);
+        for (int32_t jc = 0; jc < ncols; jc += b->chunk) {
+            const int32_t nc = b->chunk < ncols - jc ? b->chunk : ncols - jc, ng = nc << log_p;
+            cr_assert_leq(ng, nt * PM_MAX_ACC, "gather of %d for %d threads", ng, nt);
+            for (size_t i = 0; i < tp->smem_elems; i++)
+                sm[i] = NAN; /* a read of a slot this fill did not write poisons the result */
+            for (int t = 0; t < nt; t++) {
+                pm_part mine;
+                pm_part_of(b, t, &mine);
+                for (int g = 0; g < PM_MAX_ACC; g++) {
+                    const int32_t s = t + nt * g;
+                    int64_t at, from = -1;
+                    if (s >= ng)
+                        break;
+                    if (inside) {
+                        const int32_t jj = mine.tree + part[g].tree;
+                        at = jj * pp + mine.spos + part[g].spos;
+                        from = sbase + (int64_t)(jc + jj) * b->n + sorg + mine.soff + part[g].soff;
+                    } else {
+                        const int32_t jj = s >> log_p, es = s & pmask;
+                        int32_t off;
+                        at = jj * pp + pm_pad(es, b->pad_shift);
+                        if (pm_tile_src(b, org, es, &off))
+                            from = sbase + (int64_t)(jc + jj) * b->n + off;
+                    }
+                    cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
+                    if (from >= 0) {
+                        cr_assert(from >= b->src_off &&
+                                      from <
+                                          b->src_off + (int64_t)b->n * (to_ws ? b->rows : b->cols),
+                                  "source read outside the block");
+                        sm[at] = get(p->src, p->esize, from);
+                    } else {
+                        sm[at] = 0.0;
+                    }
+                }
+            }
+            for (int x = 0; x < nt * PM_MAX_ACC; x++) {
+                if (!ok[x])
+                    continue;
+                if (no_u)
+                    acc[x] = sm[dpos[x]];
+                else
+                    for (int32_t jj = 0; jj < nc; jj++)
+                        acc[x] +=
+                            get(p->u, p->esize, b->u_off + (int64_t)tree[x] * b->cols + jc + jj) *
+                            sm[jj * pp + dpos[x]];
+            }
+        }
+        for (int x = 0; x < nt * PM_MAX_ACC; x++) {
+            if (!ok[x])
+                continue;
+            const int64_t d = b->dst_off + (int64_t)tree[x] * b->n + doff[x];
+            if (to_ws) {
+                cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
+                set(ws, p->esize, d, acc[x]);
+            } else {
+                cr_assert(d >= b->dst_off && d < b->dst_off + (int64_t)b->n * b->rows,
+                          "write outside the block");
+                writes[d]++;
+                set(out, p->esize, d,
+                    p->alpha * acc[x] + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+            }
+        }
+    }
+    free(sm);
+    free(acc);
+    free(dpos);
+    free(doff);
+    free(tree);
+    free(ok);
+    return n_inside;
+}
+
+/* The per-element kernels, thread by thread. */
+static void emulate_elems(const pm_problem *p, const pm_elem_plan *e, void *out, int *writes)
+{
+    for (int32_t cta = 0; cta < e->begin[e->n_blocks]; cta++) {
+        const int bi = e->owner[cta];
+        cr_assert_eq(bi, pm_find_block(e->begin, e->n_blocks, cta));
+        const pm_elem_block *b = &e->blk[bi];
+        for (int t = 0; t < PM_ELEM_THREADS; t++) {
+            int32_t x = (cta - e->begin[bi]) * PM_ELEM_THREADS + t;
+            if (x >= b->rows * b->n)
+                continue;
+            int32_t i = x / b->n, r = x - i * b->n, soff = 0;
+            for (int k = 0; k < b->rank; k++) {
+                soff += (r % b->ddim[k]) * b->sstr[k];
+                r /= b->ddim[k];
+            }
+            double acc = 0;
+            for (int j = 0; j < b->cols; j++)
+                acc += get(p->u, p->esize, b->u_off + (int64_t)i * b->cols + j) *
+                       get(p->src, p->esize, b->src_off + (int64_t)j * b->n + soff);
+            int64_t d = b->dst_off + x;
+            writes[d]++;
+            set(out, p->esize, d,
+                p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+        }
+    }
+}
+
+/* Extract + GEMM as variant gemm (via = 2 for recoupling blocks) or auto plans it. */
+static void emulate_gemm(const pm_problem *p, const unsigned char *via, const int64_t *ws_off,
+                         const void *ws, void *out, int *writes)
+{
+    for (int bi = 0; bi < p->n_blocks; bi++) {
+        const pm_block *b = &p->blocks[bi];
+        if (via[bi] != 2)
+            continue;
+        for (int i = 0; i < b->rows; i++)
+            for (int64_t e = 0; e < b->n; e++) {
+                double acc = 0;
+                for (int j = 0; j < b->cols; j++)
+                    acc += get(p->u, p->esize, b->u_off + (int64_t)i * b->cols + j) *
+                           get(ws, p->esize, ws_off[bi] + j * b->n + e);
+                int64_t d = b->dst_off + i * b->n + e;
+                writes[d]++;
+                set(out, p->esize, d,
+                    p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+            }
+    }
+}
+
+static void expect_once(const pm_problem *p, const int *writes, const char *what)
+{
+    int64_t wrong = 0;
+    for (int64_t d = 0; d < p->dst_elems; d++)
+        wrong += writes[d] != 1;
+    cr_expect_eq(wrong, 0, "%s: %lld of %lld elements not written exactly once", what,
+                 (long long)wrong, (long long)p->dst_elems);
+}
+
+/* ---- hand-checked cases -----------------------------------------------------------------------
+ */
+
+Test(permute, transpose_2x3_by_hand)
+{
+    pm_spec s = spec_of(PM_DENSE, 4, 0.0, 1.0);
+    pm_problem p;
+    float out[6];
+    const float want[6] = {0, 2, 4, 1, 3, 5};
+    char msg[KB_MSG_SIZE] = "";
+    s.dims[0] = 2;
+    s.dims[1] = 3;
+    s.n_dims = 2;
+    cr_assert_eq(pm_parse_perm("10", s.perm, &s.n_perm, msg), KB_OK, "%s", msg);
+    cr_assert_eq(pm_generate(&s, 7, &p, msg), KB_OK, "%s", msg);
+    cr_assert_eq(p.n_blocks, 1);
+    cr_assert_eq(p.dst_elems, 6);
+    for (int i = 0; i < 6; i++)
+        ((float *)p.src)[i] = (float)i; /* src(a, b) = a + 2b */
+    pm_host_apply(&p, out);
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(out[i], want[i], "dst[%d] = %g, want %g", i, out[i], want[i]);
+    pm_problem_free(&p);
+}
+
+Test(permute, recoupling_two_trees_by_hand)
+{
+    /* Two 2x2 trees transposed and mixed by U = [1 2; 3 4], with alpha = 2, beta = 0.5 and
+     * cin = 1: P(t0) = [1 3 2 4], P(t1) = [5 7 6 8], so
+     * out0 = 2 (P0 + 2 P1) + 0.5 = [22.5 34.5 28.5 40.5],
+     * out1 = 2 (3 P0 + 4 P1) + 0.5 = [46.5 74.5 60.5 88.5]. */
+    pm_spec s = spec_of(PM_CUSTOM, 8, 0.5, 1.0);
+    pm_problem p;
+    double out[8];
+    const double want[8] = {22.5, 34.5, 28.5, 40.5, 46.5, 74.5, 60.5, 88.5};
+    const double u[4] = {1, 2, 3, 4};
+    char msg[KB_MSG_SIZE] = "";
+    s.alpha = 2.0;
+    s.n_blocks = 1;
+    s.dims[0] = s.dims[1] = 2;
+    s.n_dims = 2;
+    s.rows_min = s.rows_max = 2;
+    s.cols_max = 0;
+    cr_assert_eq(pm_parse_perm("1,0", s.perm, &s.n_perm, msg), KB_OK, "%s", msg);
+    cr_assert_eq(pm_generate_blocks(&s, 3, &p, msg), KB_OK, "%s", msg);
+    cr_assert_eq(p.n_blocks, 1);
+    cr_assert_eq(p.blocks[0].rows, 2);
+    cr_assert_eq(p.blocks[0].cols, 2);
+    cr_assert_eq(pm_fill(&p, 3, msg), KB_OK, "%s", msg);
+    for (int i = 0; i < 8; i++) {
+        ((double *)p.src)[i] = i + 1;
+        ((double *)p.cin)[i] = 1.0;
+    }
+    memcpy(p.u, u, sizeof u);
+    pm_host_apply(&p, out);
+    for (int i = 0; i < 8; i++)
+        cr_expect_eq(out[i], want[i], "out[%d] = %g, want %g", i, out[i], want[i]);
+
+    /* The tiled emulation agrees on the same numbers at every tile length. */
+    for (int len = 0; len < PM_N_LENGTHS; len++) {
+        pm_tile_plan tp;
+        double tout[8];
+        int writes[8] = {0};
+        cr_assert_eq(pm_plan_tiles(&p, NULL, NULL, len, &tp, msg), KB_OK, "%s", msg);
+        emulate_tiled(&p, &tp, tout, NULL, writes, 0);
+        for (int i = 0; i < 8; i++) {
+            cr_expect_eq(tout[i], want[i], "len %d: out[%d] = %g", len, i, tout[i]);
+            cr_expect_eq(writes[i], 1);
+        }
+        pm_tile_plan_free(&tp);
+    }
+    pm_problem_free(&p);
+}
+
+Test(permute, perm_and_dims_parse)
+{
+    int perm[PM_MAX_RANK], n;
+    char msg[KB_MSG_SIZE];
+    cr_expect_eq(pm_parse_perm("auto", perm, &n, msg), KB_OK);
+    cr_expect_eq(n, 0);
+    cr_expect_eq(pm_parse_perm("76543210", perm, &n, msg), KB_OK);
+    cr_expect_eq(n, 8);
+    cr_expect_eq(perm[0], 7);
+    cr_expect_eq(pm_parse_perm("0012", perm, &n, msg), KB_BAD_PARAM);
+    cr_expect_eq(pm_parse_perm("013", perm, &n, msg), KB_BAD_PARAM);
+    cr_expect_eq(pm_parse_perm("8", perm, &n, msg), KB_BAD_PARAM);
+}
+
+/* ---- the check ----------------------------------------------------------------------------------
+ */
+
+Test(permute, check_fails_unwritten_and_inexact_abelian)
+{
+    pm_spec s = spec_of(PM_ABELIAN_SMALL, 4, 0.0, 0.2);
+    pm_problem p;
+    char msg[KB_MSG_SIZE] = "";
+    int64_t bad;
+    cr_assert_eq(pm_generate(&s, 11, &p, msg), KB_OK, "%s", msg);
+    float *out = malloc((size_t)p.dst_elems * sizeof *out);
+    pm_host_apply(&p, out);
+    cr_expect_eq(pm_check(&p, out, &bad), 0.0, "an abelian copy is exact");
+    cr_expect_eq(bad, 0);
+    out[p.dst_elems / 2] = nextafterf(out[p.dst_elems / 2], INFINITY);
+    cr_expect_gt(pm_check(&p, out, &bad), 1.0, "one ulp off an exact copy fails");
+    cr_expect_eq(bad, 1);
+    memset(out, 0xff, (size_t)p.dst_elems * sizeof *out);
+    cr_expect(isinf(pm_check(&p, out, &bad)), "NaN (unwritten) fails");
+    cr_expect_eq(bad, p.dst_elems);
+    free(out);
+    pm_problem_free(&p);
+}
+
+/* ---- every preset, emulated ----------------------------------------------------------------- */
+
+static const double preset_scale[PM_N_PRESETS] = {
+    [PM_ABELIAN_SMALL] = 0.5, [PM_RECOUPLING_SMALL] = 0.3, [PM_MANY_SMALL] = 0.05,
+    [PM_LARGE_U] = 0.1,       [PM_FEW_LARGE] = 0.0005,     [PM_MIXED] = 0.05,
+    [PM_DENSE] = 0.02,        [PM_CUSTOM] = 1.0,
+};
+
+static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta);
+
+static void emulate_all(pm_preset preset, int esize, double beta)
+{
+    emulate_spec(spec_of(preset, esize, beta, preset_scale[preset]), preset, esize, beta);
+}
+
+static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta)
+{
+    pm_problem p;
+    char msg[KB_MSG_SIZE] = "";
+    int64_t bad;
+    double err;
+    s.alpha = 1.5;
+    cr_assert_eq(pm_generate(&s, 5 + preset, &p, msg), KB_OK, "%s", msg);
+    void *out = malloc((size_t)p.dst_elems * esize);
+    int *writes = calloc((size_t)p.dst_elems, sizeof *writes);
+    cr_assert(out && writes);
+
+    pm_host_apply(&p, out);
+    err = pm_check(&p, out, &bad);
+    cr_expect_leq(err, 1.0, "%s f%d beta %g: host err %g/bound", pm_preset_name(preset), 8 * esize,
+                  beta, err);
+
+    for (int len = -1; len < PM_N_LENGTHS; len++) {
+        pm_tile_plan tp;
+        memset(out, 0xff, (size_t)p.dst_elems * esize);
+        memset(writes, 0, (size_t)p.dst_elems * sizeof *writes);
+        cr_assert_eq(pm_plan_tiles(&p, NULL, NULL, len, &tp, msg), KB_OK, "%s", msg);
+        int64_t inside = emulate_tiled(&p, &tp, out, NULL, writes, 0);
+        expect_once(&p, writes, "tiled");
+        if (preset == PM_FEW_LARGE || preset == PM_MIXED)
+            cr_expect_gt(inside, 0, "%s: the interior path was not exercised",
+                         pm_preset_name(preset));
+        err = pm_check(&p, out, &bad);
+        cr_expect_leq(err, 1.0, "%s f%d beta %g len %d: tiled err %g/bound, %lld bad",
+                      pm_preset_name(preset), 8 * esize, beta, len, err, (long long)bad);
+        pm_tile_plan_free(&tp);
+    }
+
+    { /* per-element: the two kernels */
+        memset(out, 0xff, (size_t)p.dst_elems * esize);
+        memset(writes, 0, (size_t)p.dst_elems * sizeof *writes);
+        for (int u = 0; u < 2; u++) {
+            pm_elem_plan ep;
+            cr_assert_eq(pm_plan_elems(&p, u, &ep, msg), KB_OK, "%s", msg);
+            emulate_elems(&p, &ep, out, writes);
+            pm_elem_plan_free(&ep);
+        }
+        expect_once(&p, writes, "per_element");
+        err = pm_check(&p, out, &bad);
+        cr_expect_leq(err, 1.0, "%s: per_element err %g/bound", pm_preset_name(preset), err);
+    }
+
+    { /* gemm: recoupling blocks extracted then multiplied */
+        unsigned char *via = calloc((size_t)p.n_blocks + 1, 1);
+        int64_t *ws_off = calloc((size_t)p.n_blocks + 1, sizeof *ws_off), ws_elems = 0;
+        pm_tile_plan tp;
+        for (int b = 0; b < p.n_blocks; b++) {
+            via[b] = pm_is_unique(&p.blocks[b]) ? 1 : 2;
+            if (via[b] == 2) {
+                ws_off[b] = ws_elems;
+                ws_elems += p.blocks[b].n * p.blocks[b].cols;
+            }
+        }
+        void *ws = malloc((size_t)(ws_elems + 1) * esize);
+        memset(out, 0xff, (size_t)p.dst_elems * esize);
+        memset(writes, 0, (size_t)p.dst_elems * sizeof *writes);
+        cr_assert_eq(pm_plan_tiles(&p, via, ws_off, -1, &tp, msg), KB_OK, "%s", msg);
+        emulate_tiled(&p, &tp, out, ws, writes, ws_elems);
+        emulate_gemm(&p, via, ws_off, ws, out, writes);
+        expect_once(&p, writes, "gemm");
+        err = pm_check(&p, out, &bad);
+        cr_expect_leq(err, 1.0, "%s: gemm err %g/bound", pm_preset_name(preset), err);
+        pm_tile_plan_free(&tp);
+        free(ws);
+        free(via);
+        free(ws_off);
+    }
+    free(out);
+    free(writes);
+    pm_problem_free(&p);
+}
+
+Test(permute, emulated_kernels_verify_on_every_preset, .timeout = 300)
+{
+    for (int preset = 0; preset < PM_N_PRESETS; preset++)
+        for (int esize = 4; esize <= 8; esize += 4) {
+            emulate_all((pm_preset)preset, esize, 0.0);
+            emulate_all((pm_preset)preset, esize, -0.75);
+        }
+}
+
+Test(permute, emulated_kernels_verify_at_rank_7_and_8, .timeout = 120)
+{
+    /* dense rank 8 with a pairwise swap, custom rank 7 with recoupling and fixed dims */
+    static const int64_t p8[] = {6, 7, 4, 5, 2, 3, 0, 1}, p7[] = {3, 0, 6, 1, 5, 2, 4};
+    static const int d8[] = {3, 4, 2, 5, 3, 2, 4, 3}, d7[] = {2, 3, 5, 2, 3, 2, 3};
+    char msg[KB_MSG_SIZE] = "";
+    pm_spec s = spec_of(PM_DENSE, 4, 0.0, 1.0);
+    s.n_dims = 8;
+    memcpy(s.dims, d8, sizeof d8);
+    cr_assert_eq(pm_set_perm(p8, 8, s.perm, &s.n_perm, msg), KB_OK, "%s", msg);
+    emulate_spec(s, PM_DENSE, 4, 0.0);
+    s = spec_of(PM_CUSTOM, 8, 0.25, 1.0);
+    s.n_dims = 7;
+    s.n_blocks = 3;
+    s.rows_max = 7;
+    memcpy(s.dims, d7, sizeof d7);
+    cr_assert_eq(pm_set_perm(p7, 7, s.perm, &s.n_perm, msg), KB_OK, "%s", msg);
+    emulate_spec(s, PM_CUSTOM, 8, 0.25);
+    /* not a permutation */
+    cr_expect_eq(pm_set_perm((const int64_t[]){0, 0, 1}, 3, s.perm, &s.n_perm, msg), KB_BAD_PARAM);
+    cr_expect_eq(pm_set_perm((const int64_t[]){0, 3, 1}, 3, s.perm, &s.n_perm, msg), KB_BAD_PARAM);
+}
+
+/* ---- the cost model ---------------------------------------------------------------------------
+ */
+
+Test(permute, cost_model_choices)
+{
+    pm_spec s = spec_of(PM_FEW_LARGE, 4, 0.0, 1.0);
+    pm_problem p;
+    pm_tile_block t;
+    char msg[KB_MSG_SIZE] = "";
+    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+    cr_assert_eq(p.blocks[0].dims[0], 7264);
+    /* The transpose: both axes long enough for whole sectors (8 floats), a sizeable region. */
+    pm_tiled_cost(&p, &p.blocks[0], 3, &t);
+    cr_expect_geq(t.lg[0], 3, "transpose tile %d x %d", 1 << t.lg[0], 1 << t.lg[1]);
+    cr_expect_geq(t.lg[1], 3, "transpose tile %d x %d", 1 << t.lg[0], 1 << t.lg[1]);
+    cr_expect_geq(t.log_p, 8);
+    cr_expect_neq(t.pad_shift, 31, "a transpose pads its shared memory");
+    pm_problem_free(&p);
+
+    /* GEMM pays off for the 91x91 U of large_u, not for the 5x5 of recoupling_small. */
+    s = spec_of(PM_LARGE_U, 4, 0.0, 1.0);
+    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+    cr_assert_eq(p.blocks[0].rows, 91);
+    cr_expect_lt(pm_gemm_cost(&p, &p.blocks[0]), pm_tiled_cost(&p, &p.blocks[0], 3, NULL));
+    pm_problem_free(&p);
+    s = spec_of(PM_RECOUPLING_SMALL, 4, 0.0, 1.0);
+    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+    for (int b = 0; b < p.n_blocks; b++)
+        cr_expect_gt(pm_gemm_cost(&p, &p.blocks[b]), pm_tiled_cost(&p, &p.blocks[b], 3, NULL),
+                     "block %d (%dx%d)", b, p.blocks[b].rows, p.blocks[b].cols);
+    pm_problem_free(&p);
+}
+
+/* ---- through kbench ------------------------------------------------------------------------- */
+
+Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .timeout = 300)
+{
+    kbi_result_set set = {0};
+    size_t ok = 0;
+    int rc = run_profile_text(
+        "[run]\nwarmup = 0\nmin_samples = 1\nmin_time = 0\ntimeout = 60\ncache = hot\n"
+        "[permute]\nvariants = host, per_element, tiled, gemm, auto, copy\n"
+        "preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed, "
+        "dense, custom\ndtype = f32, f64\nbeta = 0, 0.5\nscale = 0.002\n"
+        "[permute.ranks]\nvariants = host\npreset = dense\n"
+        "dims = 8x8x8x8x8x8, 5x5x5x5x5x5x5x5\nperm = [5,3,1,0,2,4], [7,5,3,1,0,2,4,6]\n"
+        "zip = dims+perm\n",
+        &set);
+    cr_assert_eq(set.n_cases, 6 * 8 * 2 * 2 + 2);
+    for (size_t i = 0; i < set.n_cases; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        if (strcmp(c->variant, "host") == 0) {
+            cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
+            cr_expect(c->has_verify && c->verify_passed, "%s", c->id);
+            ok += c->status == KBI_ST_OK && c->verify_passed;
+        } else {
+            /* No GPU here: skipped; on the GPU machine: verified. */
+            cr_expect(c->status == KBI_ST_SKIPPED || (c->status == KBI_ST_OK && c->verify_passed),
+                      "%s: %s", c->id, c->message);
+        }
+    }
+    cr_expect_eq(ok, 34);
+    cr_expect_eq(rc, 0);
+    kbi_results_free(&set);
+}
+
+Test(permute, shipped_profile_parses)
+{
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
+    int req[] = {1};
+    kbi_plugin_set real;
+    kbi_profile p;
+    kbi_buf errors = {0};
+    kbi_case *cases = NULL;
+    size_t n = 0;
+    char err[KBI_ERR_SIZE], path[4096];
+    cr_assert_eq(kbi_plugins_load(dirs, req, &real, err), KBI_OK, "%s", err);
+    snprintf(path, sizeof path, "%s/profiles/permute.ini", KBENCH_TEST_SOURCE_DIR);
+    cr_assert_eq(kbi_profile_load(path, &real, &p, &errors), KBI_OK, "%s",
+                 errors.data ? errors.data : "");
+    cr_assert_eq(kbi_profile_cases(&p, &cases, &n), KBI_OK);
+    cr_expect_eq(n, 243, "profiles/permute.ini has %zu cases", n);
+    kbi_cases_free(cases, n);
+    kbi_buf_free(&errors);
+    kbi_profile_free(&p);
+    kbi_plugins_free(&real);
+}

@@ -1,0 +1,98 @@
+/* The permute plugin on a real GPU: every device variant verifies on every preset (float32 and
+ * float64, beta = 0 and not, every tile length of the tiled kernel) and reports its declared
+ * metrics; and the tiled kernel keeps its distance to the per-element one on the seed's
+ * recoupling category and on a large transpose (loose bounds, well under the seed's 2.3x and
+ * its 1.5-4.5x: they catch a broken fast path, not noise).  Skips without a device. */
+#define _XOPEN_SOURCE 700
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "helpers.h"
+
+static void setup(void)
+{
+    make_tmp_named("permute-gpu");
+}
+
+TestSuite(permute_gpu, .init = setup, .fini = remove_tmp);
+
+static int has_metric(const kbi_case_result *c, const char *name)
+{
+    for (size_t i = 0; i < c->n_metrics; i++)
+        if (strcmp(c->metrics[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
+{
+    kbi_result_set set = {0};
+    need_gpu();
+    cr_expect_eq(
+        run_profile_text(
+            "[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\ntimeout = 120\ncache = hot\n"
+            "[permute]\nvariants = per_element, tiled, gemm, auto, copy\n"
+            "preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed, "
+            "dense, custom\ndtype = f32, f64\nalpha = 1.5\nbeta = 0, -0.75\nscale = 0.05\n"
+            "[permute.lengths]\nvariants = tiled, auto\n"
+            "preset = recoupling_small, large_u, few_large, custom\nscale = 0.05\n"
+            "tile_len = 32, 64, 128, 256\n"
+            "[permute.exact]\nvariants = tiled, per_element\npreset = few_large, abelian_small\n"
+            "scale = 0.05\n"
+            "[permute.loop]\nvariants = gemm, auto\npreset = large_u, mixed\nscale = 0.05\n"
+            "gemm_call = loop\nbeta = 0, 0.5\n",
+            &set),
+        0);
+    cr_assert_eq(set.n_cases, 5 * 8 * 2 * 2 + 2 * 4 * 4 + 2 * 2 + 2 * 2 * 2);
+    for (size_t i = 0; i < set.n_cases; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
+        cr_expect(c->has_verify && c->verify_passed, "%s: %s", c->id, c->message);
+        if (strcmp(c->variant, "copy") != 0) {
+            cr_expect(has_metric(c, "tiles") && has_metric(c, "predicted_us"), "%s", c->id);
+            cr_expect(has_metric(c, "copy_ratio"), "%s: no copy_ratio", c->id);
+        }
+        /* Abelian blocks with alpha = 1, beta = 0 are copies: exact. */
+        if (strstr(c->id, "preset=abelian_small") && strstr(c->id, "alpha=1,beta=0,"))
+            cr_expect_eq(c->verify_error, 0.0, "%s: %g", c->id, c->verify_error);
+    }
+    kbi_results_free(&set);
+}
+
+static double median_of(const kbi_result_set *set, const char *variant, const char *preset)
+{
+    for (size_t i = 0; i < set->n_cases; i++) {
+        const kbi_case_result *c = &set->cases[i];
+        if (strcmp(c->variant, variant) == 0 && strstr(c->id, preset) && c->status == KBI_ST_OK)
+            return c->stats.median;
+    }
+    return 0.0;
+}
+
+Test(permute_gpu, tiled_keeps_its_distance_to_per_element, .timeout = 600)
+{
+    kbi_result_set set = {0};
+    need_gpu();
+    cr_expect_eq(run_profile_text("[run]\nwarmup = 2\nmin_samples = 5\nmin_time = 0.1\ntimeout = "
+                                  "120\ncache = hot\n[permute]\nvariants = per_element, tiled, "
+                                  "copy\npreset = recoupling_small, few_large\n",
+                                  &set),
+                 0);
+    cr_assert_eq(set.n_cases, 6);
+    double pe_r = median_of(&set, "per_element", "preset=recoupling_small");
+    double ti_r = median_of(&set, "tiled", "preset=recoupling_small");
+    double pe_f = median_of(&set, "per_element", "preset=few_large");
+    double ti_f = median_of(&set, "tiled", "preset=few_large");
+    double cp_f = median_of(&set, "copy", "preset=few_large");
+    printf("recoupling_small: per_element %.2f us, tiled %.2f us\n", pe_r * 1e6, ti_r * 1e6);
+    printf("few_large: per_element %.1f us, tiled %.1f us, copy %.1f us\n", pe_f * 1e6, ti_f * 1e6,
+           cp_f * 1e6);
+    cr_assert(pe_r > 0 && ti_r > 0 && pe_f > 0 && ti_f > 0 && cp_f > 0);
+    cr_expect_leq(ti_r, 1.2 * pe_r, "tiled %.2f us vs per_element %.2f us", ti_r * 1e6, pe_r * 1e6);
+    cr_expect_leq(ti_f, pe_f, "tiled %.1f us vs per_element %.1f us", ti_f * 1e6, pe_f * 1e6);
+    cr_expect_leq(ti_f, 2.0 * cp_f, "tiled %.1f us vs copy %.1f us", ti_f * 1e6, cp_f * 1e6);
+    kbi_results_free(&set);
+}
