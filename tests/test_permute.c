@@ -71,7 +71,7 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
         const int bi = tp->owner[tile];
         const pm_tile_block *b = &tp->blk[bi];
         cr_assert_eq(bi, pm_find_block(tp->begin, tp->n_blocks, tile));
-        int32_t i0, org[PM_MAX_RANK];
+        int32_t i0, org[PM_MAX_RANK] = {0};
         cr_assert(tile >= tp->begin[bi] && tile < tp->begin[bi + 1]);
         pm_tile_origin(b, tile - tp->begin[bi], &i0, org);
         const int32_t log_p = b->log_p, pmask = (1 << log_p) - 1;
