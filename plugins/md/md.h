@@ -134,6 +134,11 @@ void md_ref_allpairs(const md_config *cfg, const float *r4, int n, double *f, do
                      double *vir);
 /* ... and the same through cells (O(n)); the same pair set, for any n.  Returns 0 or -1. */
 int md_ref_cells(const md_config *cfg, const float *r4, int n, double *f, double *u, double *vir);
+/* Pairs whose distance lies within `slack` of rc, where a float cutoff test may decide either
+ * way: per atom the sum of their force magnitudes |f(r)| r into fa (n entries), the sum of
+ * their |u(r)| per atom into ua, their count into pairs.  Returns 0 or -1 (allocation). */
+int md_ref_cutoff_slack(const md_config *cfg, const float *r4, int n, double slack, double *fa,
+                        double *ua, long long *pairs);
 /* Brute-force neighbour counts (r < rc + delta, both directions) per atom into cnt; returns the
  * pair total or -1 (allocation failure).  Cell-based, exact. */
 long long md_ref_neighbor_counts(const md_config *cfg, const float *r4, int n, int *cnt);
