@@ -298,8 +298,7 @@ Test(md, cutoff_slack_allows_exactly_the_pairs_at_rc, .timeout = 120)
     for (int i = 0; i < 3 * n; i++)
         rms += f[i] * f[i];
     rms = sqrt(rms / n);
-    cr_expect(fc / rms > 1e-3, "|F(rc)| / rms |F| = %g: one pair beyond the force bound",
-              fc / rms);
+    cr_expect(fc / rms > 1e-3, "|F(rc)| / rms |F| = %g: one pair beyond the force bound", fc / rms);
     cr_assert_eq(md_ref_cutoff_slack(&ps.cfg, ps.r, n, slack, fa, &ua, &pairs0), 0);
     base0 = fa[0];
     /* atom j put at rc (to float rounding) from atom 0 along y: atom 0 gains |f(rc)| rc */

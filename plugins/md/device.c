@@ -4,9 +4,11 @@
  * deciding on the device whether it has work, so run() is capturable.  cell_block and
  * layer_matrix assign layers on the host as published: each step reads the rebuild decision
  * back and, at a rebuild, copies the cells to the host and the layers back (run() syncs). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "device.h"
 #include "kbench/cuda_check.h"
@@ -122,11 +124,20 @@ fail:
     return rc;
 }
 
-/* Layers in atom order on the host, as published: l_i = k_{c_i}++. */
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Layers in atom order on the host, as published: l_i = k_{c_i}++.  Its wall time (from the
+ * copy's completion wait to the enqueued copies back) goes into host_s. */
 static int host_layer_assign(md_dev *d, cudaStream_t s, char *msg)
 {
     md_view *v = &d->v;
     int rc = KB_OK;
+    double t0 = wall_s();
     KB_CUDA_GOTO(
         cudaMemcpyAsync(d->h_cell, v->cell, (size_t)v->n * sizeof(int), cudaMemcpyDeviceToHost, s),
         msg, fail);
@@ -141,6 +152,7 @@ static int host_layer_assign(md_dev *d, cudaStream_t s, char *msg)
         cudaMemcpyAsync(v->kc, d->h_kc, (size_t)v->ncell * sizeof(int), cudaMemcpyHostToDevice, s),
         msg, fail);
 fail:
+    d->host_s += wall_s() - t0;
     return rc;
 }
 
@@ -153,14 +165,19 @@ static int rebuild_phase(md_dev *d, cudaStream_t s, char *msg)
         KB_CUDA_TRY(md_launch_finish_rebuild(v, s), msg);
         return KB_OK;
     }
-    KB_CUDA_TRY(md_launch_cells(v, s), msg);
-    if (!d->host_layers || d->h_ctl->reorder_now)
-        KB_CUDA_TRY(md_launch_layers_atomic(v, s), msg);
+    if (d->host_layers) {
+        KB_CUDA_TRY(md_launch_cells(v, s), msg);
+        if (d->h_ctl->reorder_now) /* the reordering's slots; the host then assigns layers */
+            KB_CUDA_TRY(md_launch_layers_atomic(v, s), msg);
+    } else {
+        KB_CUDA_TRY(md_launch_cells_slots(v, s), msg);
+    }
     if (v.cell_start)
         KB_CUDA_TRY(md_launch_reorder(v, s), msg);
     if (d->host_layers && (rc = host_layer_assign(d, s, msg)))
         return rc;
-    KB_CUDA_TRY(md_launch_hfill(v, s), msg);
+    if (v.H) /* N_l comes from the neighbour count's pass over kc */
+        KB_CUDA_TRY(md_launch_hfill(v, s), msg);
     switch (d->strategy) {
     case MD_DEV_CELL_BLOCK:
         KB_CUDA_TRY(md_launch_build_cell_block(v, s), msg);
@@ -205,6 +222,7 @@ static double ev_s(md_dev *d, int a, int b)
 int md_dev_steps(md_dev *d, int steps, cudaStream_t s, md_timing *t, char *msg)
 {
     int rc = KB_OK;
+    double host0 = d->host_s;
     for (int k = 0; k < steps; k++) {
         int due = 1;
         if (t)
@@ -222,8 +240,7 @@ int md_dev_steps(md_dev *d, int steps, cudaStream_t s, md_timing *t, char *msg)
             return rc;
         if (t)
             KB_CUDA_TRY(cudaEventRecord(d->ev[3], s), msg);
-        KB_CUDA_TRY(md_launch_second_half(d->v, s), msg);
-        KB_CUDA_TRY(md_launch_end_step(d->v, s), msg);
+        KB_CUDA_TRY(md_launch_second_half(d->v, s), msg); /* ends the step too */
         if (t) {
             KB_CUDA_TRY(cudaEventRecord(d->ev[4], s), msg);
             KB_CUDA_TRY(cudaEventSynchronize(d->ev[4]), msg);
@@ -233,6 +250,8 @@ int md_dev_steps(md_dev *d, int steps, cudaStream_t s, md_timing *t, char *msg)
             t->steps++;
         }
     }
+    if (t)
+        t->host += d->host_s - host0;
     return KB_OK;
 }
 
@@ -257,6 +276,8 @@ int md_dev_load(md_dev *d, const float *r4, const float *v4, cudaStream_t s, cha
     KB_CUDA_TRY(cudaMemcpyAsync(v->r, r4, nb, cudaMemcpyHostToDevice, s), msg);
     KB_CUDA_TRY(cudaMemcpyAsync(v->v, v4, nb, cudaMemcpyHostToDevice, s), msg);
     KB_CUDA_TRY(cudaMemsetAsync(v->ctl, 0, sizeof(md_ctl), s), msg);
+    if (v->kc) /* the device-layer strategies' first atomic slots count from 0 */
+        KB_CUDA_TRY(cudaMemsetAsync(v->kc, 0, (size_t)v->ncell * sizeof(int), s), msg);
     KB_CUDA_TRY(cudaMemsetAsync(v->hist, 0, 3 * (size_t)v->hist_len * sizeof(double), s), msg);
     /* The pageable copies above may return before the data has moved: wait before the host's
      * buffers can change, and so the first step sees the new state. */

@@ -20,6 +20,7 @@ enum {
 /* Time per phase of an instrumented run, seconds (CUDA events; includes host work in between). */
 typedef struct md_timing {
     double nbr, force, total;
+    double host; /* of nbr: the host layer assignment (copy c_i out, the loop, l_i and k_c in) */
     int steps;
 } md_timing;
 
@@ -30,6 +31,7 @@ typedef struct md_dev {
     int *h_cell, *h_layer, *h_kc; /* pinned host copies for the host layer assignment */
     md_ctl *h_ctl;                /* pinned host copy of the control block */
     size_t bytes;                 /* device memory held */
+    double host_s;                /* wall time spent in the host layer assignment, seconds */
     cudaEvent_t ev[5];
     int have_events;
 } md_dev;

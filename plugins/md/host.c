@@ -529,6 +529,22 @@ fail:
     return rc;
 }
 
+void md_point_shuffle(md_point_state *ps, uint64_t seed)
+{
+    int n = ps->cfg.n;
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates, counter-based draws: reproducible */
+        int j = (int)(uniform01(seed ^ 0x5348554646ull, (uint64_t)i) * (i + 1));
+        for (int k = 0; k < 4; k++) {
+            float t = ps->r[4 * i + k];
+            ps->r[4 * i + k] = ps->r[4 * j + k];
+            ps->r[4 * j + k] = t;
+            t = ps->v[4 * i + k];
+            ps->v[4 * i + k] = ps->v[4 * j + k];
+            ps->v[4 * j + k] = t;
+        }
+    }
+}
+
 int md_point_reference(md_point_state *ps, char *msg)
 {
     const md_config *cfg = &ps->cfg;

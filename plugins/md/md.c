@@ -70,6 +70,10 @@ static const kb_param md_params[] = {
     {"ldg", KB_PARAM_INT, "1", "1: coordinates and H through the read-only cache, 0: plain loads",
      NULL},
     {"equil", KB_PARAM_INT, "500", "equilibration steps in prepare (rescaled every 20)", NULL},
+    {"shuffle", KB_PARAM_INT, "0",
+     "1: the equilibrated atoms stored in a random order (the order a long run without "
+     "reordering ends in: the paper's Table 8 limit), 0: lattice order",
+     NULL},
 };
 #define N_PARAMS ((int)(sizeof md_params / sizeof md_params[0]))
 
@@ -88,6 +92,9 @@ static const kb_metric_def md_metrics[] = {
      "time per atom-step of an instrumented run in verify (per-step events)"},
     {"t_nbr_fraction", "1", KB_BETTER_NONE, 0, 0, 0, "fraction of the time in neighbour builds"},
     {"t_force_fraction", "1", KB_BETTER_NONE, 0, 0, 0, "fraction of the time in forces"},
+    {"t_host_layers_fraction", "1", KB_BETTER_NONE, 0, 0, 0,
+     "fraction of the time in the host layer assignment (cell_block, layer_matrix: part of "
+     "t_nbr): copy of c_i out, the loop, l_i and k_c back"},
     {"neighbors_per_atom", "1", KB_BETTER_NONE, 0, 0, 0,
      "N_p/N_a: neighbour-list entries per atom (r < rc+delta, both directions), mean over builds"},
     {"layers", "1", KB_BETTER_NONE, 0, 0, 0, "N_l: most atoms in one cell, mean over builds"},
@@ -145,15 +152,15 @@ static int dev_strategy(int variant)
 static int read_config(const kb_host *host, const kb_params *p, md_config *cfg, char *msg)
 {
     const char *sys = NULL;
-    int64_t ne = 0, steps = 0, threads = 0, reorder = 0, ldg = 0, equil = 0;
+    int64_t ne = 0, steps = 0, threads = 0, reorder = 0, ldg = 0, equil = 0, shuffle = 0;
     double rho = 0, temp = 0, rc = 0, delta = 0;
     memset(cfg, 0, sizeof *cfg);
     if (host->param_string(p, "system", &sys) || host->param_int(p, "N_e", &ne) ||
         host->param_int(p, "steps", &steps) || host->param_int(p, "threads", &threads) ||
         host->param_int(p, "reorder", &reorder) || host->param_int(p, "ldg", &ldg) ||
-        host->param_int(p, "equil", &equil) || host->param_float(p, "rho", &rho) ||
-        host->param_float(p, "T", &temp) || host->param_float(p, "rc", &rc) ||
-        host->param_float(p, "delta", &delta)) {
+        host->param_int(p, "equil", &equil) || host->param_int(p, "shuffle", &shuffle) ||
+        host->param_float(p, "rho", &rho) || host->param_float(p, "T", &temp) ||
+        host->param_float(p, "rc", &rc) || host->param_float(p, "delta", &delta)) {
         kb_msgf(msg, "md: a parameter could not be read");
         return KB_BAD_PARAM;
     }
@@ -192,6 +199,7 @@ static int read_config(const kb_host *host, const kb_params *p, md_config *cfg, 
     cfg->threads = (int)threads;
     cfg->reorder = (int)reorder;
     cfg->ldg = ldg != 0;
+    cfg->shuffle = shuffle != 0;
     cfg->equil = (int)equil;
     cfg->rescale_every = 20;
     cfg->dt = 0.005;
@@ -235,6 +243,8 @@ static int md_prepare(const kb_point *pt, void **shared, char *msg)
         rc = md_prepare_host(&cfg, pt->seed, ps, msg) ? KB_NOMEM : KB_OK;
     if (rc)
         goto fail;
+    if (cfg.shuffle)
+        md_point_shuffle(ps, pt->seed);
     *shared = ps;
     return KB_OK;
 fail:
@@ -340,6 +350,8 @@ static int md_init(const kb_case *c, void **state, char *msg)
             rc = md_prepare_device(&s->cfg, c->seed, 0, &s->own_ps, msg);
         if (rc)
             goto fail;
+        if (s->cfg.shuffle)
+            md_point_shuffle(&s->own_ps, c->seed);
         s->own = 1;
         s->ps = &s->own_ps;
     }
@@ -663,6 +675,8 @@ static void report_metrics(md_state *s, const md_summary *sm)
                0.0);
         report(s, "t_nbr_fraction", "1", s->tm.nbr / s->tm.total, 0.0);
         report(s, "t_force_fraction", "1", s->tm.force / s->tm.total, 0.0);
+        if (!is_host(s->variant) && s->d.host_layers)
+            report(s, "t_host_layers_fraction", "1", s->tm.host / s->tm.total, 0.0);
     }
     if (s->variant == V_ALLPAIRS)
         report(s, "neighbors_per_atom", "1", 2.0 * (double)s->ps->np0 / cfg->n, 0.0);

@@ -31,6 +31,7 @@ typedef struct md_config {
     int threads;       /* threads per block of the per-atom kernels */
     int reorder;       /* steps between reorderings (at the next rebuild), 0 = never */
     int ldg;           /* read-only-cache loads of coordinates in the force kernels */
+    int shuffle;       /* the prepared state's atoms in a random order (long-run limit) */
     int equil;         /* equilibration steps in prepare */
     int rescale_every; /* velocity rescaling interval during equilibration */
     /* derived by md_config_derive */
@@ -125,6 +126,10 @@ int md_prepare_host(const md_config *cfg, uint64_t seed, md_point_state *ps, cha
 /* Fills u0, vir0, ke0, np0, max_occ, max_nbr of ps from its r, v (double, cell-based). */
 int md_point_reference(md_point_state *ps, char *msg);
 void md_point_free(md_point_state *ps);
+/* Permutes the atoms of ps (r and v together) in a random order from the seed: the storage
+ * order of a long run without reordering, where atoms have diffused far from their lattice
+ * neighbours in memory (the paper's Table 8 limit).  The reference figures are unchanged. */
+void md_point_shuffle(md_point_state *ps, uint64_t seed);
 
 /* ---- references (double precision, from float positions of stride 4) ------------------- */
 
