@@ -3,7 +3,8 @@
  * against the point's reference) on the three systems, with and without reordering and the
  * read-only cache, and from a shuffled atom order; all strategies report the same N_p/N_a
  * within the dynamics' spread; and the capturable fast variant keeps a loose floor on the
- * standard LJ liquid (far below the issue's target: it catches a broken fast path, not noise).  Skips with the reason without a device. */
+ * standard LJ liquid (far below the issue's target: it catches a broken fast path, not noise).
+ * Skips with the reason without a device. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <math.h>
