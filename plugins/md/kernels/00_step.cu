@@ -146,8 +146,10 @@ __device__ void md_finish_rebuild(md_view v)
         c->sum_nu += c->since_rebuild;
     }
     c->builds++;
-    c->sum_np += (double)c->nbr_total / v.n;
-    c->sum_nl += c->nl;
+    /* Other blocks of this launch added to these by atomics: read past this SM's L1, which
+     * may hold the control block's line from the guard. */
+    c->sum_np += (double)*(volatile unsigned long long *)&c->nbr_total / v.n;
+    c->sum_nl += *(volatile int *)&c->nl;
     c->since_rebuild = 0;
     if (c->reorder_now)
         c->since_reorder = 0;
