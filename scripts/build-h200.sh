@@ -2,7 +2,8 @@
 # Builds kbench for the lent H200 into build-h200/ (sm_90a only, to save
 # compile time), and copies the shared libraries the test binaries need
 # that the GPU machine lacks (Criterion and its dependencies) into
-# build-h200/lib.  Carry build-h200 with the device call.
+# build-h200/lib.  Carry build-h200-run (the programs without the objects)
+# with the device call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
@@ -14,4 +15,12 @@ for bin in build-h200/tests/test_*; do
   ldd "$bin" | awk '/=> \// {print $3}'
 done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s|libcudart)\.so' |
   while read -r lib; do cp -Lu "$lib" build-h200/lib/; done
-du -sh build-h200 | cut -f1
+# What travels to the GPU machine (64 MiB at most with the checkout): the same layout
+# without object files, in build-h200-run/ (carry that; the batch script runs from it).
+rm -rf build-h200-run
+mkdir -p build-h200-run/plugins build-h200-run/tests/plugins
+cp -a build-h200/kbench build-h200/lib build-h200-run/
+cp -a build-h200/plugins/*.so build-h200-run/plugins/
+cp -a build-h200/tests/plugins/*.so build-h200-run/tests/plugins/
+find build-h200/tests -maxdepth 1 -type f -perm -u+x -exec cp -a {} build-h200-run/tests/ \;
+du -sh build-h200-run | cut -f1

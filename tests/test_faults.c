@@ -762,6 +762,8 @@ static const struct {
            "equil = 20\nreorder = 2\n"},
     {"permute", "[permute]\nvariants = host\npreset = recoupling_small, few_large\n"
                 "dtype = f32, f64\nbeta = 0, 0.5\nscale = 0.005\n"},
+    {"labeling", "[labeling]\nvariants = host_uf\nmodel = ising, xy\ndim = 2, 3\nL = 6\n"
+                 "mcs_discard = 5\nmcs_measure = 8\nmode = mcs, labeling_only\n"},
 };
 
 Test(faults, every_plugin_frees_what_it_takes)

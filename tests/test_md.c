@@ -279,3 +279,41 @@ Test(md, standard_lj_liquid_matches_the_equation_of_state, .timeout = 300)
     md_host_destroy(&h);
     md_point_free(&ps);
 }
+
+/* verify's allowance at the cutoff: the truncated LJ force jumps at rc by |f(rc)| rc = 0.0390
+ * (rc = 2.5), 1.2e-3 of rms |F| in the standard liquid, so a pair that a float cutoff test puts
+ * on the other side of rc than the double reference alone exceeds the force bound (1e-3 rms:
+ * the H200's ljstd failures at 64000 and 1.06M atoms, 1.25).  md_ref_cutoff_slack finds the
+ * pairs within the slack of rc and their force on each atom, and nothing farther out. */
+Test(md, cutoff_slack_allows_exactly_the_pairs_at_rc, .timeout = 120)
+{
+    md_point_state ps = prepared(MD_SYS_LJSTD, 16, 10);
+    int n = ps.cfg.n, j = n / 2;
+    double *fa = malloc((size_t)n * sizeof(double)), ua, fc, slack = 1e-6 * (ps.cfg.L + 2.5);
+    double base0, rms = 0, u, w, *f = malloc(3 * (size_t)n * sizeof(double));
+    long long pairs0, pairs;
+    cr_assert(fa && f);
+    fc = fabs(24.0 / 2.5 * (2.0 * pow(2.5, -12) - pow(2.5, -6)));
+    md_ref_cells(&ps.cfg, ps.r, n, f, &u, &w);
+    for (int i = 0; i < 3 * n; i++)
+        rms += f[i] * f[i];
+    rms = sqrt(rms / n);
+    cr_expect(fc / rms > 1e-3, "|F(rc)| / rms |F| = %g: one pair beyond the force bound", fc / rms);
+    cr_assert_eq(md_ref_cutoff_slack(&ps.cfg, ps.r, n, slack, fa, &ua, &pairs0), 0);
+    base0 = fa[0];
+    /* atom j put at rc (to float rounding) from atom 0 along y: atom 0 gains |f(rc)| rc */
+    ps.r[4 * j] = ps.r[0];
+    ps.r[4 * j + 1] = (float)wrap((double)ps.r[1] + 2.5, ps.cfg.L);
+    ps.r[4 * j + 2] = ps.r[2];
+    cr_assert_eq(md_ref_cutoff_slack(&ps.cfg, ps.r, n, slack, fa, &ua, &pairs), 0);
+    cr_expect(fabs(fa[0] - base0 - fc) < 1e-3 * fc, "allowance %g, |f(rc)| rc %g", fa[0] - base0,
+              fc);
+    cr_expect(pairs >= 1);
+    /* ... and at rc + 1e-3 it is an ordinary pair: no allowance */
+    ps.r[4 * j + 1] = (float)wrap((double)ps.r[1] + 2.501, ps.cfg.L);
+    cr_assert_eq(md_ref_cutoff_slack(&ps.cfg, ps.r, n, slack, fa, &ua, &pairs), 0);
+    cr_expect(fabs(fa[0] - base0) < 1e-12, "allowance %g at rc + 1e-3", fa[0] - base0);
+    free(fa);
+    free(f);
+    md_point_free(&ps);
+}

@@ -1,9 +1,10 @@
 /* The md plugin on a real GPU: every strategy verifies (forces and energy against the double
  * reference, neighbour sets against brute force, energy drift, first-step energy and pair count
  * against the point's reference) on the three systems, with and without reordering and the
- * read-only cache; all strategies report the same N_p/N_a within the dynamics' spread; and the
- * capturable fast variant keeps a loose floor on the standard LJ liquid (far below the issue's
- * target: it catches a broken fast path, not noise).  Skips with the reason without a device. */
+ * read-only cache, and from a shuffled atom order; all strategies report the same N_p/N_a
+ * within the dynamics' spread; and the capturable fast variant keeps a loose floor on the
+ * standard LJ liquid (far below the issue's target: it catches a broken fast path, not noise).
+ * Skips with the reason without a device. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <math.h>
@@ -41,10 +42,12 @@ Test(md_gpu, every_strategy_verifies_on_every_system, .timeout = 900)
                          "steps = 200\n"
                          "[md.options]\nvariants = layer_matrix, layer_atomic, cell_block\n"
                          "system = sp\nN_e = 20\nreorder = 0, 7\nldg = 0, 1\nthreads = 64\n"
-                         "steps = 300\n",
+                         "steps = 300\n"
+                         "[md.shuffled]\nvariants = cell_block, layer_matrix, sorted\n"
+                         "system = ljstd\nN_e = 20\nshuffle = 1\nreorder = 30\nsteps = 100\n",
                          &set),
         0);
-    cr_assert_eq(set.n_cases, 18 + 12);
+    cr_assert_eq(set.n_cases, 18 + 12 + 3);
     for (size_t sys = 0; sys < 3; sys++) {
         double np_ref = -1;
         for (size_t i = 0; i < set.n_cases; i++) {

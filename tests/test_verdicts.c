@@ -33,9 +33,8 @@ Test(verdicts, rounds_measure_every_case_once_per_round)
                               &set);
     cr_assert_eq(rc, 1, "the verify_fail case fails the run");
     cr_assert_eq(set.n_cases, 3);
-    cr_expect_eq(json_integer_value(json_object_get(json_object_get(set.envs[0].json, "run"),
-                                                    "rounds")),
-                 4);
+    cr_expect_eq(
+        json_integer_value(json_object_get(json_object_get(set.envs[0].json, "run"), "rounds")), 4);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
         if (strcmp(c->plugin, "misbehave") == 0) {

@@ -4,9 +4,11 @@
  * deciding on the device whether it has work, so run() is capturable.  cell_block and
  * layer_matrix assign layers on the host as published: each step reads the rebuild decision
  * back and, at a rebuild, copies the cells to the host and the layers back (run() syncs). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "device.h"
 #include "kbench/cuda_check.h"
@@ -42,9 +44,8 @@ void md_dev_destroy(md_dev *d)
     cudaFreeHost(d->h_layer);
     cudaFreeHost(d->h_kc);
     cudaFreeHost(d->h_ctl);
-    if (d->have_events)
-        for (int k = 0; k < 5; k++)
-            cudaEventDestroy(d->ev[k]);
+    for (int k = 0; k < d->have_events; k++)
+        cudaEventDestroy(d->ev[k]);
     memset(d, 0, sizeof *d);
 }
 
@@ -113,34 +114,69 @@ int md_dev_create(md_dev *d, const md_config *cfg, int strategy, int lcap, int m
     KB_CUDA_GOTO(cudaMemset(v->a, 0xFF, (size_t)n * sizeof(float4)), msg, fail);
     if (v->W)
         KB_CUDA_GOTO(cudaMemset(v->W, 0xFF, (size_t)mcap * n * sizeof(int)), msg, fail);
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < 5 + MD_HOST_CHUNKS; k++) {
         KB_CUDA_GOTO(cudaEventCreate(&d->ev[k]), msg, fail);
-    d->have_events = 1;
+        d->have_events = k + 1;
+    }
     return KB_OK;
 fail:
     md_dev_destroy(d);
     return rc;
 }
 
-/* Layers in atom order on the host, as published: l_i = k_{c_i}++. */
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Layers in atom order on the host, as published: l_i = k_{c_i}++.  c_i comes over in
+ * MD_HOST_CHUNKS pieces, each with an event, and each piece's l_i goes back as soon as the loop
+ * has done it, so the copies overlap the loop (the same l_i and k_c as one copy each way).  The
+ * loop keeps the running count of the current cell in a register while consecutive atoms share
+ * it (they do after a reordering), instead of a store and reload per atom.  Its wall time
+ * (from the first wait to the last copy enqueued) goes into host_s. */
 static int host_layer_assign(md_dev *d, cudaStream_t s, char *msg)
 {
     md_view *v = &d->v;
-    int rc = KB_OK;
+    int rc = KB_OK, n = v->n, chunk = (n + MD_HOST_CHUNKS - 1) / MD_HOST_CHUNKS;
+    int *cell = d->h_cell, *layer = d->h_layer, *kc = d->h_kc;
+    double t0 = wall_s();
+    for (int k = 0; k < MD_HOST_CHUNKS; k++) {
+        int lo = k * chunk, cnt = lo < n ? (n - lo < chunk ? n - lo : chunk) : 0;
+        if (cnt > 0)
+            KB_CUDA_GOTO(cudaMemcpyAsync(cell + lo, v->cell + lo, (size_t)cnt * sizeof(int),
+                                         cudaMemcpyDeviceToHost, s),
+                         msg, fail);
+        KB_CUDA_GOTO(cudaEventRecord(d->ev[5 + k], s), msg, fail);
+    }
+    memset(kc, 0, (size_t)v->ncell * sizeof(int));
+    for (int k = 0; k < MD_HOST_CHUNKS; k++) {
+        int lo = k * chunk, hi = lo + chunk < n ? lo + chunk : n, prev = -1, run = 0;
+        KB_CUDA_GOTO(cudaEventSynchronize(d->ev[5 + k]), msg, fail);
+        if (lo >= hi)
+            continue;
+        for (int i = lo; i < hi; i++) {
+            int c = cell[i];
+            if (c != prev) {
+                if (prev >= 0)
+                    kc[prev] = run;
+                prev = c;
+                run = kc[c];
+            }
+            layer[i] = run++;
+        }
+        kc[prev] = run;
+        KB_CUDA_GOTO(cudaMemcpyAsync(v->layer + lo, layer + lo, (size_t)(hi - lo) * sizeof(int),
+                                     cudaMemcpyHostToDevice, s),
+                     msg, fail);
+    }
     KB_CUDA_GOTO(
-        cudaMemcpyAsync(d->h_cell, v->cell, (size_t)v->n * sizeof(int), cudaMemcpyDeviceToHost, s),
-        msg, fail);
-    KB_CUDA_GOTO(cudaStreamSynchronize(s), msg, fail);
-    memset(d->h_kc, 0, (size_t)v->ncell * sizeof(int));
-    for (int i = 0; i < v->n; i++)
-        d->h_layer[i] = d->h_kc[d->h_cell[i]]++;
-    KB_CUDA_GOTO(cudaMemcpyAsync(v->layer, d->h_layer, (size_t)v->n * sizeof(int),
-                                 cudaMemcpyHostToDevice, s),
-                 msg, fail);
-    KB_CUDA_GOTO(
-        cudaMemcpyAsync(v->kc, d->h_kc, (size_t)v->ncell * sizeof(int), cudaMemcpyHostToDevice, s),
-        msg, fail);
+        cudaMemcpyAsync(v->kc, kc, (size_t)v->ncell * sizeof(int), cudaMemcpyHostToDevice, s), msg,
+        fail);
 fail:
+    d->host_s += wall_s() - t0;
     return rc;
 }
 
@@ -153,14 +189,19 @@ static int rebuild_phase(md_dev *d, cudaStream_t s, char *msg)
         KB_CUDA_TRY(md_launch_finish_rebuild(v, s), msg);
         return KB_OK;
     }
-    KB_CUDA_TRY(md_launch_cells(v, s), msg);
-    if (!d->host_layers || d->h_ctl->reorder_now)
-        KB_CUDA_TRY(md_launch_layers_atomic(v, s), msg);
+    if (d->host_layers) {
+        KB_CUDA_TRY(md_launch_cells(v, s), msg);
+        if (d->h_ctl->reorder_now) /* the reordering's slots; the host then assigns layers */
+            KB_CUDA_TRY(md_launch_layers_atomic(v, s), msg);
+    } else {
+        KB_CUDA_TRY(md_launch_cells_slots(v, s), msg);
+    }
     if (v.cell_start)
         KB_CUDA_TRY(md_launch_reorder(v, s), msg);
     if (d->host_layers && (rc = host_layer_assign(d, s, msg)))
         return rc;
-    KB_CUDA_TRY(md_launch_hfill(v, s), msg);
+    if (v.H) /* N_l comes from the neighbour count's pass over kc */
+        KB_CUDA_TRY(md_launch_hfill(v, s), msg);
     switch (d->strategy) {
     case MD_DEV_CELL_BLOCK:
         KB_CUDA_TRY(md_launch_build_cell_block(v, s), msg);
@@ -205,6 +246,7 @@ static double ev_s(md_dev *d, int a, int b)
 int md_dev_steps(md_dev *d, int steps, cudaStream_t s, md_timing *t, char *msg)
 {
     int rc = KB_OK;
+    double host0 = d->host_s;
     for (int k = 0; k < steps; k++) {
         int due = 1;
         if (t)
@@ -222,8 +264,7 @@ int md_dev_steps(md_dev *d, int steps, cudaStream_t s, md_timing *t, char *msg)
             return rc;
         if (t)
             KB_CUDA_TRY(cudaEventRecord(d->ev[3], s), msg);
-        KB_CUDA_TRY(md_launch_second_half(d->v, s), msg);
-        KB_CUDA_TRY(md_launch_end_step(d->v, s), msg);
+        KB_CUDA_TRY(md_launch_second_half(d->v, s), msg); /* ends the step too */
         if (t) {
             KB_CUDA_TRY(cudaEventRecord(d->ev[4], s), msg);
             KB_CUDA_TRY(cudaEventSynchronize(d->ev[4]), msg);
@@ -233,6 +274,8 @@ int md_dev_steps(md_dev *d, int steps, cudaStream_t s, md_timing *t, char *msg)
             t->steps++;
         }
     }
+    if (t)
+        t->host += d->host_s - host0;
     return KB_OK;
 }
 
@@ -257,6 +300,8 @@ int md_dev_load(md_dev *d, const float *r4, const float *v4, cudaStream_t s, cha
     KB_CUDA_TRY(cudaMemcpyAsync(v->r, r4, nb, cudaMemcpyHostToDevice, s), msg);
     KB_CUDA_TRY(cudaMemcpyAsync(v->v, v4, nb, cudaMemcpyHostToDevice, s), msg);
     KB_CUDA_TRY(cudaMemsetAsync(v->ctl, 0, sizeof(md_ctl), s), msg);
+    if (v->kc) /* the device-layer strategies' first atomic slots count from 0 */
+        KB_CUDA_TRY(cudaMemsetAsync(v->kc, 0, (size_t)v->ncell * sizeof(int), s), msg);
     KB_CUDA_TRY(cudaMemsetAsync(v->hist, 0, 3 * (size_t)v->hist_len * sizeof(double), s), msg);
     /* The pageable copies above may return before the data has moved: wait before the host's
      * buffers can change, and so the first step sees the new state. */

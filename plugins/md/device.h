@@ -17,9 +17,14 @@ enum {
     MD_DEV_SORTED = 4
 };
 
+/* The host layer assignment moves c_i and l_i in this many pieces, so the copies overlap the
+ * host loop. */
+#define MD_HOST_CHUNKS 8
+
 /* Time per phase of an instrumented run, seconds (CUDA events; includes host work in between). */
 typedef struct md_timing {
     double nbr, force, total;
+    double host; /* of nbr: the host layer assignment (copy c_i out, the loop, l_i and k_c in) */
     int steps;
 } md_timing;
 
@@ -27,11 +32,12 @@ typedef struct md_dev {
     md_view v;       /* device pointers and sizes, passed to every kernel */
     int strategy;    /* MD_DEV_* */
     int host_layers; /* layers assigned on the host (cell_block, layer_matrix): run() syncs */
-    int *h_cell, *h_layer, *h_kc; /* pinned host copies for the host layer assignment */
-    md_ctl *h_ctl;                /* pinned host copy of the control block */
-    size_t bytes;                 /* device memory held */
-    cudaEvent_t ev[5];
-    int have_events;
+    int *h_cell, *h_layer, *h_kc;       /* pinned host copies for the host layer assignment */
+    md_ctl *h_ctl;                      /* pinned host copy of the control block */
+    size_t bytes;                       /* device memory held */
+    double host_s;                      /* wall time spent in the host layer assignment, seconds */
+    cudaEvent_t ev[5 + MD_HOST_CHUNKS]; /* phases of an instrumented step; host layering chunks */
+    int have_events;                    /* how many of ev exist */
 } md_dev;
 
 /* Allocates the buffers of `strategy` for cfg (lcap layers, mcap neighbours per atom).

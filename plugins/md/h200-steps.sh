@@ -28,6 +28,14 @@ baseline = layer_matrix
 system = sp, ljstd
 N_e = 48
 steps = 100
+
+[md.order]
+variants = layer_atomic
+system = sp
+N_e = 48
+shuffle = 1
+reorder = 0, 20
+steps = 300
 INI
   "$B/kbench" run /tmp/md-quick.ini --out "$OUT/results/md-quick"
 }

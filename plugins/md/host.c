@@ -529,6 +529,22 @@ fail:
     return rc;
 }
 
+void md_point_shuffle(md_point_state *ps, uint64_t seed)
+{
+    int n = ps->cfg.n;
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates, counter-based draws: reproducible */
+        int j = (int)(uniform01(seed ^ 0x5348554646ull, (uint64_t)i) * (i + 1));
+        for (int k = 0; k < 4; k++) {
+            float t = ps->r[4 * i + k];
+            ps->r[4 * i + k] = ps->r[4 * j + k];
+            ps->r[4 * j + k] = t;
+            t = ps->v[4 * i + k];
+            ps->v[4 * i + k] = ps->v[4 * j + k];
+            ps->v[4 * j + k] = t;
+        }
+    }
+}
+
 int md_point_reference(md_point_state *ps, char *msg)
 {
     const md_config *cfg = &ps->cfg;
@@ -642,6 +658,40 @@ int md_ref_cells(const md_config *cfg, const float *r4, int n, double *f, double
     })
     *u = pe / n;
     *vir = vs / n;
+    free(r);
+    free(q);
+    return 0;
+}
+
+int md_ref_cutoff_slack(const md_config *cfg, const float *r4, int n, double slack, double *fa,
+                        double *ua, long long *pairs)
+{
+    double lo = cfg->rc - slack, hi2 = (cfg->rc + slack) * (cfg->rc + slack);
+    double *r = calloc(3 * (size_t)n, sizeof(double));
+    int *q = malloc(((size_t)n + (size_t)cfg->ncell) * sizeof(int));
+    long long np = 0;
+    if (!r || !q) {
+        free(r);
+        free(q);
+        return -1;
+    }
+    to_double(r4, n, r);
+    build_cells(cfg, r, n, q);
+    memset(fa, 0, (size_t)n * sizeof(double));
+    *ua = 0.0;
+    /* Pairs within slack of rc: the float test r2 < rc2 may put them on either side, and the
+     * truncated potential jumps there by u(rc) and the force by |f(rc)| rc. */
+    FOR_EACH_NEIGHBOR(cfg, r, q, n, hi2, {
+        double pu, fr;
+        if (r2 <= lo * lo)
+            continue;
+        md_pair(r2, cfg->shift, &pu, &fr);
+        fa[i] += fabs(fr) * sqrt(r2);
+        *ua += 0.5 * fabs(pu);
+        np++;
+    })
+    *ua /= n;
+    *pairs = np / 2;
     free(r);
     free(q);
     return 0;

@@ -31,6 +31,7 @@ typedef struct md_config {
     int threads;       /* threads per block of the per-atom kernels */
     int reorder;       /* steps between reorderings (at the next rebuild), 0 = never */
     int ldg;           /* read-only-cache loads of coordinates in the force kernels */
+    int shuffle;       /* the prepared state's atoms in a random order (long-run limit) */
     int equil;         /* equilibration steps in prepare */
     int rescale_every; /* velocity rescaling interval during equilibration */
     /* derived by md_config_derive */
@@ -125,6 +126,10 @@ int md_prepare_host(const md_config *cfg, uint64_t seed, md_point_state *ps, cha
 /* Fills u0, vir0, ke0, np0, max_occ, max_nbr of ps from its r, v (double, cell-based). */
 int md_point_reference(md_point_state *ps, char *msg);
 void md_point_free(md_point_state *ps);
+/* Permutes the atoms of ps (r and v together) in a random order from the seed: the storage
+ * order of a long run without reordering, where atoms have diffused far from their lattice
+ * neighbours in memory (the paper's Table 8 limit).  The reference figures are unchanged. */
+void md_point_shuffle(md_point_state *ps, uint64_t seed);
 
 /* ---- references (double precision, from float positions of stride 4) ------------------- */
 
@@ -134,6 +139,11 @@ void md_ref_allpairs(const md_config *cfg, const float *r4, int n, double *f, do
                      double *vir);
 /* ... and the same through cells (O(n)); the same pair set, for any n.  Returns 0 or -1. */
 int md_ref_cells(const md_config *cfg, const float *r4, int n, double *f, double *u, double *vir);
+/* Pairs whose distance lies within `slack` of rc, where a float cutoff test may decide either
+ * way: per atom the sum of their force magnitudes |f(r)| r into fa (n entries), the sum of
+ * their |u(r)| per atom into ua, their count into pairs.  Returns 0 or -1 (allocation). */
+int md_ref_cutoff_slack(const md_config *cfg, const float *r4, int n, double slack, double *fa,
+                        double *ua, long long *pairs);
 /* Brute-force neighbour counts (r < rc + delta, both directions) per atom into cnt; returns the
  * pair total or -1 (allocation failure).  Cell-based, exact. */
 long long md_ref_neighbor_counts(const md_config *cfg, const float *r4, int n, int *cnt);

@@ -47,6 +47,23 @@ __global__ void k_cells(md_view v)
         v.cell[i] = md_cell_of(v.r[i], v);
 }
 
+/* k_cells and k_layers_atomic in one launch, for the strategies with device layers: kc is 0
+ * on entry (cleared at load and by the previous build's neighbour count). */
+__global__ void k_cells_slots(md_view v)
+{
+    MD_REBUILD_GUARD(v);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) {
+        v.ctl->nl = 0;
+        v.ctl->nbr_total = 0;
+    }
+    if (i < v.n) {
+        int c = md_cell_of(v.r[i], v);
+        v.cell[i] = c;
+        v.layer[i] = atomicAdd(&v.kc[c], 1);
+    }
+}
+
 /* Exclusive scan of the cell counts into cell_start: one block, each thread a contiguous
  * chunk, then a scan of the chunk sums in shared memory. */
 __global__ void k_scan(md_view v)
@@ -120,39 +137,19 @@ __global__ void k_hfill(md_view v)
     }
 }
 
-/* The neighbour total of the build (for N_p/N_a): one atomic per block, the same cost for
- * every strategy. */
-__global__ void k_count_neighbors(md_view v)
+/* The rebuild's statistics, by one thread once every block's share is in. */
+__device__ void md_finish_rebuild(md_view v)
 {
-    __shared__ unsigned long long ws[32];
-    MD_REBUILD_GUARD(v);
-    int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    unsigned long long m = i < v.n ? (unsigned long long)v.nn[i] : 0ull;
-    for (int off = 16; off > 0; off >>= 1)
-        m += __shfl_down_sync(0xffffffffu, m, off);
-    if (lane == 0)
-        ws[w] = m;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long t = 0;
-        for (int k = 0; k < (int)(blockDim.x >> 5); k++)
-            t += ws[k];
-        if (t)
-            atomicAdd(&v.ctl->nbr_total, t);
-    }
-}
-
-__global__ void k_finish_rebuild(md_view v)
-{
-    MD_REBUILD_GUARD(v);
     md_ctl *c = v.ctl;
     if (!c->forced) {
         c->rebuilds++;
         c->sum_nu += c->since_rebuild;
     }
     c->builds++;
-    c->sum_np += (double)c->nbr_total / v.n;
-    c->sum_nl += c->nl;
+    /* Other blocks of this launch added to these by atomics: read past this SM's L1, which
+     * may hold the control block's line from the guard. */
+    c->sum_np += (double)*(volatile unsigned long long *)&c->nbr_total / v.n;
+    c->sum_nl += *(volatile int *)&c->nl;
     c->since_rebuild = 0;
     if (c->reorder_now)
         c->since_reorder = 0;
@@ -162,10 +159,104 @@ __global__ void k_finish_rebuild(md_view v)
     c->forced = 0;
 }
 
-/* Second half kick, and per-block partial sums of v^2, u, virial and the max of v^2. */
+/* The neighbour total of the build (for N_p/N_a, one atomic per block) and N_l (most atoms in
+ * a cell); clears kc for the next build's atomic slots; the last block to finish records the
+ * build (md_finish_rebuild).  Every block passes the guard before the last one clears the
+ * flag, so all blocks take the same branch. */
+__global__ void k_count_finish(md_view v)
+{
+    __shared__ unsigned long long ws[32];
+    __shared__ int wmax[32];
+    __shared__ bool last;
+    MD_REBUILD_GUARD(v);
+    int i = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    unsigned long long m = i < v.n ? (unsigned long long)v.nn[i] : 0ull;
+    int occ = 0;
+    for (int c = i; c < v.ncell; c += gridDim.x * blockDim.x) {
+        occ = max(occ, v.kc[c]);
+        v.kc[c] = 0;
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        m += __shfl_down_sync(0xffffffffu, m, off);
+        occ = max(occ, __shfl_down_sync(0xffffffffu, occ, off));
+    }
+    if (lane == 0) {
+        ws[w] = m;
+        wmax[w] = occ;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long t = 0;
+        int o = 0;
+        for (int k = 0; k < (int)(blockDim.x >> 5); k++) {
+            t += ws[k];
+            o = max(o, wmax[k]);
+        }
+        if (t)
+            atomicAdd(&v.ctl->nbr_total, t);
+        if (o)
+            atomicMax(&v.ctl->nl, o);
+        __threadfence();
+        last = atomicAdd(&v.ctl->done_count, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (last && threadIdx.x == 0) {
+        __threadfence();
+        v.ctl->done_count = 0;
+        md_finish_rebuild(v);
+    }
+}
+
+__global__ void k_finish_rebuild(md_view v)
+{
+    MD_REBUILD_GUARD(v);
+    md_finish_rebuild(v);
+}
+
+/* The step's bookkeeping from the reduced sums, by one thread: history, rebuild decision. */
+__device__ void md_end_step(md_view v, double v2, double u, double w, double vmax2)
+{
+    md_ctl *c = v.ctl;
+    /* Each pair's energy and virial were summed from both of its atoms. */
+    c->ke = 0.5 * v2 / v.n;
+    c->pe = 0.5 * u / v.n;
+    c->vir = 0.5 * w / v.n;
+    c->vmax2 = vmax2;
+    double *e = v.hist + 3 * (c->step % v.hist_len);
+    e[0] = c->ke;
+    e[1] = c->pe;
+    e[2] = c->vir;
+    c->step++;
+    c->since_rebuild++;
+    c->since_reorder++;
+    c->disp += sqrtf((float)c->vmax2) * v.dt;
+    if (c->disp > v.half_delta) {
+        c->rebuild = 1;
+        c->reorder_now = v.sort_always || (v.reorder > 0 && c->since_reorder >= v.reorder) ? 1 : 0;
+    }
+}
+
+/* Tree reduction of nt entries of the four sums in shared memory (sum, sum, sum, max). */
+__device__ void md_reduce4(double *sh, int t, int nt)
+{
+    for (int s = nt / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            sh[t] += sh[t + s];
+            sh[nt + t] += sh[nt + t + s];
+            sh[2 * nt + t] += sh[2 * nt + t + s];
+            sh[3 * nt + t] = fmax(sh[3 * nt + t], sh[3 * nt + t + s]);
+        }
+        __syncthreads();
+    }
+}
+
+/* Second half kick and per-block partial sums of v^2, u, virial and the max of v^2; the last
+ * block to finish reduces the partials in a fixed order (reproducible sums) and ends the step
+ * (md_end_step): one launch instead of two. */
 __global__ void k_second_half(md_view v)
 {
     extern __shared__ double sh[];
+    __shared__ bool last;
     int i = blockIdx.x * blockDim.x + threadIdx.x, t = threadIdx.x, nt = blockDim.x;
     double v2 = 0.0, u = 0.0, w = 0.0;
     if (i < v.n) {
@@ -184,67 +275,36 @@ __global__ void k_second_half(md_view v)
     sh[2 * nt + t] = w;
     sh[3 * nt + t] = v2;
     __syncthreads();
-    for (int s = nt / 2; s > 0; s >>= 1) {
-        if (t < s) {
-            sh[t] += sh[t + s];
-            sh[nt + t] += sh[nt + t + s];
-            sh[2 * nt + t] += sh[2 * nt + t + s];
-            sh[3 * nt + t] = fmax(sh[3 * nt + t], sh[3 * nt + t + s]);
-        }
-        __syncthreads();
-    }
-    if (t == 0)
+    md_reduce4(sh, t, nt);
+    if (t == 0) {
         for (int k = 0; k < 4; k++)
             v.part[4 * blockIdx.x + k] = sh[k * nt];
-}
-
-#define MD_END_THREADS 256
-
-/* Reduces the partials in a fixed order, records the step, decides the next rebuild. */
-__global__ void k_end_step(md_view v)
-{
-    __shared__ double s[4][MD_END_THREADS];
-    int t = threadIdx.x;
-    double a0 = 0.0, a1 = 0.0, a2 = 0.0, m = 0.0;
-    for (int b = t; b < v.nblocks; b += MD_END_THREADS) {
-        a0 += v.part[4 * b];
-        a1 += v.part[4 * b + 1];
-        a2 += v.part[4 * b + 2];
-        m = fmax(m, v.part[4 * b + 3]);
+        __threadfence();
+        last = atomicAdd(&v.ctl->done_half, 1u) == gridDim.x - 1;
     }
-    s[0][t] = a0;
-    s[1][t] = a1;
-    s[2][t] = a2;
-    s[3][t] = m;
     __syncthreads();
-    for (int h = MD_END_THREADS / 2; h > 0; h >>= 1) {
-        if (t < h) {
-            s[0][t] += s[0][t + h];
-            s[1][t] += s[1][t + h];
-            s[2][t] += s[2][t + h];
-            s[3][t] = fmax(s[3][t], s[3][t + h]);
-        }
-        __syncthreads();
-    }
-    if (t != 0)
+    if (!last)
         return;
-    md_ctl *c = v.ctl;
-    /* Each pair's energy and virial were summed from both of its atoms. */
-    c->ke = 0.5 * s[0][0] / v.n;
-    c->pe = 0.5 * s[1][0] / v.n;
-    c->vir = 0.5 * s[2][0] / v.n;
-    c->vmax2 = s[3][0];
-    double *e = v.hist + 3 * (c->step % v.hist_len);
-    e[0] = c->ke;
-    e[1] = c->pe;
-    e[2] = c->vir;
-    c->step++;
-    c->since_rebuild++;
-    c->since_reorder++;
-    c->disp += sqrtf((float)c->vmax2) * v.dt;
-    if (c->disp > v.half_delta) {
-        c->rebuild = 1;
-        c->reorder_now = v.sort_always || (v.reorder > 0 && c->since_reorder >= v.reorder) ? 1 : 0;
+    __threadfence();
+    {
+        const volatile double *p = v.part;
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0, m = 0.0;
+        for (int b = t; b < (int)gridDim.x; b += nt) {
+            a0 += p[4 * b];
+            a1 += p[4 * b + 1];
+            a2 += p[4 * b + 2];
+            m = fmax(m, p[4 * b + 3]);
+        }
+        sh[t] = a0;
+        sh[nt + t] = a1;
+        sh[2 * nt + t] = a2;
+        sh[3 * nt + t] = m;
+    }
+    __syncthreads();
+    md_reduce4(sh, t, nt);
+    if (t == 0) {
+        v.ctl->done_half = 0;
+        md_end_step(v, sh[0], sh[nt], sh[2 * nt], sh[3 * nt]);
     }
 }
 
@@ -285,6 +345,12 @@ extern "C" cudaError_t md_launch_cells(md_view v, cudaStream_t s)
     return cudaGetLastError();
 }
 
+extern "C" cudaError_t md_launch_cells_slots(md_view v, cudaStream_t s)
+{
+    k_cells_slots<<<atom_blocks(v), v.threads, 0, s>>>(v);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t md_launch_reorder(md_view v, cudaStream_t s)
 {
     cudaError_t e;
@@ -306,25 +372,16 @@ extern "C" cudaError_t md_launch_hfill(md_view v, cudaStream_t s)
 
 extern "C" cudaError_t md_launch_finish_rebuild(md_view v, cudaStream_t s)
 {
-    if (v.nn) {
-        k_count_neighbors<<<atom_blocks(v), v.threads, 0, s>>>(v);
-        cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess)
-            return e;
-    }
-    k_finish_rebuild<<<1, 1, 0, s>>>(v);
+    if (v.nn)
+        k_count_finish<<<atom_blocks(v), v.threads, 0, s>>>(v);
+    else
+        k_finish_rebuild<<<1, 1, 0, s>>>(v);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t md_launch_second_half(md_view v, cudaStream_t s)
 {
     k_second_half<<<atom_blocks(v), v.threads, 4 * v.threads * sizeof(double), s>>>(v);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t md_launch_end_step(md_view v, cudaStream_t s)
-{
-    k_end_step<<<1, MD_END_THREADS, 0, s>>>(v);
     return cudaGetLastError();
 }
 

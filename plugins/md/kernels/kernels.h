@@ -6,8 +6,8 @@
  * Every step-loop kernel that belongs to the neighbour rebuild reads ctl->rebuild and returns
  * at once when no rebuild is due, so the whole step is the same sequence of launches every
  * time and a run can be captured into a CUDA graph; the decision itself is made on the device
- * by md_launch_end_step.  Every launcher enqueues on `stream`, never synchronises, and returns
- * cudaGetLastError() after its launch.
+ * by the last block of md_launch_second_half.  Every launcher enqueues on `stream`, never
+ * synchronises, and returns cudaGetLastError() after its launch.
  */
 #ifndef KBENCH_MD_KERNELS_H
 #define KBENCH_MD_KERNELS_H
@@ -41,6 +41,9 @@ typedef struct md_ctl {
     double sum_np; /* sums over builds: neighbour entries per atom (N_p/N_a), layers */
     double sum_nl;
     double sum_nu; /* sum over rebuilds of the steps since the previous one */
+    /* blocks of the current launch that have finished (the last one does the kernel's
+     * single-thread tail and sets it back to 0): second half kick, neighbour count */
+    unsigned int done_half, done_count;
 } md_ctl;
 
 /* Everything a kernel needs, passed by value. */
@@ -67,12 +70,16 @@ typedef struct md_view {
 
 /* 00_step.cu */
 cudaError_t md_launch_first_half(md_view v, cudaStream_t s);
-cudaError_t md_launch_cells(md_view v, cudaStream_t s);          /* clear kc, assign cells */
-cudaError_t md_launch_reorder(md_view v, cudaStream_t s);        /* counting sort when due */
-cudaError_t md_launch_hfill(md_view v, cudaStream_t s);          /* H from cell and layer */
-cudaError_t md_launch_finish_rebuild(md_view v, cudaStream_t s); /* counts, stats, clears */
+cudaError_t md_launch_cells(md_view v, cudaStream_t s); /* clear kc, assign cells */
+/* cells and the atomic slots in one kernel (kc must be 0: the neighbour count clears it) */
+cudaError_t md_launch_cells_slots(md_view v, cudaStream_t s);
+cudaError_t md_launch_reorder(md_view v, cudaStream_t s); /* counting sort when due */
+cudaError_t md_launch_hfill(md_view v, cudaStream_t s);   /* H from cell and layer */
+/* neighbour count, N_l, clears kc, then (last block) the rebuild's statistics and flags */
+cudaError_t md_launch_finish_rebuild(md_view v, cudaStream_t s);
+/* second half kick with partial sums, then (last block) the step's reduction, history and
+ * the rebuild decision: one kernel */
 cudaError_t md_launch_second_half(md_view v, cudaStream_t s);
-cudaError_t md_launch_end_step(md_view v, cudaStream_t s);
 cudaError_t md_launch_rescale(md_view v, cudaStream_t s); /* velocities to temp */
 cudaError_t md_launch_force_rebuild(md_view v, int reorder, cudaStream_t s); /* set the flag */
 /* 01_allpairs.cu */

@@ -87,6 +87,14 @@ inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
     *p = o + v;
     return o;
 }
+inline unsigned atomicAdd(unsigned *p, unsigned v)
+{
+    unsigned o = *p;
+    *p = o + v;
+    return o;
+}
+/* Blocks run one after another and memory is the host's: a fence has nothing to order. */
+inline void __threadfence() {}
 inline int atomicOr(int *p, int v)
 {
     int o = *p;

@@ -1,0 +1,56 @@
+/* Direct union-find on the device in the style of Playne and Hawick (2018, block-based as in
+ * Allegretti et al.'s BUF): each block first joins the bonds inside its tile in shared memory
+ * and writes the tile's roots as global site indices; a second kernel joins only the bonds
+ * that cross tile borders, on the global label array with atomicMin; a third flattens every
+ * label to its root.  No host round trip: the run is capturable.  Per-site bodies in
+ * 04_union_find.cuh. */
+#include "kernels/04_union_find.cuh"
+#include "kernels/common.cuh"
+
+/* Tiles of 256 sites: 32x8 in 2-D, 8x8x4 in 3-D. */
+template <int TX, int TY, int TZ>
+static __global__ void __launch_bounds__(TX *TY *TZ)
+    uf_local(lb_lattice lat, const uint8_t *bonds, uint32_t *labels)
+{
+    __shared__ uint32_t s[TX * TY * TZ];
+    const lb_tile tl = {TX, TY, TZ, (int)blockIdx.x, (int)blockIdx.y, (int)blockIdx.z};
+    const uint32_t t = threadIdx.x;
+    s[t] = t;
+    __syncthreads();
+    lb_uf_local_site(&lat, &tl, bonds, s, t);
+    __syncthreads();
+    lb_uf_write_site(&lat, &tl, s, labels, t);
+}
+
+template <int TX, int TY, int TZ>
+static __global__ void uf_borders(lb_lattice lat, const uint8_t *bonds, uint32_t *labels)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < lat.n)
+        lb_uf_border_site(&lat, TX, TY, TZ, bonds, labels, i);
+}
+
+template <int TX, int TY, int TZ>
+static cudaError_t union_find(const lb_dev *d, const uint8_t *bonds, cudaStream_t st)
+{
+    const lb_lattice lat = d->lat;
+    const unsigned g = lb_blocks(lat.n);
+    const dim3 tiles(CEIL_DIV(lat.L, TX), CEIL_DIV(lat.L, TY),
+                     lat.dim == 3 ? CEIL_DIV(lat.L, TZ) : 1);
+    cudaError_t e;
+    uf_local<TX, TY, TZ><<<tiles, TX * TY * TZ, 0, st>>>(lat, bonds, d->labels);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+    uf_borders<TX, TY, TZ><<<g, LB_THREADS, 0, st>>>(lat, bonds, d->labels);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+    lb_flatten_kernel<<<g, LB_THREADS, 0, st>>>(lat.n, d->labels);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t lb_label_union_find(const lb_dev *d, const uint8_t *bonds, cudaStream_t st)
+{
+    if (d->lat.dim == 2)
+        return union_find<32, 8, 1>(d, bonds, st);
+    return union_find<8, 8, 4>(d, bonds, st);
+}
