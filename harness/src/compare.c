@@ -501,6 +501,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
     unsigned char *taken = kbi_xcalloc(res->n_cases + 1, 1); /* results paired by params */
     memset(out, 0, sizeof *out);
     resolve_options(opt, &out->opt.threshold, &out->opt.alpha);
+    out->opt.host_drift = opt ? opt->host_drift : 0;
     warn_if_differs(out, base, res, "GPUs", "device", "name", "");
     warn_if_differs(out, base, res, "SM clocks", "device", "sm_clock_mhz", " MHz");
     warn_if_differs(out, base, res, "memory clocks", "device", "mem_clock_mhz", " MHz");
