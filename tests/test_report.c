@@ -664,3 +664,68 @@ Test(report_md, each_section_names_its_own_baseline, .init = make_tmp, .fini = r
     free(host);
     free(md);
 }
+
+/* ---- what the samples say, and what is not a timing ---- */
+
+/* The report of DATA/name with the first `from` replaced by `to` (written
+ * to tmp/in.jsonl first). */
+static char *report_of_edited(const char *name, const char *from, const char *to)
+{
+    char src[600], in[600], out[600], md[640], err[KBI_ERR_SIZE] = "";
+    kbi_report_options opt = {.gnuplot = ""};
+    kbi_result_set set = {0};
+    const char *paths[1] = {in};
+    char *text, *at;
+    FILE *f;
+    snprintf(src, sizeof src, "%s/%s", DATA, name);
+    snprintf(in, sizeof in, "%s/in.jsonl", tmp);
+    text = slurp(src);
+    at = strstr(text, from);
+    cr_assert_not_null(at, "%s not in %s", from, name);
+    f = fopen(in, "w");
+    cr_assert_not_null(f);
+    fwrite(text, 1, (size_t)(at - text), f);
+    fputs(to, f);
+    fputs(at + strlen(from), f);
+    fclose(f);
+    free(text);
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, 1, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(md, sizeof md, "%s/report.md", out);
+    return slurp(md);
+}
+
+Test(report_md, stored_stats_do_not_overrule_the_samples, .init = make_tmp, .fini = remove_tmp)
+{
+    /* Issue 15, item 4: the first case's stored median multiplied by 1000. */
+    char *md = report_of_edited("stream_h200.jsonl", "\"median\":1.267003203e-05",
+                                "\"median\":1.267003203e-02");
+    cr_expect_not_null(strstr(md, "| copy | ok | 12.67 µs |"), "the samples' median is shown");
+    cr_expect_null(strstr(md, "12.67 ms"), "the stored median is not");
+    cr_expect_not_null(strstr(md, "in.jsonl:2: stored stats.median"), "warned with file:line");
+    free(md);
+}
+
+Test(report_md, a_sanitized_run_is_not_timings, .init = make_tmp, .fini = remove_tmp)
+{
+    /* Issue 15, item 9: an env record saying --sanitize (older files' case
+     * records do not say it themselves). */
+    char *md = report_of_edited("stream_h200.jsonl", "\"record\":\"env\",",
+                                "\"record\":\"env\",\"sanitize\":\"memcheck\",");
+    cr_expect_not_null(strstr(md, "**Not timings:** 15 cases come from a `--sanitize` run"));
+    cr_expect_not_null(strstr(md, "| triad | ok | not a timing (803.7 µs under a sanitizer) |"));
+    cr_expect_null(strstr(md, "| 4008 |"), "no rate from a sanitized time");
+    cr_expect_null(strstr(md, "| 0.65× |"), "no speedup from a sanitized time");
+    free(md);
+}
+
+Test(report_format, absurd_durations_stay_short)
+{
+    char b[64];
+    kbi_format_duration(1e308, b, sizeof b);
+    cr_expect_str_eq(b, "1e+308 s");
+    kbi_format_duration(2.5e7, b, sizeof b);
+    cr_expect_str_eq(b, "2.5e+07 s");
+}

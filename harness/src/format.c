@@ -24,11 +24,15 @@ kbi_time_unit kbi_time_unit_for(double seconds)
     return (kbi_time_unit){1.0, "s"};
 }
 
-/* Four significant digits without an exponent for the usual magnitudes. */
+/* Four significant digits without an exponent for the usual magnitudes;
+ * beyond them (a figure no run gives: a damaged file) an exponent, never a
+ * 300-digit number. */
 void kbi_fmt_sig4(double v, char *out, size_t n)
 {
     double a = fabs(v);
-    if (a >= 1000)
+    if (!isfinite(v) || a >= 1e7)
+        snprintf(out, n, "%.3g", v);
+    else if (a >= 1000)
         snprintf(out, n, "%.0f", v);
     else if (a >= 100)
         snprintf(out, n, "%.1f", v);

@@ -345,6 +345,11 @@ static void md_timing(FILE *f, const kbi_case_result *c)
         fputs(" | — | —", f);
         return;
     }
+    if (kbi_case_not_timing(c)) {
+        kbi_format_duration(c->stats.median, buf, sizeof buf);
+        fprintf(f, " | not a timing (%s under a sanitizer) | —", buf);
+        return;
+    }
     u = kbi_time_unit_for(c->stats.median);
     kbi_format_duration(c->stats.median, buf, sizeof buf);
     kbi_fmt_sig4(c->stats.ci_low * u.scale, lo, sizeof lo);
@@ -827,6 +832,18 @@ int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title
         fputs(". Their data and gnuplot scripts are in `charts/`; run `gnuplot NAME.gp` there "
               "to draw them.\n\n",
               f);
+    }
+    {
+        size_t not_timing = 0;
+        for (size_t i = 0; i < set->n_cases; i++)
+            not_timing += kbi_case_not_timing(&set->cases[i]);
+        if (not_timing)
+            fprintf(f,
+                    "> **Not timings:** %zu case%s come%s from a `--sanitize` run: the sanitizer "
+                    "slows kernels by orders of magnitude, so %s times are shown as not "
+                    "timings, with no rate, speedup or chart point.\n\n",
+                    not_timing, not_timing == 1 ? "" : "s", not_timing == 1 ? "s" : "",
+                    not_timing == 1 ? "its" : "their");
     }
     if (n_warn) {
         fputs("## Warnings\n\n", f);

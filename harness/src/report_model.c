@@ -42,7 +42,8 @@ static void run_names_free(kbi_run_names *r)
 
 int kbi_case_ok(const kbi_case_result *c)
 {
-    return c->status == KBI_ST_OK && c->stats.median > 0;
+    /* A --sanitize run's times are not timings: no rate, speedup or chart point. */
+    return c->status == KBI_ST_OK && c->stats.median > 0 && !kbi_case_not_timing(c);
 }
 
 static kbi_rep_plugin *find_plugin(kbi_rep_model *m, const char *name)

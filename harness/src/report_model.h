@@ -84,7 +84,8 @@ void kbi_rep_model_free(kbi_rep_model *m);
  * has no median. */
 int kbi_report_speedup(const kbi_result_set *set, size_t i, double *speedup);
 
-/* Whether case c ran and has a median to show. */
+/* Whether case c ran and has a median to show as a timing (not a --sanitize
+ * run's). */
 int kbi_case_ok(const kbi_case_result *c);
 /* Whether variant is the baseline of some section of plugin p. */
 int kbi_rep_is_baseline(const kbi_rep_plugin *p, const char *variant);
