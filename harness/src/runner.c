@@ -959,11 +959,18 @@ static int write_rounds(run_state *rs, round_acc *a)
     return rc;
 }
 
+/* The rounds this run measures: 1 in process (one case under ncu or a sanitizer wants one
+ * run) and under --sanitize (its times are not timings, and a sanitized case is slow). */
+static int rounds_of(const run_state *rs)
+{
+    return rs->args->in_process || rs->args->sanitize ? 1 : rs->profile.run.rounds;
+}
+
 /* [run] rounds > 1 needs the one-worker path: --devices deals each case out once.  Returns 0
  * or an exit code. */
 static int check_rounds(const run_state *rs)
 {
-    if (rs->n_dw == 0 || rs->profile.run.rounds <= 1)
+    if (rs->n_dw == 0 || rounds_of(rs) <= 1)
         return 0;
     fprintf(stderr,
             "kbench: %s: [run] rounds = %d cannot be used with --devices, which runs each case "
@@ -975,7 +982,7 @@ static int check_rounds(const run_state *rs)
 /* Every selected case in rounds (see above). */
 static void run_rounds(run_state *rs)
 {
-    int rounds = rs->profile.run.rounds, stop = 0;
+    int rounds = rounds_of(rs), stop = 0;
     round_acc *acc = kbi_xcalloc(rs->n_sel, sizeof *acc);
     for (int r = 0; r < rounds && !stop && !interrupted; r++) {
         /* Each round in a fresh worker: what a process draws by chance (its core, its memory
@@ -1011,9 +1018,9 @@ static void run_rounds(run_state *rs)
 /* Every selected case, each record written and flushed as it ends. */
 static void run_cases(run_state *rs)
 {
-    if (rs->profile.run.rounds > 1)
+    if (rounds_of(rs) > 1)
         run_rounds(rs);
-    for (size_t k = 0; rs->profile.run.rounds <= 1 && k < rs->n_sel && !interrupted; k++) {
+    for (size_t k = 0; rounds_of(rs) <= 1 && k < rs->n_sel && !interrupted; k++) {
         int stop = 0;
         kbi_case_result rec;
         if (!run_case(rs, k, &stop, &rec))
