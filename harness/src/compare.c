@@ -773,8 +773,14 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             "drifting; **slower** or **faster** when the whole interval lies beyond the "
             "threshold, **same** when it lies within, else **unsure**. Detectable = the "
             "smallest change these runs would call nearly always; where it is above the change "
-            "that matters, the machine was too noisy to tell.\n\n",
-            100 * (1 - c->opt.alpha));
+            "that matters, the machine was too noisy to tell. Host-timed cases share the CPU "
+            "with the machine's other users: their interval also allows a whole run to sit "
+            "off by %g%% (--host-drift), and without rounds their threshold grows by as "
+            "much.\n\n",
+            100 * (1 - c->opt.alpha),
+            100 * (c->opt.host_drift < 0   ? 0
+                   : c->opt.host_drift > 0 ? c->opt.host_drift
+                                           : KBI_COMPARE_HOST_DRIFT));
     for (size_t i = 0; i < c->n_warnings; i++) {
         fputs("> **Warning:** ", f);
         kbi_md_cell(f, c->warnings[i]);
