@@ -227,20 +227,20 @@ static void compare_rounds(const kbi_case_result *base, const kbi_case_result *r
                            double alpha, double drift, const kbi_shift *s,
                            kbi_compare_outcome *out)
 {
-    double lim = log1p(t), half, lo, hi;
+    double lim = log1p(t), random, half, lo, hi;
     size_t nb = base->n_rounds, nr = res->n_rounds;
     /* Each run is one draw of the machine's state, which moves the whole run as much as the
      * rounds show it moving one round: 2 spread^2, plus the estimate's own variance. */
-    half = kbi_normal_quantile(1.0 - alpha / 2.0) * s->spread *
-           sqrt(2.0 + 1.0 / (double)nb + 1.0 / (double)nr) +
-           log1p(drift);
+    random = kbi_normal_quantile(1.0 - alpha / 2.0) * s->spread *
+             sqrt(2.0 + 1.0 / (double)nb + 1.0 / (double)nr);
+    half = random + log1p(drift);
     lo = s->est - half;
     hi = s->est + half;
     out->ratio = exp(s->est);
     out->noise_base = base->stats.noise;
     out->noise_results = res->stats.noise;
     out->p = NAN;
-    out->detectable = expm1(lim + KBI_COMPARE_DETECT_WIDTHS * 2.0 * half);
+    out->detectable = expm1(lim + log1p(drift) + KBI_COMPARE_DETECT_WIDTHS * 2.0 * random);
     out->rounds_base = nb;
     out->rounds_results = nr;
     if (lo > lim || hi < -lim)

@@ -39,7 +39,8 @@
  *                    beyond the threshold
  *   same             the interval lies within -L..+L
  *   unsure           the interval reaches across a threshold
- *   detectable       exp(L + 1.5 (2 h)) - 1: to miss a true change this
+ *   detectable       exp(L + 1.5 (2 h)) - 1 (h without the host drift,
+ *                    which adds to L once): to miss a true change this
  *                    large, the interval would have to sit off it by twice
  *                    its half-width, so it is called slower or faster
  *                    nearly always; where it exceeds a change that matters,
