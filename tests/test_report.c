@@ -1,5 +1,7 @@
-/* Tests of report.c on fixed results files (tests/data): the CSV and
- * Markdown contents, merging shards, the default output folder, and the
+/* Tests of kbench report (report.c and the modules it writes from:
+ * resultset.c, report_model.c, report_md.c, report_csv.c, report_charts.c)
+ * on fixed results files (tests/data): the CSV and Markdown contents, merging
+ * shards, each section's own baseline, the default output folder, and the
  * errors a user sees for bad input (missing file, truncated line, another
  * schema version) with file and line. */
 #define _XOPEN_SOURCE 700
@@ -14,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "report.h"
+#include "report_model.h"
 #include "results.h"
 #include "helpers.h"
 
@@ -611,5 +615,52 @@ Test(report_metrics, version_1_metrics_keep_their_table, .init = make_tmp, .fini
     cr_expect(strstr(md, "| registers (regs/thread) | smem (B/block) |") != NULL);
     cr_expect(strstr(md, "outside its declared bound") == NULL, "no bound, nothing out of it");
     cr_expect(strstr(md, " ✗** |") == NULL);
+    free(md);
+}
+
+/* The text of report.md from `heading` up to the next heading of its level. */
+static char *section_of(const char *md, const char *heading)
+{
+    const char *a = strstr(md, heading), *b;
+    char *s;
+    cr_assert_not_null(a, "no %s in report.md", heading);
+    b = strstr(a + strlen(heading), "\n#");
+    s = strndup(a, b ? (size_t)(b - a) : strlen(a));
+    cr_assert_not_null(s);
+    return s;
+}
+
+/* Two profile sections of one plugin with their own baselines (as
+ * profiles/default.ini's [stream], baseline memcpy, and [stream.host],
+ * baseline host_copy; the host cases are H200 figures renamed): each table,
+ * each chart and the summary name the baseline the figures are against. */
+Test(report_md, each_section_names_its_own_baseline, .init = make_tmp, .fini = remove_tmp)
+{
+    const char *names[] = {"stream_two_baselines.jsonl"};
+    kbi_report_options opt = {.gnuplot = ""};
+    char *md = write_report(names, 1, &opt), *dev, *host, *gp, path[600];
+    dev = section_of(md, "### bytes=16777216");
+    host = section_of(md, "### bytes=268435456");
+    cr_assert(strstr(dev, "| speedup vs memcpy |") != NULL, "%s", dev);
+    cr_assert(strstr(dev, "| memcpy (baseline) |") != NULL, "%s", dev);
+    cr_assert(strstr(dev, "| 0.77× |") != NULL, "%s", dev);
+    cr_assert(strstr(host, "| speedup vs host_copy |") != NULL, "%s", host);
+    cr_assert(strstr(host, "memcpy") == NULL, "%s", host);
+    cr_assert(strstr(host, "| host_copy (baseline) |") != NULL, "%s", host);
+    cr_assert(strstr(host, "| 0.68× |") != NULL, "%s", host);
+    cr_assert(strstr(md, "baseline variants `memcpy`, `host_copy`") != NULL);
+    /* One speedup chart per baseline, each saying which is 1. */
+    snprintf(path, sizeof path, "%s/rep/charts/stream-speedup-host_copy.gp", tmp);
+    gp = slurp(path);
+    cr_assert(strstr(gp, "'host_copy = 1'") != NULL, "%s", gp);
+    cr_assert(strstr(gp, "memcpy") == NULL, "%s", gp);
+    free(gp);
+    snprintf(path, sizeof path, "%s/rep/charts/stream-speedup-memcpy.gp", tmp);
+    gp = slurp(path);
+    cr_assert(strstr(gp, "'memcpy = 1'") != NULL, "%s", gp);
+    cr_assert(strstr(gp, "host_") == NULL, "%s", gp);
+    free(gp);
+    free(dev);
+    free(host);
     free(md);
 }

@@ -471,11 +471,131 @@ static void gp_key(kbi_buf *gp, size_t n_series)
 
 /* ---- bars ---- */
 
+/* Ends the script, then writes and draws the chart; a chart with nothing
+ * drawn (n_drawn 0: every `what` is missing) is KBI_ERR_INPUT.  Frees dat
+ * and gp. */
+static int end_chart(kbi_chart_ctx *ctx, const char *stem, size_t n_drawn, const char *what,
+                     kbi_buf *dat, kbi_buf *gp, int width, int height, char *err)
+{
+    int rc;
+    kbi_buf_printf(gp, "\n");
+    gp_end(gp, stem, width, height);
+    if (n_drawn == 0) {
+        kbi_errf(err, "chart %s: every %s is missing", stem, what);
+        rc = KBI_ERR_INPUT;
+    } else {
+        rc = finish(ctx, stem, dat, gp, err);
+    }
+    kbi_buf_free(dat);
+    kbi_buf_free(gp);
+    return rc;
+}
+
+/* The y range of every bar with its interval and the reference; returns
+ * how many bars have a value. */
+static size_t bars_range(const kbi_bar_chart *c, range *yr)
+{
+    size_t n_bars = 0;
+    for (size_t k = 0; k < c->n_groups * c->n_series; k++) {
+        if (!isfinite(c->value[k]))
+            continue;
+        n_bars++;
+        range_add(yr, c->value[k]);
+        if (c->low)
+            range_add(yr, c->low[k]);
+        if (c->high)
+            range_add(yr, c->high[k]);
+    }
+    if (c->reference > 0)
+        range_add(yr, c->reference);
+    return n_bars;
+}
+
+/* Pixels wide: room for every bar and, with many series, the key. */
+static int bars_width(const kbi_bar_chart *c, int single)
+{
+    size_t S = c->n_series, G = c->n_groups;
+    int width = single ? (int)(220 + 70 * S) : (int)(260 + 18 * G * S + 30 * G);
+    if (!single && S > 4)
+        width += 40 + 7 * (int)max_len(c->series, S);
+    if (width < 800)
+        width = 800;
+    if (width > 2400)
+        width = 2400;
+    return width;
+}
+
+/* The plot clauses of one series' block: its bars, their intervals, their labels. */
+static void bars_clauses(kbi_buf *gp, const kbi_bar_chart *c, size_t s, size_t block, double bar_w,
+                         int single, int *n_clauses)
+{
+    int color = c->color ? c->color[s] : (int)s;
+    gp_next(gp, n_clauses);
+    /* Past the palette's length colours repeat: hatch the repeats. */
+    kbi_buf_printf(gp,
+                   "'%s.dat' index %zu using 1:2:($1-%.6f):($1+%.6f):(bar_base):2 "
+                   "with boxxyerror %s lc rgb '%s' title ",
+                   c->stem, block, bar_w * 0.46, bar_w * 0.46,
+                   (size_t)color < N_PALETTE ? "fs solid 0.85 noborder" : "fs pattern 4 border",
+                   kbi_chart_color(color));
+    gp_quote(gp, single ? "" : c->series[s]);
+    if (c->low || c->high) {
+        /* Error bars as plain vectors: gnuplot's yerrorbars leave a gap
+         * around the (invisible) point at the bar's top. */
+        double cap = bar_w * 0.12;
+        gp_next(gp, n_clauses);
+        kbi_buf_printf(gp,
+                       "'' index %zu using 1:3:(0):($4-$3) with vectors nohead lc rgb "
+                       "'#222222' lw 1.2 notitle",
+                       block);
+        for (int col = 3; col <= 4; col++) {
+            gp_next(gp, n_clauses);
+            kbi_buf_printf(gp,
+                           "'' index %zu using ($1-%.6f):%d:(%.6f):(0) with vectors nohead lc "
+                           "rgb '#222222' lw 1.2 notitle",
+                           block, cap, col, 2 * cap);
+        }
+    }
+    if (c->value_labels) {
+        gp_next(gp, n_clauses);
+        kbi_buf_printf(gp,
+                       "'' index %zu using 1:4:(abs($2) >= 100 ? sprintf('%%.0f', $2) : "
+                       "sprintf('%%.3g', $2)) with labels offset 0,0.8 font ',9' notitle",
+                       block);
+    }
+}
+
+/* The data block of series s (one line per bar); returns 0 when it has no bar. */
+static int bars_block(kbi_buf *dat, const kbi_bar_chart *c, size_t s, size_t block, double bar_w,
+                      int single)
+{
+    size_t S = c->n_series;
+    int any = 0;
+    for (size_t g = 0; g < c->n_groups; g++) {
+        size_t k = g * S + s;
+        double x = single ? (double)s : (double)g + ((double)s - (S - 1) / 2.0) * bar_w;
+        if (!isfinite(c->value[k]))
+            continue;
+        if (!any) {
+            kbi_buf_printf(dat, "# series %zu: %s\n", block, c->series[s]);
+            any = 1;
+        }
+        kbi_buf_printf(dat, "%.6f %.9g %.9g %.9g ", x, c->value[k],
+                       c->low && isfinite(c->low[k]) ? c->low[k] : c->value[k],
+                       c->high && isfinite(c->high[k]) ? c->high[k] : c->value[k]);
+        dat_quote(dat, c->groups[g]);
+        kbi_buf_printf(dat, "\n");
+    }
+    if (any)
+        kbi_buf_printf(dat, "\n\n");
+    return any;
+}
+
 int kbi_chart_bars(kbi_chart_ctx *ctx, const kbi_bar_chart *c, char *err)
 {
     kbi_buf dat = {0}, gp = {0};
     range yr = {0};
-    size_t S = c->n_series, G = c->n_groups, n_bars = 0, block = 0;
+    size_t S = c->n_series, G = c->n_groups, n_bars, block = 0;
     int single = G == 1, logy, width, height = 620, rc, n_clauses = 0;
     double bar_w, ylo, yhi, *tic_pos = NULL;
     const char *const *tic_labels;
@@ -484,20 +604,7 @@ int kbi_chart_bars(kbi_chart_ctx *ctx, const kbi_bar_chart *c, char *err)
         kbi_errf(err, "chart %s: nothing to draw, expected at least one series and group", c->stem);
         return KBI_ERR_INPUT;
     }
-    for (size_t g = 0; g < G; g++)
-        for (size_t s = 0; s < S; s++) {
-            size_t k = g * S + s;
-            if (!isfinite(c->value[k]))
-                continue;
-            n_bars++;
-            range_add(&yr, c->value[k]);
-            if (c->low)
-                range_add(&yr, c->low[k]);
-            if (c->high)
-                range_add(&yr, c->high[k]);
-        }
-    if (c->reference > 0)
-        range_add(&yr, c->reference);
+    n_bars = bars_range(c, &yr);
     logy = wants_log(&yr, 100.0);
     if (logy) {
         ylo = floor_decade(yr.min_pos / 1.2);
@@ -506,22 +613,10 @@ int kbi_chart_bars(kbi_chart_ctx *ctx, const kbi_bar_chart *c, char *err)
         ylo = 0;
         yhi = yr.any && yr.max > 0 ? yr.max * (c->value_labels ? 1.18 : 1.08) : 1.0;
     }
-    width = single ? (int)(220 + 70 * S) : (int)(260 + 18 * G * S + 30 * G);
-    if (!single && S > 4)
-        width += 40 + 7 * (int)max_len(c->series, S);
-    if (width < 800)
-        width = 800;
-    if (width > 2400)
-        width = 2400;
-    if (single) {
-        bar_w = 0.7;
-        n_tics = S;
-        tic_labels = c->series;
-    } else {
-        bar_w = 0.8 / (double)S;
-        n_tics = G;
-        tic_labels = c->groups;
-    }
+    width = bars_width(c, single);
+    bar_w = single ? 0.7 : 0.8 / (double)S;
+    n_tics = single ? S : G;
+    tic_labels = single ? c->series : c->groups;
     tic_pos = kbi_xmalloc(n_tics * sizeof *tic_pos);
     for (size_t i = 0; i < n_tics; i++)
         tic_pos[i] = (double)i;
@@ -545,76 +640,11 @@ int kbi_chart_bars(kbi_chart_ctx *ctx, const kbi_bar_chart *c, char *err)
     if (c->reference > 0)
         gp_reference(&gp, c->reference, c->reference_label);
     kbi_buf_printf(&gp, "bar_base = %.9g  # bars start here (the bottom of a log axis)\n", ylo);
-    for (size_t s = 0; s < S; s++) {
-        int any = 0;
-        int color = c->color ? c->color[s] : (int)s;
-        for (size_t g = 0; g < G; g++) {
-            size_t k = g * S + s;
-            double x = single ? (double)s : (double)g + ((double)s - (S - 1) / 2.0) * bar_w;
-            if (!isfinite(c->value[k]))
-                continue;
-            if (!any) {
-                kbi_buf_printf(&dat, "# series %zu: %s\n", block, c->series[s]);
-                any = 1;
-            }
-            kbi_buf_printf(&dat, "%.6f %.9g %.9g %.9g ", x, c->value[k],
-                           c->low && isfinite(c->low[k]) ? c->low[k] : c->value[k],
-                           c->high && isfinite(c->high[k]) ? c->high[k] : c->value[k]);
-            dat_quote(&dat, c->groups[g]);
-            kbi_buf_printf(&dat, "\n");
-        }
-        if (!any)
-            continue;
-        kbi_buf_printf(&dat, "\n\n");
-        gp_next(&gp, &n_clauses);
-        /* Past the palette's length colours repeat: hatch the repeats. */
-        kbi_buf_printf(&gp,
-                       "'%s.dat' index %zu using 1:2:($1-%.6f):($1+%.6f):(bar_base):2 "
-                       "with boxxyerror %s lc rgb '%s' title ",
-                       c->stem, block, bar_w * 0.46, bar_w * 0.46,
-                       (size_t)color < N_PALETTE ? "fs solid 0.85 noborder" : "fs pattern 4 border",
-                       kbi_chart_color(color));
-        gp_quote(&gp, single ? "" : c->series[s]);
-        if (c->low || c->high) {
-            /* Error bars as plain vectors: gnuplot's yerrorbars leave a gap
-             * around the (invisible) point at the bar's top. */
-            double cap = bar_w * 0.12;
-            gp_next(&gp, &n_clauses);
-            kbi_buf_printf(&gp,
-                           "'' index %zu using 1:3:(0):($4-$3) with vectors nohead lc rgb "
-                           "'#222222' lw 1.2 notitle",
-                           block);
-            gp_next(&gp, &n_clauses);
-            kbi_buf_printf(&gp,
-                           "'' index %zu using ($1-%.6f):3:(%.6f):(0) with vectors nohead lc "
-                           "rgb '#222222' lw 1.2 notitle",
-                           block, cap, 2 * cap);
-            gp_next(&gp, &n_clauses);
-            kbi_buf_printf(&gp,
-                           "'' index %zu using ($1-%.6f):4:(%.6f):(0) with vectors nohead lc "
-                           "rgb '#222222' lw 1.2 notitle",
-                           block, cap, 2 * cap);
-        }
-        if (c->value_labels) {
-            gp_next(&gp, &n_clauses);
-            kbi_buf_printf(&gp,
-                           "'' index %zu using 1:4:(abs($2) >= 100 ? sprintf('%%.0f', $2) : "
-                           "sprintf('%%.3g', $2)) with labels offset 0,0.8 font ',9' notitle",
-                           block);
-        }
-        block++;
-    }
-    kbi_buf_printf(&gp, "\n");
-    gp_end(&gp, c->stem, width, height);
-    if (n_bars == 0) {
-        kbi_errf(err, "chart %s: every value is missing", c->stem);
-        rc = KBI_ERR_INPUT;
-    } else {
-        rc = finish(ctx, c->stem, &dat, &gp, err);
-    }
+    for (size_t s = 0; s < S; s++)
+        if (bars_block(&dat, c, s, block, bar_w, single))
+            bars_clauses(&gp, c, s, block++, bar_w, single, &n_clauses);
+    rc = end_chart(ctx, c->stem, n_bars, "value", &dat, &gp, width, height, err);
     free(tic_pos);
-    kbi_buf_free(&dat);
-    kbi_buf_free(&gp);
     return rc;
 }
 
@@ -669,6 +699,19 @@ static int line_dash(const kbi_line_series *L)
     if (L->dashed)
         return 2;
     return cycle[((size_t)(L->color < 0 ? 0 : L->color) / N_PALETTE) % 4];
+}
+
+/* The plot clause of series L drawn from data block `block` in `style`
+ * ("using ... with ..."); none when it has no block (no point). */
+static void series_clause(kbi_buf *gp, int *n_clauses, const char *stem, size_t block,
+                          const char *style, const kbi_line_series *L)
+{
+    if (block == (size_t)-1)
+        return;
+    gp_next(gp, n_clauses);
+    kbi_buf_printf(gp, "'%s.dat' index %zu %s lc rgb '%s' title ", stem, block, style,
+                   kbi_chart_color(L->color));
+    gp_quote(gp, L->name);
 }
 
 int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
@@ -730,27 +773,13 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
     if (c->reference > 0)
         gp_reference(&gp, c->reference, c->reference_label);
     for (size_t s = 0; s < c->n_series; s++) {
-        const kbi_line_series *L = &c->series[s];
-        if (block_of[s] == (size_t)-1)
-            continue;
-        gp_next(&gp, &n_clauses);
-        kbi_buf_printf(&gp,
-                       "'%s.dat' index %zu using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.1 "
-                       "dt %d lc rgb '%s' title ",
-                       c->stem, block_of[s], line_dash(L), kbi_chart_color(L->color));
-        gp_quote(&gp, L->name);
+        char style[96];
+        snprintf(style, sizeof style, "using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.1 dt %d",
+                 line_dash(&c->series[s]));
+        series_clause(&gp, &n_clauses, c->stem, block_of[s], style, &c->series[s]);
     }
-    kbi_buf_printf(&gp, "\n");
-    gp_end(&gp, c->stem, width, height);
-    if (n_blocks == 0) {
-        kbi_errf(err, "chart %s: every point is missing", c->stem);
-        rc = KBI_ERR_INPUT;
-    } else {
-        rc = finish(ctx, c->stem, &dat, &gp, err);
-    }
+    rc = end_chart(ctx, c->stem, n_blocks, "point", &dat, &gp, width, height, err);
     free(block_of);
-    kbi_buf_free(&dat);
-    kbi_buf_free(&gp);
     return rc;
 }
 
@@ -836,27 +865,12 @@ int kbi_chart_roofline(kbi_chart_ctx *ctx, const kbi_roofline *c, char *err)
         }
     }
     for (size_t s = 0; s < c->n_series; s++) {
-        const kbi_line_series *L = &c->series[s];
-        if (block_of[s] == (size_t)-1)
-            continue;
-        gp_next(&gp, &n_clauses);
-        kbi_buf_printf(&gp,
-                       "'%s.dat' index %zu using 1:2 with points pt %d ps 1.6 lc rgb '%s' "
-                       "title ",
-                       c->stem, block_of[s], point_types[s % N_POINT_TYPES],
-                       kbi_chart_color(L->color));
-        gp_quote(&gp, L->name);
+        char style[96];
+        snprintf(style, sizeof style, "using 1:2 with points pt %d ps 1.6",
+                 point_types[s % N_POINT_TYPES]);
+        series_clause(&gp, &n_clauses, c->stem, block_of[s], style, &c->series[s]);
     }
-    kbi_buf_printf(&gp, "\n");
-    gp_end(&gp, c->stem, width, height);
-    if (n_blocks == 0) {
-        kbi_errf(err, "chart %s: every point is missing", c->stem);
-        rc = KBI_ERR_INPUT;
-    } else {
-        rc = finish(ctx, c->stem, &dat, &gp, err);
-    }
+    rc = end_chart(ctx, c->stem, n_blocks, "point", &dat, &gp, width, height, err);
     free(block_of);
-    kbi_buf_free(&dat);
-    kbi_buf_free(&gp);
     return rc;
 }

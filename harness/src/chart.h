@@ -5,7 +5,7 @@
  *
  * Three kinds of chart cover the report: grouped bars with error bars, lines
  * against a numeric axis, and a roofline.  This module knows nothing of
- * results; report.c turns cases into these descriptions. */
+ * results; report_charts.c turns cases into these descriptions. */
 #ifndef KBENCH_CHART_H
 #define KBENCH_CHART_H
 

@@ -188,3 +188,18 @@ char *kbi_glob_escape(const char *s)
     }
     return b.data;
 }
+
+void kbi_strlist_add(kbi_strlist *l, const char *s)
+{
+    l->s = kbi_xrealloc(l->s, (l->n + 1) * sizeof *l->s);
+    l->s[l->n++] = kbi_strdup(s);
+}
+
+void kbi_strlist_free(kbi_strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->s[i]);
+    free(l->s);
+    l->s = NULL;
+    l->n = 0;
+}

@@ -75,4 +75,12 @@ char *kbi_glob_escape(const char *s);
 /* mkdir -p; returns KBI_OK or KBI_ERR_IO with err set. */
 int kbi_mkdirs(const char *path, char *err);
 
+/* A growing list of owned strings. */
+typedef struct kbi_strlist {
+    char **s;
+    size_t n;
+} kbi_strlist;
+void kbi_strlist_add(kbi_strlist *l, const char *s); /* appends a copy of s */
+void kbi_strlist_free(kbi_strlist *l);               /* frees all; l is empty again */
+
 #endif

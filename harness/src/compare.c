@@ -6,12 +6,14 @@
 #include "compare.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "format.h"
+#include "options.h"
+#include "resultset.h"
 
 static const char *const verdict_names[KBI_VERDICT_COUNT] = {
     "same",   "faster",       "slower",           "unsure",
@@ -498,18 +500,6 @@ int kbi_comparison_exit_code(const kbi_comparison *c)
 
 /* ---- output ---- */
 
-static void md_text(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
-}
-
 static void side_cell(FILE *f, const kbi_case_result *c)
 {
     char buf[64];
@@ -542,7 +532,7 @@ static void metric_cell(FILE *f, const kbi_metric *m)
         fprintf(f, " ± %.2g", m->uncertainty);
     if (m->unit[0] && strcmp(m->unit, "1") != 0) {
         fputc(' ', f);
-        md_text(f, m->unit);
+        kbi_md_cell(f, m->unit);
     }
 }
 
@@ -588,9 +578,9 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
                 if (k ? !o->out_of_bound : o->verdict != KBI_MV_WORSE)
                     continue;
                 fprintf(f, "%s `", first ? "" : ",");
-                md_text(f, r->res->id);
+                kbi_md_cell(f, r->res->id);
                 fputs("` ", f);
-                md_text(f, o->name);
+                kbi_md_cell(f, o->name);
                 first = 0;
             }
         }
@@ -609,9 +599,9 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             char bound[96];
             bound_text(decl, bound, sizeof bound);
             fputs("| `", f);
-            md_text(f, r->res->id);
+            kbi_md_cell(f, r->res->id);
             fputs("` | ", f);
-            md_text(f, o->name);
+            kbi_md_cell(f, o->name);
             fputs(" | ", f);
             metric_cell(f, o->base);
             fputs(o->out_of_bound ? " | **" : " | ", f);
@@ -628,7 +618,7 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             fprintf(f, " | %s", bound[0] ? bound : "—");
             fprintf(f, strong ? " | **%s%s** | " : " | %s%s | ",
                     kbi_metric_verdict_name(o->verdict), o->out_of_bound ? ", out of bound" : "");
-            md_text(f, o->why);
+            kbi_md_cell(f, o->why);
             fputs(" |\n", f);
         }
     }
@@ -646,9 +636,9 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
     };
     fputs("# kbench compare\n\n", f);
     fputs("Baseline: `", f);
-    md_text(f, base_name);
+    kbi_md_cell(f, base_name);
     fputs("`  \nResults: `", f);
-    md_text(f, res_name);
+    kbi_md_cell(f, res_name);
     fputs("`\n\n", f);
     fprintf(f,
             "A case is **slower** or **faster** only when its median time changed by more "
@@ -660,7 +650,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             100 * c->opt.threshold, c->opt.alpha);
     for (size_t i = 0; i < c->n_warnings; i++) {
         fputs("> **Warning:** ", f);
-        md_text(f, c->warnings[i]);
+        kbi_md_cell(f, c->warnings[i]);
         fputs("\n\n", f);
     }
     for (size_t i = 0; i < c->n_rows; i++)
@@ -687,7 +677,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             if (c->rows[i].out.verdict != v)
                 continue;
             fprintf(f, "%s `", first ? "" : ",");
-            md_text(f, c->rows[i].base->id);
+            kbi_md_cell(f, c->rows[i].base->id);
             fputs("`", f);
             first = 0;
         }
@@ -704,10 +694,10 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             if (!r->base || !r->res)
                 continue;
             fputs("| `", f);
-            md_text(f, r->base->id);
+            kbi_md_cell(f, r->base->id);
             if (strcmp(r->base->id, r->res->id) != 0) { /* paired across a parameter */
                 fputs("` → `", f);
-                md_text(f, r->res->id);
+                kbi_md_cell(f, r->res->id);
             }
             fputs("` | ", f);
             side_cell(f, r->base);
@@ -723,7 +713,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             else
                 fputs(" | —", f);
             fprintf(f, strong ? " | **%s** | " : " | %s | ", kbi_verdict_name(o->verdict));
-            md_text(f, o->why);
+            kbi_md_cell(f, o->why);
             fputs(" |\n", f);
         }
         fputc('\n', f);
@@ -740,7 +730,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             if (c->rows[i].out.verdict != v)
                 continue;
             fputs("- `", f);
-            md_text(f, x->id);
+            kbi_md_cell(f, x->id);
             fprintf(f, "` (%s)\n", kbi_status_name(x->status));
         }
         fputc('\n', f);
@@ -750,54 +740,33 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
 
 /* ---- command line ---- */
 
-static void compare_usage(FILE *f)
-{
-    fputs("usage: kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]\n"
-          "\n"
-          "Matches the cases of BASELINE and RESULTS by id (plugin/variant/parameters) and\n"
-          "calls each one slower, faster, same or unsure.  Each side is a results file or a\n"
-          "folder holding results*.jsonl files (shards are merged).  A case whose id has\n"
-          "no match is paired with the one case of the other side that differs from it\n"
-          "only by parameters one side lacks (a plugin gained a parameter), with a warning.\n"
-          "\n"
-          "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
-          "                     percentage (2%); default 2%\n"
-          "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
-          "  -o, --out FILE     also write the Markdown table to FILE\n"
-          "  -h, --help         this text\n"
-          "\n"
-          "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
-          "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
-          "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
-          "Metrics: worse/better when a move in the declared bad/good direction exceeds 3\n"
-          "times both runs' uncertainties combined; a value outside its bound fails.\n"
-          "\n"
-          "Exit status: 0 nothing slower or failed, 1 a case slower or failed or a metric\n"
-          "worse or out of bound, 2 bad usage\n"
-          "or input (including no case common to both sides).  Warns when the sides differ\n"
-          "in GPU, clocks, driver or revision.\n",
-          f);
-}
+static const char compare_help[] =
+    "usage: kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]\n"
+    "\n"
+    "Matches the cases of BASELINE and RESULTS by id (plugin/variant/parameters) and\n"
+    "calls each one slower, faster, same or unsure.  Each side is a results file or a\n"
+    "folder holding results*.jsonl files (shards are merged).  A case whose id has\n"
+    "no match is paired with the one case of the other side that differs from it\n"
+    "only by parameters one side lacks (a plugin gained a parameter), with a warning.\n"
+    "\n"
+    "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
+    "                     percentage (2%); default 2%\n"
+    "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
+    "  -o, --out FILE     also write the Markdown table to FILE\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
+    "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
+    "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
+    "Metrics: worse/better when a move in the declared bad/good direction exceeds 3\n"
+    "times both runs' uncertainties combined; a value outside its bound fails.\n"
+    "\n"
+    "Exit status: 0 nothing slower or failed, 1 a case slower or failed or a metric\n"
+    "worse or out of bound, 2 bad usage\n"
+    "or input (including no case common to both sides).  Warns when the sides differ\n"
+    "in GPU, clocks, driver or revision.\n";
 
 /* Parses "0.02" or "2%" into a fraction in (0, 1).  Returns 0 on success. */
-static int parse_fraction(const char *s, double *out)
-{
-    char *end;
-    double v;
-    errno = 0;
-    v = strtod(s, &end);
-    if (end == s || errno)
-        return -1;
-    if (*end == '%') {
-        v /= 100.0;
-        end++;
-    }
-    if (*end != '\0' || !(v > 0) || !(v < 1))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static int load_side(const char *what, const char *path, kbi_result_set *set)
 {
     char err[KBI_ERR_SIZE] = "";
@@ -820,68 +789,37 @@ static int load_side(const char *what, const char *path, kbi_result_set *set)
 
 int kbi_cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"threshold", required_argument, NULL, 't'},
-        {"alpha", required_argument, NULL, 'a'},
-        {"out", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA};
     kbi_result_set base = {0}, res = {0};
     kbi_comparison cmp = {0};
     const char *out = NULL;
+    const kbi_option options[] = {
+        {.name = "threshold",
+         .short_name = 't',
+         .kind = KBI_OPT_FRACTION,
+         .target = &opt.threshold,
+         .expected = "a fraction such as 0.02 or a percentage such as 2%, above 0 and below 1"},
+        {.name = "alpha",
+         .short_name = 'a',
+         .kind = KBI_OPT_FRACTION,
+         .target = &opt.alpha,
+         .expected = "a probability such as 0.05, above 0 and below 1"},
+        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
+    };
+    const kbi_verb_spec spec = {"compare",
+                                "BASELINE RESULTS [--threshold X]",
+                                compare_help,
+                                options,
+                                sizeof options / sizeof *options,
+                                2,
+                                2,
+                                "BASELINE and RESULTS (each a results file or folder)"};
     char err[KBI_ERR_SIZE] = "";
-    int c, code = KBI_EXIT_USAGE, have_cmp = 0;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "t:a:o:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            if (parse_fraction(optarg, &opt.threshold) != 0) {
-                fprintf(stderr,
-                        "kbench compare: --threshold %s: expected a fraction such as "
-                        "0.02 or a percentage such as 2%%, above 0 and below 1\n",
-                        optarg);
-                return KBI_EXIT_USAGE;
-            }
-            break;
-        case 'a':
-            if (parse_fraction(optarg, &opt.alpha) != 0) {
-                fprintf(stderr,
-                        "kbench compare: --alpha %s: expected a probability such as "
-                        "0.05, above 0 and below 1\n",
-                        optarg);
-                return KBI_EXIT_USAGE;
-            }
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'h':
-            compare_usage(stdout);
-            return KBI_EXIT_OK;
-        default:
-            if (optopt && strchr("tao", optopt))
-                fprintf(stderr, "kbench compare: option -%c needs a value\n", optopt);
-            else
-                fprintf(stderr, "kbench compare: unknown option '%s'\n", argv[optind - 1]);
-            fputs("usage: kbench compare BASELINE RESULTS [--threshold X] (see kbench compare "
-                  "--help)\n",
-                  stderr);
-            return KBI_EXIT_USAGE;
-        }
-    }
-    if (argc - optind != 2) {
-        fprintf(stderr,
-                "kbench compare: %s, expected BASELINE and RESULTS (each a results "
-                "file or folder)\nusage: kbench compare BASELINE RESULTS "
-                "[--threshold X] (see kbench compare --help)\n",
-                argc - optind < 2 ? "too few arguments" : "too many arguments");
-        return KBI_EXIT_USAGE;
-    }
-    if (load_side("baseline", argv[optind], &base) != KBI_OK ||
-        load_side("results", argv[optind + 1], &res) != KBI_OK)
+    int first, parsed, code = KBI_EXIT_USAGE, have_cmp = 0;
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
+    if (load_side("baseline", argv[first], &base) != KBI_OK ||
+        load_side("results", argv[first + 1], &res) != KBI_OK)
         goto done;
     if (kbi_compare_sets(&base, &res, &opt, &cmp, err) != KBI_OK) {
         fprintf(stderr, "kbench compare: %s\n", err);
@@ -901,7 +839,7 @@ int kbi_cmd_compare(int argc, char **argv)
     }
     for (size_t i = 0; i < cmp.n_warnings; i++)
         fprintf(stderr, "kbench compare: warning: %s\n", cmp.warnings[i]);
-    kbi_compare_write_markdown(&cmp, argv[optind], argv[optind + 1], stdout);
+    kbi_compare_write_markdown(&cmp, argv[first], argv[first + 1], stdout);
     fflush(stdout);
     if (out) {
         FILE *f = fopen(out, "w");
@@ -910,7 +848,7 @@ int kbi_cmd_compare(int argc, char **argv)
             fprintf(stderr, "kbench compare: %s: cannot create: %s\n", out, strerror(errno));
             goto done;
         }
-        rc = kbi_compare_write_markdown(&cmp, argv[optind], argv[optind + 1], f);
+        rc = kbi_compare_write_markdown(&cmp, argv[first], argv[first + 1], f);
         if (fclose(f) != 0 || rc != KBI_OK) {
             fprintf(stderr, "kbench compare: %s: cannot write: %s\n", out, strerror(errno));
             goto done;

@@ -1,6 +1,5 @@
 /* The kbench command line: one verb per job, each with --help. */
 #define _POSIX_C_SOURCE 200809L
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "compare.h"
 #include "loader.h"
 #include "ncu.h"
+#include "options.h"
 #include "report.h"
 #include "runner.h"
 
@@ -120,40 +120,26 @@ static void list_metrics(const kb_plugin *d)
         else if (md->bounds & KB_BOUND_HIGH)
             snprintf(bound, sizeof bound, "<= %g", md->high);
         printf("    %-16s %-8s better %-7s bound %-14s %s\n", md->name ? md->name : "?",
-               md->unit ? md->unit : "-", better_name(md->better), bound,
-               md->help ? md->help : "");
+               md->unit ? md->unit : "-", better_name(md->better), bound, md->help ? md->help : "");
     }
 }
 
 static int cmd_list(int argc, char **argv)
 {
-    static const struct option opts[] = {{"plugins", required_argument, NULL, 'p'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
+    const kbi_option options[] = {
+        {.name = "plugins", .short_name = 'p', .kind = KBI_OPT_PLUGINS, .target = plugins_dir},
+    };
+    const kbi_verb_spec spec = {
+        "list", "[--plugins DIR]...", usage_list, options, sizeof options / sizeof *options, 0,
+        0,      "no arguments"};
     char *dirs[16], err[KBI_ERR_SIZE];
-    int required[16], c;
+    int required[16], first, parsed;
     size_t n_dirs;
     kbi_plugin_set set;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'p') {
-            if (kbi_plugin_dirs_add(plugins_dir, sizeof plugins_dir, optarg) != KBI_OK) {
-                fprintf(stderr, "kbench list: --plugins: too many folders\n");
-                return KBI_EXIT_USAGE;
-            }
-        } else if (c == 'h') {
-            fputs(usage_list, stdout);
-            return KBI_EXIT_OK;
-        } else {
-            fputs(usage_list, stderr);
-            return KBI_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "kbench list: unexpected argument '%s'\n%s", argv[optind], usage_list);
-        return KBI_EXIT_USAGE;
-    }
+    plugins_dir[0] = '\0';
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
     n_dirs = kbi_plugin_dirs(plugins_dir[0] ? plugins_dir : NULL, dirs, required, 15);
     dirs[n_dirs] = NULL;
     if (kbi_plugins_load((const char *const *)dirs, required, &set, err) != KBI_OK) {
@@ -209,93 +195,64 @@ static int cmd_list(int argc, char **argv)
     return KBI_EXIT_OK;
 }
 
+/* --shard I/N into the run's arguments. */
+static int parse_shard(const char *value, void *target)
+{
+    kbi_run_args *a = target;
+    return kbi_parse_shard(value, &a->shard_index, &a->shard_count);
+}
+
 static int cmd_run(int argc, char **argv)
 {
-    static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
-                                         {"filter", required_argument, NULL, 'f'},
-                                         {"device", required_argument, NULL, 'd'},
-                                         {"devices", required_argument, NULL, 'D'},
-                                         {"shard", required_argument, NULL, 's'},
-                                         {"plugins", required_argument, NULL, 'p'},
-                                         {"sanitize", optional_argument, NULL, 'S'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         /* Internal: used by `kbench profile`. */
-                                         {"in-process", no_argument, NULL, 'I'},
-                                         {"profile-one-run", no_argument, NULL, 'P'},
-                                         {NULL, 0, NULL, 0}};
     static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
     kbi_run_args a = {.device = -1, .argc = argc, .argv = argv};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "ho:f:d:s:p:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            a.out_dir = optarg;
-            break;
-        case 'f':
-            a.filter = optarg;
-            break;
-        case 'd': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < 0 || v > 1024) {
-                fprintf(stderr, "kbench run: --device '%s' is not a device ordinal, expected an "
-                                "integer >= 0\n",
-                        optarg);
-                return KBI_EXIT_USAGE;
-            }
-            a.device = (int)v;
-            break;
-        }
-        case 'D':
-            a.devices = optarg;
-            break;
-        case 's':
-            if (kbi_parse_shard(optarg, &a.shard_index, &a.shard_count) != 0) {
-                fprintf(stderr, "kbench run: --shard '%s' is not a shard, expected I/N with "
-                                "1 <= I <= N\n",
-                        optarg);
-                return KBI_EXIT_USAGE;
-            }
-            break;
-        case 'p':
-            if (kbi_plugin_dirs_add(plugins_dir, sizeof plugins_dir, optarg) != KBI_OK) {
-                fprintf(stderr, "kbench run: --plugins: too many folders\n");
-                return KBI_EXIT_USAGE;
-            }
-            a.plugins_dir = plugins_dir;
-            break;
-        case 'S':
-            a.sanitize = optarg ? optarg : "memcheck";
-            break;
-        case 'I':
-            a.in_process = 1;
-            break;
-        case 'P':
-            a.profile_run = 1;
-            break;
-        case 'h':
-            fputs(usage_run, stdout);
-            return KBI_EXIT_OK;
-        default:
-            fputs(usage_run, stderr);
-            return KBI_EXIT_USAGE;
-        }
-    }
-    if (optind != argc - 1) {
-        fprintf(stderr, "kbench run: %s\n%s",
-                optind >= argc ? "missing PROFILE.ini" : "expected exactly one profile",
-                usage_run);
-        return KBI_EXIT_USAGE;
-    }
+    const kbi_option options[] = {
+        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &a.out_dir},
+        {.name = "filter", .short_name = 'f', .kind = KBI_OPT_STRING, .target = &a.filter},
+        {.name = "device",
+         .short_name = 'd',
+         .kind = KBI_OPT_INT,
+         .target = &a.device,
+         .min = 0,
+         .max = 1024,
+         .expected = "a device ordinal, an integer >= 0"},
+        {.name = "devices", .kind = KBI_OPT_STRING, .target = &a.devices},
+        {.name = "shard",
+         .short_name = 's',
+         .kind = KBI_OPT_CUSTOM,
+         .target = &a,
+         .parse = parse_shard,
+         .expected = "I/N with 1 <= I <= N"},
+        {.name = "plugins", .short_name = 'p', .kind = KBI_OPT_PLUGINS, .target = plugins_dir},
+        {.name = "sanitize",
+         .kind = KBI_OPT_OPTIONAL,
+         .target = &a.sanitize,
+         .implicit = "memcheck"},
+        /* Internal, not in --help: used by `kbench profile`. */
+        {.name = "in-process", .kind = KBI_OPT_FLAG, .target = &a.in_process},
+        {.name = "profile-one-run", .kind = KBI_OPT_FLAG, .target = &a.profile_run},
+    };
+    const kbi_verb_spec spec = {"run",
+                                "PROFILE.ini [OPTIONS]",
+                                usage_run,
+                                options,
+                                sizeof options / sizeof *options,
+                                1,
+                                1,
+                                "PROFILE.ini"};
+    int first, parsed;
+    plugins_dir[0] = '\0';
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
+    if (plugins_dir[0])
+        a.plugins_dir = plugins_dir;
     if (a.devices && a.device >= 0) {
         fprintf(stderr, "kbench run: --device and --devices name the devices twice; give one\n");
         return KBI_EXIT_USAGE;
     }
-    a.profile_path = argv[optind];
+    a.profile_path = argv[first];
     return kbi_run(&a);
 }
-
 int main(int argc, char **argv)
 {
     const char *verb = argc > 1 ? argv[1] : NULL;

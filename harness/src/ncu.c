@@ -5,7 +5,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "options.h"
 #include "profile.h"
 
 const char *const kbi_ncu_default_metrics =
@@ -216,8 +217,9 @@ json_t *kbi_ncu_parse_csv(const char *text, const char *name, char *err)
         kbi_strv_free(row, nr);
     }
     if (!header) {
-        kbi_errf(err, "%s: no CSV header row (\"ID\",...) found, expected ncu --csv --page raw "
-                      "output",
+        kbi_errf(err,
+                 "%s: no CSV header row (\"ID\",...) found, expected ncu --csv --page raw "
+                 "output",
                  name);
         json_decref(kernels);
         return NULL;
@@ -406,8 +408,7 @@ static void print_summary(json_t *kernels)
         char reasons[3][64];
         double top[3];
         size_t n_top;
-        printf("kernel %s: %s\n", json_string_value(json_object_get(k, "id")),
-               name ? name : "?");
+        printf("kernel %s: %s\n", json_string_value(json_object_get(k, "id")), name ? name : "?");
         {
             const char *smem_unit = json_string_value(json_object_get(
                 json_object_get(metrics, "launch__shared_mem_per_block_static"), "unit"));
@@ -415,13 +416,12 @@ static void print_summary(json_t *kernels)
                    json_string_value(json_object_get(k, "grid")),
                    json_string_value(json_object_get(k, "block")),
                    metric(k, "launch__registers_per_thread"),
-                   metric(k, "launch__shared_mem_per_block_static"),
-                   smem_unit ? smem_unit : "");
+                   metric(k, "launch__shared_mem_per_block_static"), smem_unit ? smem_unit : "");
         }
         printf("  duration %.4g %s  SM %.1f%%  memory %.1f%% of peak  DRAM %.1f%% (%.4g %s)\n",
                metric(k, "gpu__time_duration.sum"),
-               json_string_value(json_object_get(
-                   json_object_get(metrics, "gpu__time_duration.sum"), "unit")),
+               json_string_value(
+                   json_object_get(json_object_get(metrics, "gpu__time_duration.sum"), "unit")),
                metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
                metric(k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
                metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
@@ -465,220 +465,247 @@ static const kbi_case *find_case(const kbi_case *cases, size_t n, const char *id
     return NULL;
 }
 
-int kbi_cmd_profile(int argc, char **argv)
+/* What one `kbench profile` works with: its options, the case, the tools
+ * and the files it writes. */
+typedef struct profile_job {
+    kbi_ncu_options o;
+    const char *case_arg;
+    int keep;
+    char plugins_dir[KBI_PLUGIN_DIRS_MAX];
+    char ncu[4096], exe[4096];
+    char results[4300], csv_path[4300], log_path[4300], rep[4300];
+    kbi_buf out_default;
+    const char *case_id;
+} profile_job;
+
+/* The command line into j.  Returns KBI_OPTS_GO_ON or the exit code. */
+static int profile_options(profile_job *j, int argc, char **argv)
 {
-    static const struct option opts[] = {{"case", required_argument, NULL, 'c'},
-                                         {"metrics", required_argument, NULL, 'm'},
-                                         {"set", required_argument, NULL, 's'},
-                                         {"keep-report", no_argument, NULL, 'k'},
-                                         {"out", required_argument, NULL, 'o'},
-                                         {"device", required_argument, NULL, 'd'},
-                                         {"plugins", required_argument, NULL, 'p'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
-    kbi_ncu_options o = {.device = -1};
-    const char *case_arg = NULL;
-    int keep = 0, c, rc = KBI_EXIT_USAGE, status;
-    char ncu[4096], exe[4096], err[KBI_ERR_SIZE], *dirs[16], path[4300], csv_path[4300],
-        log_path[4300], rep[4300];
-    int required[16];
-    size_t n_dirs = 0, n_cases = 0;
+    const kbi_option options[] = {
+        {.name = "case",
+         .kind = KBI_OPT_STRING,
+         .target = &j->case_arg,
+         .required = 1,
+         .expected = "the id of one case (kbench run prints them)"},
+        {.name = "metrics", .kind = KBI_OPT_STRING, .target = &j->o.metrics},
+        {.name = "set", .kind = KBI_OPT_STRING, .target = &j->o.set},
+        {.name = "keep-report", .kind = KBI_OPT_FLAG, .target = &j->keep},
+        {.name = "out", .kind = KBI_OPT_STRING, .target = &j->o.out_dir},
+        {.name = "device",
+         .kind = KBI_OPT_INT,
+         .target = &j->o.device,
+         .min = 0,
+         .max = 1024,
+         .expected = "a device ordinal, an integer >= 0"},
+        {.name = "plugins", .kind = KBI_OPT_PLUGINS, .target = j->plugins_dir},
+    };
+    /* Operands: the profile, then (after "--") ncu's own arguments. */
+    const kbi_verb_spec spec = {"profile",
+                                "PROFILE.ini --case ID [OPTIONS] [-- NCU-ARGS]",
+                                usage,
+                                options,
+                                sizeof options / sizeof *options,
+                                1,
+                                SIZE_MAX,
+                                "PROFILE.ini"};
+    int first, parsed;
+    if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
+        return parsed;
+    if (j->plugins_dir[0])
+        j->o.plugins_dir = j->plugins_dir;
+    if (j->o.metrics && j->o.set) {
+        fprintf(stderr, "kbench profile: give --metrics or --set, not both\n");
+        return KBI_EXIT_USAGE;
+    }
+    j->o.profile_path = argv[first];
+    j->o.extra = argv + first + 1; /* after "--" (the parser stops there) */
+    return KBI_OPTS_GO_ON;
+}
+
+/* Loads the plugins and the profile and finds the one device case to
+ * profile; its id goes into j.  Returns KBI_OK or KBI_ERR (said on stderr). */
+static int profile_find_case(profile_job *j)
+{
+    char err[KBI_ERR_SIZE], *dirs[16];
+    int required[16], rc = KBI_ERR;
+    size_t n_dirs, n_cases = 0;
     kbi_plugin_set plugins = {0};
     kbi_profile profile = {0};
     kbi_case *cases = NULL;
     const kbi_case *target;
-    kbi_buf errors = {0}, out_default = {0};
-    char **child = NULL, *csv = NULL;
-    json_t *kernels = NULL, *doc = NULL;
-    ssize_t len;
-
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            case_arg = optarg;
-            break;
-        case 'm':
-            o.metrics = optarg;
-            break;
-        case 's':
-            o.set = optarg;
-            break;
-        case 'k':
-            keep = 1;
-            break;
-        case 'o':
-            o.out_dir = optarg;
-            break;
-        case 'd':
-            o.device = atoi(optarg);
-            break;
-        case 'p':
-            if (kbi_plugin_dirs_add(plugins_dir, sizeof plugins_dir, optarg) != KBI_OK) {
-                fprintf(stderr, "kbench profile: --plugins: too many folders\n");
-                return KBI_EXIT_USAGE;
-            }
-            o.plugins_dir = plugins_dir;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return KBI_EXIT_OK;
-        default:
-            fputs(usage, stderr);
-            return KBI_EXIT_USAGE;
-        }
-    }
-    if (optind >= argc || !case_arg) {
-        fprintf(stderr, "kbench profile: %s\n%s",
-                optind >= argc ? "missing PROFILE.ini" : "missing --case ID", usage);
-        return KBI_EXIT_USAGE;
-    }
-    if (o.metrics && o.set) {
-        fprintf(stderr, "kbench profile: give --metrics or --set, not both\n");
-        return KBI_EXIT_USAGE;
-    }
-    o.profile_path = argv[optind++];
-    o.extra = argv + optind; /* after "--" (getopt stops there) */
-
-    n_dirs = kbi_plugin_dirs(o.plugins_dir, dirs, required, 15);
+    kbi_buf errors = {0};
+    n_dirs = kbi_plugin_dirs(j->o.plugins_dir, dirs, required, 15);
     dirs[n_dirs] = NULL;
     if (kbi_plugins_load((const char *const *)dirs, required, &plugins, err) != KBI_OK) {
         fprintf(stderr, "kbench profile: %s\n", err);
         goto out;
     }
-    if (kbi_profile_load(o.profile_path, &plugins, &profile, &errors) != KBI_OK) {
+    if (kbi_profile_load(j->o.profile_path, &plugins, &profile, &errors) != KBI_OK) {
         fputs(errors.data ? errors.data : "kbench profile: cannot read the profile\n", stderr);
         goto out;
     }
     kbi_profile_cases(&profile, &cases, &n_cases);
-    target = find_case(cases, n_cases, case_arg);
+    target = find_case(cases, n_cases, j->case_arg);
     if (!target)
         goto out;
-    o.case_id = target->id;
     if (target->section->plugin->desc->variants[target->variant].target != KB_DEVICE) {
-        fprintf(stderr, "kbench profile: %s is a host variant; Nsight Compute profiles GPU "
-                        "kernels only\n",
+        fprintf(stderr,
+                "kbench profile: %s is a host variant; Nsight Compute profiles GPU "
+                "kernels only\n",
                 target->id);
         goto out;
     }
-    if (kbi_find_tool("ncu", "KBENCH_NCU", ncu, sizeof ncu, err) != KBI_OK) {
-        fprintf(stderr, "kbench profile: %s\n", err);
-        goto out;
-    }
-    o.ncu = ncu;
-    len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) {
-        fprintf(stderr, "kbench profile: cannot find the kbench executable: %s\n",
-                strerror(errno));
-        goto out;
-    }
-    exe[len] = '\0';
-    o.kbench = exe;
-    if (!o.out_dir) {
-        char stamp[32];
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        kbi_buf_printf(&out_default, "results/profile-%s", stamp);
-        o.out_dir = out_default.data;
-    }
-    if (kbi_mkdirs(o.out_dir, err) != KBI_OK) {
-        fprintf(stderr, "kbench profile: %s\n", err);
-        goto out;
-    }
-    snprintf(path, sizeof path, "%s/results.jsonl", o.out_dir);
-    if (access(path, F_OK) == 0) {
-        fprintf(stderr, "kbench profile: %s already exists; choose another --out\n", path);
-        goto out;
-    }
-    snprintf(log_path, sizeof log_path, "%s/ncu.log", o.out_dir);
-    snprintf(csv_path, sizeof csv_path, "%s/ncu.csv", o.out_dir);
-    snprintf(rep, sizeof rep, "%s/profile.ncu-rep", o.out_dir);
-
-    child = kbi_ncu_argv(&o);
-    {
-        FILE *log = fopen(log_path, "w");
-        if (log) {
-            for (char **a = child; *a; a++)
-                fprintf(log, "%s'%s'", a == child ? "$ " : " ", *a);
-            fputc('\n', log);
-            fclose(log);
-        }
-    }
-    fprintf(stderr, "kbench profile: %s under ncu (log: %s)\n", target->id, log_path);
-    status = run_logged(child, log_path, NULL);
-    rc = KBI_EXIT_FAILED;
-    if (status != 0 || access(rep, F_OK) != 0) {
-        fprintf(stderr, "kbench profile: ncu exited with status %d%s; see %s\n", status,
-                access(rep, F_OK) != 0 ? " and wrote no report" : "", log_path);
-        goto out;
-    }
-    kbi_ncu_argv_free(child);
-    child = NULL;
-    {
-        /* Read the report back as CSV: one row per profiled kernel. */
-        const char *import[] = {ncu, "--import", rep, "--csv", "--page", "raw", NULL};
-        status = run_logged((char **)import, log_path, csv_path);
-    }
-    csv = read_file(csv_path);
-    if (status != 0 || !csv) {
-        fprintf(stderr, "kbench profile: ncu --import failed (status %d); see %s\n", status,
-                log_path);
-        goto out;
-    }
-    kernels = kbi_ncu_parse_csv(csv, csv_path, err);
-    if (!kernels) {
-        fprintf(stderr, "kbench profile: %s\n", err);
-        goto out;
-    }
-    if (json_array_size(kernels) == 0) {
-        fprintf(stderr, "kbench profile: ncu profiled no kernel of %s (a device variant that "
-                        "launches nothing, or the NVTX filter did not match); see %s\n",
-                target->id, log_path);
-        goto out;
-    }
-    doc = json_object();
-    json_object_set_new(doc, "schema", json_string(KBI_PROFILE_SCHEMA));
-    json_object_set_new(doc, "version", json_integer(KBI_PROFILE_VERSION));
-    json_object_set_new(doc, "case", json_string(target->id));
-    json_object_set_new(doc, "results", json_string("results.jsonl"));
-    json_object_set_new(doc, "ncu", json_string(ncu));
-    {
-        char *filter = kbi_ncu_nvtx_filter(target->id);
-        json_object_set_new(doc, "nvtx_filter", json_string(filter));
-        free(filter);
-    }
-    json_object_set_new(doc, "report", keep ? json_string(rep) : json_null());
-    json_object_set_new(doc, "kernels", json_incref(kernels));
-    snprintf(path, sizeof path, "%s/profile.json", o.out_dir);
-    if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-        fprintf(stderr, "kbench profile: cannot write %s\n", path);
-        goto out;
-    }
-    printf("%s: %zu kernel%s profiled\n", target->id, json_array_size(kernels),
-           json_array_size(kernels) == 1 ? "" : "s");
-    print_summary(kernels);
-    printf("profile: %s\n", path);
-    if (keep)
-        printf("ncu report: %s (open it in the Nsight Compute GUI)\n", rep);
-    else
-        unlink(rep);
-    rc = KBI_EXIT_OK;
-
+    j->case_id = kbi_strdup(target->id);
+    rc = KBI_OK;
 out:
-    kbi_ncu_argv_free(child);
-    free(csv);
-    json_decref(kernels);
-    json_decref(doc);
     if (cases)
         kbi_cases_free(cases, n_cases);
     kbi_profile_free(&profile);
     kbi_plugins_free(&plugins);
     kbi_buf_free(&errors);
-    kbi_buf_free(&out_default);
     for (size_t i = 0; i < n_dirs; i++)
         free(dirs[i]);
+    return rc;
+}
+
+/* Finds ncu and this executable, and makes the output folder.  Returns
+ * KBI_OK or KBI_ERR (said on stderr). */
+static int profile_prepare(profile_job *j)
+{
+    char err[KBI_ERR_SIZE];
+    ssize_t len;
+    if (kbi_find_tool("ncu", "KBENCH_NCU", j->ncu, sizeof j->ncu, err) != KBI_OK) {
+        fprintf(stderr, "kbench profile: %s\n", err);
+        return KBI_ERR;
+    }
+    j->o.ncu = j->ncu;
+    len = readlink("/proc/self/exe", j->exe, sizeof j->exe - 1);
+    if (len <= 0) {
+        fprintf(stderr, "kbench profile: cannot find the kbench executable: %s\n", strerror(errno));
+        return KBI_ERR;
+    }
+    j->exe[len] = '\0';
+    j->o.kbench = j->exe;
+    if (!j->o.out_dir) {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        kbi_buf_printf(&j->out_default, "results/profile-%s", stamp);
+        j->o.out_dir = j->out_default.data;
+    }
+    if (kbi_mkdirs(j->o.out_dir, err) != KBI_OK) {
+        fprintf(stderr, "kbench profile: %s\n", err);
+        return KBI_ERR;
+    }
+    snprintf(j->results, sizeof j->results, "%s/results.jsonl", j->o.out_dir);
+    if (access(j->results, F_OK) == 0) {
+        fprintf(stderr, "kbench profile: %s already exists; choose another --out\n", j->results);
+        return KBI_ERR;
+    }
+    snprintf(j->log_path, sizeof j->log_path, "%s/ncu.log", j->o.out_dir);
+    snprintf(j->csv_path, sizeof j->csv_path, "%s/ncu.csv", j->o.out_dir);
+    snprintf(j->rep, sizeof j->rep, "%s/profile.ncu-rep", j->o.out_dir);
+    return KBI_OK;
+}
+
+/* Runs the case under ncu, then reads its report back as CSV: one entry
+ * per profiled kernel.  Returns the kernels, or NULL (said on stderr). */
+static json_t *profile_run_ncu(profile_job *j)
+{
+    char **child = kbi_ncu_argv(&j->o), *csv = NULL, err[KBI_ERR_SIZE];
+    const char *import[] = {j->ncu, "--import", j->rep, "--csv", "--page", "raw", NULL};
+    json_t *kernels = NULL;
+    FILE *log = fopen(j->log_path, "w");
+    int status;
+    if (log) {
+        for (char **a = child; *a; a++)
+            fprintf(log, "%s'%s'", a == child ? "$ " : " ", *a);
+        fputc('\n', log);
+        fclose(log);
+    }
+    fprintf(stderr, "kbench profile: %s under ncu (log: %s)\n", j->case_id, j->log_path);
+    status = run_logged(child, j->log_path, NULL);
+    kbi_ncu_argv_free(child);
+    if (status != 0 || access(j->rep, F_OK) != 0) {
+        fprintf(stderr, "kbench profile: ncu exited with status %d%s; see %s\n", status,
+                access(j->rep, F_OK) != 0 ? " and wrote no report" : "", j->log_path);
+        return NULL;
+    }
+    status = run_logged((char **)import, j->log_path, j->csv_path);
+    csv = read_file(j->csv_path);
+    if (status != 0 || !csv) {
+        fprintf(stderr, "kbench profile: ncu --import failed (status %d); see %s\n", status,
+                j->log_path);
+    } else if ((kernels = kbi_ncu_parse_csv(csv, j->csv_path, err)) == NULL) {
+        fprintf(stderr, "kbench profile: %s\n", err);
+    } else if (json_array_size(kernels) == 0) {
+        fprintf(stderr,
+                "kbench profile: ncu profiled no kernel of %s (a device variant that "
+                "launches nothing, or the NVTX filter did not match); see %s\n",
+                j->case_id, j->log_path);
+        json_decref(kernels);
+        kernels = NULL;
+    }
+    free(csv);
+    return kernels;
+}
+
+/* Writes OUT/profile.json: the case, the tools and the kernels. */
+static int profile_write_json(const profile_job *j, json_t *kernels, char *path, size_t n)
+{
+    json_t *doc = json_object();
+    char *filter = kbi_ncu_nvtx_filter(j->case_id);
+    int rc;
+    json_object_set_new(doc, "schema", json_string(KBI_PROFILE_SCHEMA));
+    json_object_set_new(doc, "version", json_integer(KBI_PROFILE_VERSION));
+    json_object_set_new(doc, "case", json_string(j->case_id));
+    json_object_set_new(doc, "results", json_string("results.jsonl"));
+    json_object_set_new(doc, "ncu", json_string(j->ncu));
+    json_object_set_new(doc, "nvtx_filter", json_string(filter));
+    free(filter);
+    json_object_set_new(doc, "report", j->keep ? json_string(j->rep) : json_null());
+    json_object_set_new(doc, "kernels", json_incref(kernels));
+    snprintf(path, n, "%s/profile.json", j->o.out_dir);
+    rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 ? KBI_OK : KBI_ERR;
+    if (rc != KBI_OK)
+        fprintf(stderr, "kbench profile: cannot write %s\n", path);
+    json_decref(doc);
+    return rc;
+}
+
+int kbi_cmd_profile(int argc, char **argv)
+{
+    profile_job *j = kbi_xcalloc(1, sizeof *j);
+    json_t *kernels = NULL;
+    char path[4400];
+    int rc;
+    j->o.device = -1;
+    rc = profile_options(j, argc, argv);
+    if (rc != KBI_OPTS_GO_ON)
+        goto out;
+    rc = KBI_EXIT_USAGE;
+    if (profile_find_case(j) != KBI_OK || profile_prepare(j) != KBI_OK)
+        goto out;
+    j->o.case_id = j->case_id;
+    rc = KBI_EXIT_FAILED;
+    kernels = profile_run_ncu(j);
+    if (!kernels || profile_write_json(j, kernels, path, sizeof path) != KBI_OK)
+        goto out;
+    printf("%s: %zu kernel%s profiled\n", j->case_id, json_array_size(kernels),
+           json_array_size(kernels) == 1 ? "" : "s");
+    print_summary(kernels);
+    printf("profile: %s\n", path);
+    if (j->keep)
+        printf("ncu report: %s (open it in the Nsight Compute GUI)\n", j->rep);
+    else
+        unlink(j->rep);
+    rc = KBI_EXIT_OK;
+out:
+    json_decref(kernels);
+    kbi_buf_free(&j->out_default);
+    free((char *)j->case_id);
+    free(j);
     return rc;
 }

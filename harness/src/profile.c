@@ -974,6 +974,186 @@ void kbi_profile_free(kbi_profile *p)
     memset(p, 0, sizeof *p);
 }
 
+/* The sections read: each known and once; the plugin sections go into out. */
+static void check_sections(parse_state *st, const kbi_plugin_set *plugins, kbi_profile *out)
+{
+    for (size_t i = 0; i < st->n_sections; i++) {
+        const section_seen *s = &st->sections[i];
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(st->sections[j].name, s->name) == 0) {
+                add_error(st, s->line, "duplicate section [%s], first at line %d; expected "
+                                        "each section once",
+                          s->name, st->sections[j].line);
+                break;
+            }
+        if (strcmp(s->name, "run") == 0)
+            continue;
+        /* [plugin] or [plugin.label]: several sections may measure one
+         * plugin at different points (host variants at small sizes, device
+         * variants at large ones). */
+        char plugin_name[LINE_MAX_CHARS];
+        snprintf(plugin_name, sizeof plugin_name, "%s", s->name);
+        char *dot = strchr(plugin_name, '.');
+        if (dot) {
+            *dot = '\0';
+            if (!is_word(dot + 1) || strchr(dot + 1, '.')) {
+                add_error(st, s->line,
+                          "section [%s] has a bad label, expected [plugin] or [plugin.label] "
+                          "with a one-word label",
+                          s->name);
+                continue;
+            }
+        }
+        const kbi_plugin *pl = kbi_plugins_find(plugins, plugin_name);
+        if (!pl) {
+            kbi_buf names = {0};
+            plugin_names(plugins, &names);
+            add_error(st, s->line,
+                      "unknown section [%s]: no plugin of that name is loaded, expected [run] "
+                      "or a plugin (%s)",
+                      s->name, names.data);
+            kbi_buf_free(&names);
+            continue;
+        }
+        int seen = 0;
+        for (size_t j = 0; j < out->n_sections; j++)
+            seen |= strcmp(out->sections[j].name, s->name) == 0;
+        if (seen)
+            continue;
+        out->sections =
+            kbi_xrealloc(out->sections, (out->n_sections + 1) * sizeof *out->sections);
+        kbi_section *sec = &out->sections[out->n_sections++];
+        memset(sec, 0, sizeof *sec);
+        sec->name = kbi_strdup(s->name);
+        sec->line = s->line;
+        init_section(st, sec, pl);
+    }
+}
+
+/* Each key into [run] or its section; zips[section] gets its zip key. */
+static void read_keys(parse_state *st, kbi_profile *out, const entry **zips)
+{
+    for (size_t i = 0; i < st->n_entries; i++) {
+        const entry *e = &st->entries[i];
+        const entry *dup = find_dup(st, i, e);
+        kbi_section *sec = NULL;
+        if (dup) {
+            add_error(st, e->line, "duplicate key '%s' in [%s], first set at line %d; expected "
+                                    "each key once (a list goes in one value)",
+                      e->key, e->section, dup->line);
+            continue;
+        }
+        if (!*e->section) {
+            add_error(st, e->line, "key '%s' before any section, expected it under [run] or a "
+                                    "plugin section",
+                      e->key);
+            continue;
+        }
+        if (strcmp(e->section, "run") == 0) {
+            parse_run_key(st, e, &out->run);
+            continue;
+        }
+        for (size_t j = 0; j < out->n_sections; j++)
+            if (strcmp(out->sections[j].name, e->section) == 0) {
+                sec = &out->sections[j];
+                zips[j] = strcmp(e->key, "zip") == 0 ? e : zips[j];
+            }
+        if (!sec)
+            continue; /* its section was already reported */
+        if (strcmp(e->key, "variants") == 0) {
+            parse_variants(st, e, sec);
+        } else if (strcmp(e->key, "zip") == 0) {
+            /* Checked once every key of the section is read. */
+        } else if (strcmp(e->key, "baseline") == 0) {
+            int v = kbi_variant_index(sec->plugin->desc, e->value);
+            if (v < 0) {
+                kbi_buf names = {0};
+                variant_names(sec->plugin->desc, &names);
+                add_error(st, e->line, "unknown baseline variant '%s' of %s, expected one of: %s",
+                          e->value, sec->name, names.data);
+                kbi_buf_free(&names);
+            } else {
+                sec->baseline = v;
+            }
+        } else {
+            int idx;
+            if (!kbi_param_find(sec->plugin->desc, e->key, &idx)) {
+                kbi_buf names = {0};
+                for (size_t j = 0; j < sec->n_axes; j++)
+                    kbi_buf_printf(&names, "%s, ", sec->axes[j].param->name);
+                add_error(st, e->line, "unknown key '%s' in [%s], expected one of: %svariants, "
+                                        "baseline, zip",
+                          e->key, sec->name, names.data ? names.data : "");
+                kbi_buf_free(&names);
+                continue;
+            }
+            parse_axis(st, e, &sec->axes[idx],
+                       KB_ABI_MINOR_OF(sec->plugin->desc->abi_version) >= 1 ? KB_MAX_RANK
+                                                                           : KB_MAX_DIMS);
+        }
+    }
+}
+
+/* [run]'s samples, the number of cases, and each baseline among its
+ * section's variants: what no one key shows. */
+static void check_profile(parse_state *st, kbi_profile *out)
+{
+    if (out->run.max_samples < out->run.min_samples)
+        add_error(st,
+                  key_line(st, "run", "max_samples") ? key_line(st, "run", "max_samples")
+                                                      : key_line(st, "run", "min_samples"),
+                  "[run] max_samples %d is below min_samples %d, expected max >= min",
+                  out->run.max_samples, out->run.min_samples);
+    if (out->run.max_time == 0.0)
+        out->run.max_time = out->run.timeout / 2.0;
+    /* The product of the axes, counted without overflow: four ranges of
+     * 100000 values would wrap a size_t. */
+    size_t total = 0;
+    for (size_t i = 0; i < out->n_sections; i++) {
+        const kbi_section *sec = &out->sections[i];
+        size_t points = kbi_section_points(sec);
+        size_t cases = points > KBI_MAX_CASES ? KBI_MAX_CASES + 1 : points * sec->n_variants;
+        total += cases <= KBI_MAX_CASES ? cases : KBI_MAX_CASES + 1;
+        if (total > KBI_MAX_CASES) {
+            add_error(st, sec->line,
+                      "[%s] takes the profile past %d cases, expected fewer values in its "
+                      "lists (or a --filter on a smaller profile)",
+                      sec->name, KBI_MAX_CASES);
+            break;
+        }
+    }
+    for (size_t i = 0; i < out->n_sections; i++) {
+        kbi_section *sec = &out->sections[i];
+        int found = sec->baseline < 0;
+        for (size_t j = 0; j < sec->n_variants; j++)
+            found |= sec->variants[j] == sec->baseline;
+        if (!found) {
+            const entry *b = NULL;
+            for (size_t j = 0; j < st->n_entries; j++)
+                if (strcmp(st->entries[j].section, sec->name) == 0 &&
+                    strcmp(st->entries[j].key, "baseline") == 0)
+                    b = &st->entries[j];
+            add_error(st, b ? b->line : sec->line,
+                      "baseline '%s' is not among the variants of [%s], expected it in the "
+                      "variants list",
+                      sec->plugin->desc->variants[sec->baseline].name, sec->name);
+        }
+    }
+}
+
+static void free_state(parse_state *st)
+{
+    for (size_t i = 0; i < st->n_entries; i++) {
+        free(st->entries[i].section);
+        free(st->entries[i].key);
+        free(st->entries[i].value);
+    }
+    free(st->entries);
+    for (size_t i = 0; i < st->n_sections; i++)
+        free(st->sections[i].name);
+    free(st->sections);
+}
+
 int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *plugins,
                       kbi_profile *out, kbi_buf *errors)
 {
@@ -994,180 +1174,16 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
                            "comment starting with ; or #");
     else if (rc < 0)
         add_error(&st, 0, "out of memory reading the profile");
-
-    /* Sections: known and unique. */
-    for (size_t i = 0; i < st.n_sections; i++) {
-        const section_seen *s = &st.sections[i];
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(st.sections[j].name, s->name) == 0) {
-                add_error(&st, s->line, "duplicate section [%s], first at line %d; expected "
-                                        "each section once",
-                          s->name, st.sections[j].line);
-                break;
-            }
-        if (strcmp(s->name, "run") == 0)
-            continue;
-        /* [plugin] or [plugin.label]: several sections may measure one
-         * plugin at different points (host variants at small sizes, device
-         * variants at large ones). */
-        char plugin_name[LINE_MAX_CHARS];
-        snprintf(plugin_name, sizeof plugin_name, "%s", s->name);
-        char *dot = strchr(plugin_name, '.');
-        if (dot) {
-            *dot = '\0';
-            if (!is_word(dot + 1) || strchr(dot + 1, '.')) {
-                add_error(&st, s->line,
-                          "section [%s] has a bad label, expected [plugin] or [plugin.label] "
-                          "with a one-word label",
-                          s->name);
-                continue;
-            }
-        }
-        const kbi_plugin *pl = kbi_plugins_find(plugins, plugin_name);
-        if (!pl) {
-            kbi_buf names = {0};
-            plugin_names(plugins, &names);
-            add_error(&st, s->line,
-                      "unknown section [%s]: no plugin of that name is loaded, expected [run] "
-                      "or a plugin (%s)",
-                      s->name, names.data);
-            kbi_buf_free(&names);
-            continue;
-        }
-        int seen = 0;
-        for (size_t j = 0; j < out->n_sections; j++)
-            seen |= strcmp(out->sections[j].name, s->name) == 0;
-        if (seen)
-            continue;
-        out->sections =
-            kbi_xrealloc(out->sections, (out->n_sections + 1) * sizeof *out->sections);
-        kbi_section *sec = &out->sections[out->n_sections++];
-        memset(sec, 0, sizeof *sec);
-        sec->name = kbi_strdup(s->name);
-        sec->line = s->line;
-        init_section(&st, sec, pl);
-    }
-
-    /* Keys. */
+    check_sections(&st, plugins, out);
     zips = kbi_xcalloc(out->n_sections + 1, sizeof *zips);
-    for (size_t i = 0; i < st.n_entries; i++) {
-        const entry *e = &st.entries[i];
-        const entry *dup = find_dup(&st, i, e);
-        kbi_section *sec = NULL;
-        if (dup) {
-            add_error(&st, e->line, "duplicate key '%s' in [%s], first set at line %d; expected "
-                                    "each key once (a list goes in one value)",
-                      e->key, e->section, dup->line);
-            continue;
-        }
-        if (!*e->section) {
-            add_error(&st, e->line, "key '%s' before any section, expected it under [run] or a "
-                                    "plugin section",
-                      e->key);
-            continue;
-        }
-        if (strcmp(e->section, "run") == 0) {
-            parse_run_key(&st, e, &out->run);
-            continue;
-        }
-        for (size_t j = 0; j < out->n_sections; j++)
-            if (strcmp(out->sections[j].name, e->section) == 0) {
-                sec = &out->sections[j];
-                zips[j] = strcmp(e->key, "zip") == 0 ? e : zips[j];
-            }
-        if (!sec)
-            continue; /* its section was already reported */
-        if (strcmp(e->key, "variants") == 0) {
-            parse_variants(&st, e, sec);
-        } else if (strcmp(e->key, "zip") == 0) {
-            /* Checked once every key of the section is read. */
-        } else if (strcmp(e->key, "baseline") == 0) {
-            int v = kbi_variant_index(sec->plugin->desc, e->value);
-            if (v < 0) {
-                kbi_buf names = {0};
-                variant_names(sec->plugin->desc, &names);
-                add_error(&st, e->line, "unknown baseline variant '%s' of %s, expected one of: %s",
-                          e->value, sec->name, names.data);
-                kbi_buf_free(&names);
-            } else {
-                sec->baseline = v;
-            }
-        } else {
-            int idx;
-            if (!kbi_param_find(sec->plugin->desc, e->key, &idx)) {
-                kbi_buf names = {0};
-                for (size_t j = 0; j < sec->n_axes; j++)
-                    kbi_buf_printf(&names, "%s, ", sec->axes[j].param->name);
-                add_error(&st, e->line, "unknown key '%s' in [%s], expected one of: %svariants, "
-                                        "baseline, zip",
-                          e->key, sec->name, names.data ? names.data : "");
-                kbi_buf_free(&names);
-                continue;
-            }
-            parse_axis(&st, e, &sec->axes[idx],
-                       KB_ABI_MINOR_OF(sec->plugin->desc->abi_version) >= 1 ? KB_MAX_RANK
-                                                                           : KB_MAX_DIMS);
-        }
-    }
-
+    read_keys(&st, out, zips);
     /* Cross-key checks. */
     for (size_t i = 0; i < out->n_sections; i++)
         if (zips[i])
             parse_zip(&st, zips[i], &out->sections[i]);
     free(zips);
-    if (out->run.max_samples < out->run.min_samples)
-        add_error(&st,
-                  key_line(&st, "run", "max_samples") ? key_line(&st, "run", "max_samples")
-                                                      : key_line(&st, "run", "min_samples"),
-                  "[run] max_samples %d is below min_samples %d, expected max >= min",
-                  out->run.max_samples, out->run.min_samples);
-    if (out->run.max_time == 0.0)
-        out->run.max_time = out->run.timeout / 2.0;
-    {
-        /* The product of the axes, counted without overflow: four ranges of
-         * 100000 values would wrap a size_t. */
-        size_t total = 0;
-        for (size_t i = 0; i < out->n_sections; i++) {
-            const kbi_section *sec = &out->sections[i];
-            size_t points = kbi_section_points(sec);
-            size_t cases = points > KBI_MAX_CASES ? KBI_MAX_CASES + 1 : points * sec->n_variants;
-            total += cases <= KBI_MAX_CASES ? cases : KBI_MAX_CASES + 1;
-            if (total > KBI_MAX_CASES) {
-                add_error(&st, sec->line,
-                          "[%s] takes the profile past %d cases, expected fewer values in its "
-                          "lists (or a --filter on a smaller profile)",
-                          sec->name, KBI_MAX_CASES);
-                break;
-            }
-        }
-    }
-    for (size_t i = 0; i < out->n_sections; i++) {
-        kbi_section *sec = &out->sections[i];
-        int found = sec->baseline < 0;
-        for (size_t j = 0; j < sec->n_variants; j++)
-            found |= sec->variants[j] == sec->baseline;
-        if (!found) {
-            const entry *b = NULL;
-            for (size_t j = 0; j < st.n_entries; j++)
-                if (strcmp(st.entries[j].section, sec->name) == 0 &&
-                    strcmp(st.entries[j].key, "baseline") == 0)
-                    b = &st.entries[j];
-            add_error(&st, b ? b->line : sec->line,
-                      "baseline '%s' is not among the variants of [%s], expected it in the "
-                      "variants list",
-                      sec->plugin->desc->variants[sec->baseline].name, sec->name);
-        }
-    }
-
-    for (size_t i = 0; i < st.n_entries; i++) {
-        free(st.entries[i].section);
-        free(st.entries[i].key);
-        free(st.entries[i].value);
-    }
-    free(st.entries);
-    for (size_t i = 0; i < st.n_sections; i++)
-        free(st.sections[i].name);
-    free(st.sections);
+    check_profile(&st, out);
+    free_state(&st);
     if (st.n_errors) {
         kbi_profile_free(out);
         return KBI_ERR_INPUT;

@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "common.h"
-#include "results.h"
+#include "resultset.h"
 
 typedef struct kbi_report_options {
     const char *title;      /* heading; NULL: the output folder's name */
@@ -26,15 +26,6 @@ typedef struct kbi_report_options {
     double gnuplot_timeout; /* seconds per chart; 0: 60 */
     int no_charts;          /* nonzero: write neither scripts nor images */
 } kbi_report_options;
-
-/* Loads every input into set: a results file, or a directory searched
- * for files named results*.jsonl, in name order: its own, or when it has
- * none, those of its subfolders (three levels deep, same rule).  A file
- * named twice is read once; a case read twice (same run and id) is kept once,
- * with a warning.  Returns KBI_OK, or KBI_ERR_IO / KBI_ERR_INPUT with err
- * "FILE:LINE: what, expected what" (the set keeps what was read before). */
-int kbi_results_load_inputs(kbi_result_set *set, const char *const *inputs, size_t n_inputs,
-                            char *err);
 
 /* The default output folder for a report of `input` (a file or folder):
  * reports/<name>, where name is the folder's name for a directory, the
@@ -52,18 +43,6 @@ int kbi_report_write_csv(const kbi_result_set *set, FILE *f);
  * set. */
 int kbi_report_write(const kbi_result_set *set, const char *outdir, const kbi_report_options *opt,
                      char *err);
-
-/* Speedup of case i against its baseline variant: the baseline's median
- * over this case's median, the baseline being the ok case of variant
- * cases[i].baseline at the same plugin and params_text, preferably from the
- * same run, else from another shard of the same sweep, else from a run on a
- * GPU of the same name.
- * Returns 1 with *speedup set, 0 when there is no such baseline or case i
- * has no median. */
-int kbi_report_speedup(const kbi_result_set *set, size_t i, double *speedup);
-
-/* Formats seconds in ns, µs, ms or s with four significant digits. */
-void kbi_format_duration(double seconds, char *out, size_t n);
 
 /* `kbench report RESULTS... [--out DIR] [--title T] [--no-charts]`.
  * argv[0] is "report".  Returns the exit code: 0 written, 2 bad usage or

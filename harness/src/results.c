@@ -573,6 +573,76 @@ int kbi_results_load(kbi_result_set *set, const char *path, char *err)
     return rc;
 }
 
+/* The kind of results record obj is ("env", "case", "end", ...) and its
+ * schema version, or NULL with err set when it is not a record this kbench
+ * reads. */
+static const char *record_kind(json_t *obj, const char *path, long lineno, json_int_t *version,
+                               char *err)
+{
+    const char *schema = json_string_value(json_object_get(obj, "schema")), *record;
+    if (!json_is_object(obj) || !schema || strcmp(schema, KBI_RESULTS_SCHEMA) != 0) {
+        kbi_errf(err, "%s:%ld: not a kbench results record, expected \"schema\":\"%s\"", path,
+                 lineno, KBI_RESULTS_SCHEMA);
+        return NULL;
+    }
+    if (!json_is_integer(json_object_get(obj, "version"))) {
+        kbi_errf(err, "%s:%ld: results record without an integer \"version\", expected %d", path,
+                 lineno, KBI_RESULTS_VERSION);
+        return NULL;
+    }
+    *version = json_integer_value(json_object_get(obj, "version"));
+    if (*version < KBI_RESULTS_OLDEST_VERSION || *version > KBI_RESULTS_VERSION) {
+        kbi_errf(err,
+                 "%s:%ld: results schema version %lld, expected %d to %d (written by another "
+                 "kbench version)",
+                 path, lineno, (long long)*version, KBI_RESULTS_OLDEST_VERSION,
+                 KBI_RESULTS_VERSION);
+        return NULL;
+    }
+    record = json_string_value(json_object_get(obj, "record"));
+    if (!json_is_string(json_object_get(obj, "run_id")) || !record) {
+        kbi_errf(err, "%s:%ld: record without \"record\" or \"run_id\"", path, lineno);
+        return NULL;
+    }
+    return record;
+}
+
+/* Adds record obj (of kind record) at path:lineno to set; *saw_end is set
+ * by an end record.  Returns KBI_OK or KBI_ERR_INPUT with err set. */
+static int take_record(kbi_result_set *set, json_t *obj, const char *record, json_int_t version,
+                       const char *path, long lineno, int *saw_end, char *err)
+{
+    char where[KBI_ERR_SIZE];
+    snprintf(where, sizeof where, "%s:%ld", path, lineno);
+    if (strcmp(record, "env") == 0) {
+        set->envs = kbi_xrealloc(set->envs, (set->n_envs + 1) * sizeof *set->envs);
+        read_env(&set->envs[set->n_envs++], obj, where);
+    } else if (strcmp(record, "case") == 0) {
+        kbi_case_result c;
+        const char *missing = kbi_case_record_read(&c, obj, (int)version);
+        if (missing) {
+            kbi_errf(err, "%s: case record without a valid %s", where, missing);
+            return KBI_ERR_INPUT;
+        }
+        free(c.source);
+        c.source = kbi_strdup(where);
+        set->cases = kbi_xrealloc(set->cases, (set->n_cases + 1) * sizeof *set->cases);
+        set->cases[set->n_cases++] = c;
+    } else if (strcmp(record, "end") == 0) {
+        kbi_env_record *e = find_env(set, json_string_value(json_object_get(obj, "run_id")));
+        *saw_end = 1;
+        if (e)
+            e->complete = json_is_true(json_object_get(obj, "complete"));
+        if (!json_is_true(json_object_get(obj, "complete")))
+            add_warning(set, "%s:%ld: the run was interrupted; its results are partial", path,
+                        lineno);
+    } else {
+        kbi_errf(err, "%s: unknown record \"%s\", expected env, case or end", where, record);
+        return KBI_ERR_INPUT;
+    }
+    return KBI_OK;
+}
+
 int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
 {
     kbi_buf line = {0};
@@ -580,95 +650,29 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
     size_t n_cases_before = set->n_cases, n_envs_before = set->n_envs,
            n_warnings_before = set->n_warnings;
     int had_newline, rc = KBI_OK, saw_end = 0;
-    while (read_line(f, &line, &had_newline) >= 0) {
+    while (rc == KBI_OK && read_line(f, &line, &had_newline) >= 0) {
         json_error_t jerr;
         json_t *obj;
-        const char *record, *schema;
-        json_int_t version;
+        const char *record;
+        json_int_t version = 0;
         lineno++;
         if (kbi_trim(line.data)[0] == '\0')
             continue;
         obj = json_loads(line.data, 0, &jerr);
+        if (!obj && !had_newline) {
+            add_warning(set, "%s:%ld: truncated last line ignored (the run was cut off)", path,
+                        lineno);
+            break;
+        }
         if (!obj) {
-            int at_end = !had_newline;
-            if (at_end) {
-                add_warning(set, "%s:%ld: truncated last line ignored (the run was cut off)",
-                            path, lineno);
-                break;
-            }
             kbi_errf(err, "%s:%ld: not a JSON object (%s), expected one results record per line",
                      path, lineno, jerr.text);
             rc = KBI_ERR_INPUT;
             break;
         }
-        schema = json_string_value(json_object_get(obj, "schema"));
-        if (!json_is_object(obj) || !schema || strcmp(schema, KBI_RESULTS_SCHEMA) != 0) {
-            kbi_errf(err, "%s:%ld: not a kbench results record, expected \"schema\":\"%s\"",
-                     path, lineno, KBI_RESULTS_SCHEMA);
-            json_decref(obj);
-            rc = KBI_ERR_INPUT;
-            break;
-        }
-        if (!json_is_integer(json_object_get(obj, "version"))) {
-            kbi_errf(err, "%s:%ld: results record without an integer \"version\", expected %d",
-                     path, lineno, KBI_RESULTS_VERSION);
-            json_decref(obj);
-            rc = KBI_ERR_INPUT;
-            break;
-        }
-        version = json_integer_value(json_object_get(obj, "version"));
-        if (version < KBI_RESULTS_OLDEST_VERSION || version > KBI_RESULTS_VERSION) {
-            kbi_errf(err,
-                     "%s:%ld: results schema version %lld, expected %d to %d (written by another "
-                     "kbench version)",
-                     path, lineno, (long long)version, KBI_RESULTS_OLDEST_VERSION,
-                     KBI_RESULTS_VERSION);
-            json_decref(obj);
-            rc = KBI_ERR_INPUT;
-            break;
-        }
-        record = json_string_value(json_object_get(obj, "record"));
-        if (!json_is_string(json_object_get(obj, "run_id")) || !record) {
-            kbi_errf(err, "%s:%ld: record without \"record\" or \"run_id\"", path, lineno);
-            json_decref(obj);
-            rc = KBI_ERR_INPUT;
-            break;
-        }
-        if (strcmp(record, "env") == 0) {
-            char where[KBI_ERR_SIZE];
-            snprintf(where, sizeof where, "%s:%ld", path, lineno);
-            set->envs = kbi_xrealloc(set->envs, (set->n_envs + 1) * sizeof *set->envs);
-            read_env(&set->envs[set->n_envs++], obj, where);
-        } else if (strcmp(record, "case") == 0) {
-            kbi_case_result c;
-            const char *missing = kbi_case_record_read(&c, obj, (int)version);
-            if (missing) {
-                kbi_errf(err, "%s:%ld: case record without a valid %s", path, lineno, missing);
-                json_decref(obj);
-                rc = KBI_ERR_INPUT;
-                break;
-            }
-            char where[KBI_ERR_SIZE];
-            snprintf(where, sizeof where, "%s:%ld", path, lineno);
-            free(c.source);
-            c.source = kbi_strdup(where);
-            set->cases = kbi_xrealloc(set->cases, (set->n_cases + 1) * sizeof *set->cases);
-            set->cases[set->n_cases++] = c;
-        } else if (strcmp(record, "end") == 0) {
-            kbi_env_record *e = find_env(set, json_string_value(json_object_get(obj, "run_id")));
-            saw_end = 1;
-            if (e)
-                e->complete = json_is_true(json_object_get(obj, "complete"));
-            if (!json_is_true(json_object_get(obj, "complete")))
-                add_warning(set, "%s:%ld: the run was interrupted; its results are partial",
-                            path, lineno);
-        } else {
-            kbi_errf(err, "%s:%ld: unknown record \"%s\", expected env, case or end", path,
-                     lineno, record);
-            json_decref(obj);
-            rc = KBI_ERR_INPUT;
-            break;
-        }
+        record = record_kind(obj, path, lineno, &version, err);
+        rc = record ? take_record(set, obj, record, version, path, lineno, &saw_end, err)
+                    : KBI_ERR_INPUT;
         json_decref(obj);
     }
     if (ferror(f) && rc == KBI_OK) {

@@ -1,0 +1,52 @@
+/* Formatting shared by report and compare (format.c): figures as a person
+ * reads them, and small lookups into the JSON of a record. */
+#ifndef KBENCH_FORMAT_H
+#define KBENCH_FORMAT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "results.h"
+
+/* A unit for a duration: seconds times scale, shown with name. */
+typedef struct kbi_time_unit {
+    double scale;
+    const char *name;
+} kbi_time_unit;
+
+/* ns, µs, ms or s, whichever shows seconds with 1 to 3 digits before the point. */
+kbi_time_unit kbi_time_unit_for(double seconds);
+
+/* Formats seconds in ns, µs, ms or s with four significant digits. */
+void kbi_format_duration(double seconds, char *out, size_t n);
+
+/* Four significant digits without an exponent for the usual magnitudes. */
+void kbi_fmt_sig4(double v, char *out, size_t n);
+/* Items per second with an SI prefix: "1.234 G". */
+void kbi_fmt_si(double v, char *out, size_t n);
+/* A tic label for an axis value: 16777216 -> "16Mi", 1000 -> "1000". */
+void kbi_fmt_axis(double v, char *out, size_t n);
+/* Parameter key of case c as text ("4096x4096", "1Gi"); "" when absent. */
+void kbi_param_text(const kbi_case_result *c, const char *key, char *out, size_t n);
+/* A metric's value with its uncertainty and unit, as a table shows it. */
+void kbi_fmt_metric(const kbi_metric *m, char *out, size_t n);
+/* The metric of case c named name, or NULL. */
+const kbi_metric *kbi_find_metric(const kbi_case_result *c, const char *name);
+/* File-name-safe form of s: letters, digits, '.', '-', '_' only. */
+void kbi_file_safe(const char *s, char *out, size_t n);
+/* A CUDA version number (13000) as "13.0". */
+void kbi_fmt_cuda_version(double v, char *out, size_t n);
+
+/* Writes s into a Markdown table cell: pipes escaped, line breaks
+ * flattened, < as &lt;. */
+void kbi_md_cell(FILE *f, const char *s);
+
+/* obj.a or obj.a.b (b NULL: one level), as JSON, string or number; NULL,
+ * NULL and 0 when absent (*present, when given, says which). */
+json_t *kbi_jpath(json_t *obj, const char *a, const char *b);
+const char *kbi_jstr(json_t *obj, const char *a, const char *b);
+double kbi_jnum(json_t *obj, const char *a, const char *b, int *present);
+
+#endif
