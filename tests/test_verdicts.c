@@ -129,6 +129,21 @@ Test(verdicts, a_whole_host_run_offset_is_allowed_for)
     cr_expect(out.detectable > 0.2, "detectable %g", out.detectable);
     kbi_compare_case(&a, &b, &own, &out);
     cr_expect_eq(out.verdict, KBI_VERDICT_SLOWER, "%s", out.why);
+    {
+        /* The option reaches the verdicts of whole sets too. */
+        kbi_result_set sa = {.cases = &a, .n_cases = 1}, sb = {.cases = &b, .n_cases = 1};
+        kbi_comparison c;
+        char err[KBI_ERR_SIZE];
+        a.id = b.id = "fx/host/n=1";
+        a.params = b.params = json_object();
+        cr_assert_eq(kbi_compare_sets(&sa, &sb, &own, &c, err), KBI_OK);
+        cr_expect_eq(c.rows[0].out.verdict, KBI_VERDICT_SLOWER, "%s", c.rows[0].out.why);
+        kbi_comparison_free(&c);
+        cr_assert_eq(kbi_compare_sets(&sa, &sb, NULL, &c, err), KBI_OK);
+        cr_expect_eq(c.rows[0].out.verdict, KBI_VERDICT_UNSURE, "%s", c.rows[0].out.why);
+        kbi_comparison_free(&c);
+        json_decref(a.params);
+    }
     free_case(&a);
     free_case(&b);
 }
