@@ -549,7 +549,9 @@ Test(results, rounds_give_round_medians)
     cr_expect(warned(&set, "rounds", "does not add up"));
     /* They are written back as read. */
     json_t *j = kbi_case_record_json(&set.cases[0]);
-    cr_expect(json_equal(json_object_get(j, "rounds"), json_pack("[i, i]", 2, 3)));
+    json_t *want = json_pack("[i, i]", 2, 3);
+    cr_expect(json_equal(json_object_get(j, "rounds"), want));
+    json_decref(want);
     json_decref(j);
     kbi_results_free(&set);
 }
