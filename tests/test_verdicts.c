@@ -51,6 +51,7 @@ Test(verdicts, rounds_measure_every_case_once_per_round)
         }
         cr_expect_eq(c->n_samples, 12, "every round's samples are kept");
         cr_expect_eq(c->stats.n, 12, "the statistics are those of every sample");
+        cr_expect(c->cpu_wait >= 0 && c->cpu_wait <= 1, "%s: cpu_wait %g", c->id, c->cpu_wait);
     }
     kbi_results_free(&set);
 }
@@ -72,6 +73,7 @@ static void synthetic_case(kbi_case_result *c, double t, double round_noise, int
     size_t per[64];
     memset(c, 0, sizeof *c);
     c->status = KBI_ST_OK;
+    c->cpu_wait = NAN;
     c->n_samples = (size_t)rounds * 20;
     c->samples = calloc(c->n_samples, sizeof *c->samples);
     for (int r = 0; r < rounds; r++) {
@@ -144,6 +146,28 @@ Test(verdicts, a_whole_host_run_offset_is_allowed_for)
         kbi_comparison_free(&c);
         json_decref(a.params);
     }
+    free_case(&a);
+    free_case(&b);
+}
+
+Test(verdicts, a_host_case_that_waited_for_a_cpu_is_unsure)
+{
+    /* Quiet rounds and a clear 10% change: but the results' worker spent
+     * 30% of a round waiting for a core another process held. */
+    kbi_case_result a, b;
+    kbi_compare_outcome out;
+    kbi_compare_options own = {0, 0, -1};
+    synthetic_case(&a, 1e-3, 0.005, 8, 1);
+    synthetic_case(&b, 1.1e-3, 0.005, 8, 2);
+    a.timing = b.timing = "host";
+    a.cpu_wait = 0.01;
+    b.cpu_wait = 0.30;
+    kbi_compare_case(&a, &b, &own, &out);
+    cr_expect_eq(out.verdict, KBI_VERDICT_UNSURE, "%s", out.why);
+    cr_expect_not_null(strstr(out.why, "waited for a core 30%"), "%s", out.why);
+    b.cpu_wait = 0.01;
+    kbi_compare_case(&a, &b, &own, &out);
+    cr_expect_eq(out.verdict, KBI_VERDICT_SLOWER, "%s", out.why);
     free_case(&a);
     free_case(&b);
 }

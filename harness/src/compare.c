@@ -155,14 +155,17 @@ static void resolve_options(const kbi_compare_options *opt, double *t, double *a
 
 /* The drift allowance of a case timed as base and res were: host-timed on both sides, the
  * option's (or the default); else 0. */
+static int host_timed(const kbi_case_result *base, const kbi_case_result *res)
+{
+    return base->timing && res->timing && strcmp(base->timing, "host") == 0 &&
+           strcmp(res->timing, "host") == 0;
+}
+
 static double host_drift(const kbi_compare_options *opt, const kbi_case_result *base,
                          const kbi_case_result *res)
 {
     double d = opt && opt->host_drift != 0 ? opt->host_drift : KBI_COMPARE_HOST_DRIFT;
-    if (!base->timing || !res->timing || strcmp(base->timing, "host") != 0 ||
-        strcmp(res->timing, "host") != 0)
-        return 0.0;
-    return d > 0 ? d : 0.0;
+    return host_timed(base, res) && d > 0 ? d : 0.0;
 }
 
 void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size_t n_base,
@@ -272,6 +275,21 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
         return;
     }
     resolve_options(opt, &t, &alpha);
+    if (host_timed(base, res) &&
+        (base->cpu_wait > KBI_COMPARE_MAX_CPU_WAIT || res->cpu_wait > KBI_COMPARE_MAX_CPU_WAIT)) {
+        int b = base->cpu_wait > KBI_COMPARE_MAX_CPU_WAIT;
+        out->verdict = KBI_VERDICT_UNSURE;
+        out->ratio = res->stats.median / base->stats.median;
+        out->noise_base = base->stats.noise;
+        out->noise_results = res->stats.noise;
+        out->rounds_base = base->n_rounds;
+        out->rounds_results = res->n_rounds;
+        snprintf(out->why, sizeof out->why,
+                 "the CPU was taken: the %s run's worker waited for a core %.0f%% of a round's "
+                 "time, so its times measure the load",
+                 b ? "baseline" : "results", 100 * (b ? base->cpu_wait : res->cpu_wait));
+        return;
+    }
     if (base->n_rounds >= 2 && res->n_rounds >= 2 &&
         kbi_log_shift(base->round_medians, base->n_rounds, res->round_medians, res->n_rounds,
                       1.0 - alpha, &s) == 0 &&

@@ -52,6 +52,9 @@
  * builds did, with tight rounds).  Their interval is widened by
  * ln(1 + --host-drift) each way (default 10%; 0 on a machine of one's own),
  * and without rounds their threshold is t + host-drift.
+ * And a host-timed case whose worker waited for a CPU more than 5% of a
+ * round's time on either side (the record's "cpu_wait", from the kernel's
+ * run-queue accounting) is unsure: its times measure the machine's load.
  * Without rounds on both sides "detectable" is max(t, nb + nr): drift
  * between the runs is then not measured, and a shared machine's verdicts
  * need rounds.
@@ -113,6 +116,9 @@ const char *kbi_verdict_name(kbi_verdict v);
  * rounds alike) further than its rounds show; the default allowance for
  * host-timed cases. */
 #define KBI_COMPARE_HOST_DRIFT 0.10
+/* A host case whose worker waited for a CPU longer than this share of a
+ * round (another process had the core) is unsure on either side. */
+#define KBI_COMPARE_MAX_CPU_WAIT 0.05
 /* Interval widths past the threshold that a change must be to be called
  * detectable (see "detectable" above). */
 #define KBI_COMPARE_DETECT_WIDTHS 1.5

@@ -365,6 +365,8 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
         json_object_set_new(rec, "wall_s", json_real(r->wall_s));
     if (r->sanitize && r->sanitize[0])
         set_str(rec, "sanitize", r->sanitize);
+    if (isfinite(r->cpu_wait))
+        json_object_set_new(rec, "cpu_wait", json_real(r->cpu_wait));
     if (r->n_rounds > 1) {
         json_t *o = json_array();
         for (size_t i = 0; i < r->n_rounds; i++)
@@ -524,7 +526,7 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     json_t *val;
     int st;
     memset(c, 0, sizeof *c);
-    c->prepare_s = c->wall_s = NAN;
+    c->prepare_s = c->wall_s = c->cpu_wait = NAN;
     if (!json_is_string(json_object_get(obj, "id")))
         return "\"id\" (a string)";
     if (!json_is_string(json_object_get(obj, "plugin")))
@@ -564,6 +566,7 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     c->wall_s = get_num_or_nan(obj, "wall_s");
     c->sticky_error = json_is_true(json_object_get(obj, "sticky_error"));
     c->sanitize = dup_str(obj, "sanitize");
+    c->cpu_wait = get_num_or_nan(obj, "cpu_wait");
     if (json_is_object(json_object_get(obj, "sanitizer")))
         c->sanitizer = json_incref(json_object_get(obj, "sanitizer"));
     c->n_samples = samples ? json_array_size(samples) : 0;

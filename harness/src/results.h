@@ -154,6 +154,10 @@ typedef struct kbi_case_result {
     /* Why the stored stats were not believed (they disagree with the
      * samples, which are the truth); "" when they agree. */
     char stats_note[224];
+    /* A host case's worker: the largest share of a round's time it waited
+     * for a CPU (runnable, not running: another process had the core); its
+     * times then measure the machine's load.  NAN unknown. */
+    double cpu_wait;
 } kbi_case_result;
 
 /* Computes r's statistics from its samples, and its rates from its counts

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -895,6 +896,46 @@ static int write_case(run_state *rs, kbi_case_result *rec)
     return rc;
 }
 
+/* Nanoseconds process pid has run on a CPU and waited for one (runnable, not running), from
+ * /proc/PID/schedstat.  Returns 0, or -1 where the kernel does not say. */
+static int cpu_times(pid_t pid, double *ran, double *waited)
+{
+    char path[64];
+    unsigned long long run, wait;
+    FILE *f;
+    int ok;
+    snprintf(path, sizeof path, "/proc/%ld/schedstat", (long)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return -1;
+    ok = fscanf(f, "%llu %llu", &run, &wait) == 2;
+    fclose(f);
+    *ran = (double)run;
+    *waited = (double)wait;
+    return ok ? 0 : -1;
+}
+
+/* run_case, and for a host case run by a worker, the share of its time the worker waited for
+ * a CPU (rec->cpu_wait): on a machine whose cores are all taken, a host case's times measure
+ * the load, however steady they look. */
+static int run_case_watched(run_state *rs, size_t k, int *stop, kbi_case_result *rec)
+{
+    const kbi_case *c = rs->sel[k];
+    pid_t before = rs->worker.pid;
+    double ran0 = 0, waited0 = 0, ran1, waited1;
+    int host = c->section->plugin->desc->variants[c->variant].target == KB_HOST;
+    if (before > 0 && cpu_times(before, &ran0, &waited0) != 0)
+        before = -1;
+    if (!run_case(rs, k, stop, rec))
+        return 0;
+    /* A worker started for this case counts from zero; one replaced midway says nothing. */
+    if (host && !rs->args->in_process && before >= 0 && rs->worker.pid > 0 &&
+        (before == 0 || before == rs->worker.pid) &&
+        cpu_times(rs->worker.pid, &ran1, &waited1) == 0 && ran1 - ran0 + waited1 - waited0 > 0)
+        rec->cpu_wait = (waited1 - waited0) / (ran1 - ran0 + waited1 - waited0);
+    return 1;
+}
+
 /* ---- rounds ----
  * With [run] rounds = R > 1 every case is measured R times: the whole selection once per
  * round, so that what else the machine does during the run (other users, clock changes)
@@ -907,6 +948,7 @@ typedef struct round_acc {
     kbi_case_result rec; /* the first round's record, later rounds' samples appended */
     size_t *per_round;   /* samples of each round */
     size_t n_rounds;
+    double cpu_wait; /* the largest of the rounds' */
     int have, written;
 } round_acc;
 
@@ -914,6 +956,8 @@ typedef struct round_acc {
  * no further round: it did not end ok (the failing round's record replaces the others). */
 static int add_round(round_acc *a, kbi_case_result *rec, int round, int rounds)
 {
+    if (isfinite(rec->cpu_wait) && !(a->cpu_wait >= rec->cpu_wait))
+        a->cpu_wait = rec->cpu_wait;
     if (!a->have || rec->status != KBI_ST_OK) {
         if (a->have) {
             char msg[KBI_ERR_SIZE];
@@ -949,6 +993,7 @@ static int write_rounds(run_state *rs, round_acc *a)
     if (!a->have || a->written)
         return 0;
     a->written = 1;
+    a->rec.cpu_wait = a->cpu_wait;
     if (a->rec.status == KBI_ST_OK && a->n_rounds > 1) {
         kbi_case_result_derive(&a->rec, rs->ctx.bandwidth_gbs, rs->ctx.peak_gflops);
         kbi_case_result_set_rounds(&a->rec, a->per_round, a->n_rounds);
@@ -984,6 +1029,8 @@ static void run_rounds(run_state *rs)
 {
     int rounds = rounds_of(rs), stop = 0;
     round_acc *acc = kbi_xcalloc(rs->n_sel, sizeof *acc);
+    for (size_t k = 0; k < rs->n_sel; k++)
+        acc[k].cpu_wait = NAN;
     for (int r = 0; r < rounds && !stop && !interrupted; r++) {
         /* Each round in a fresh worker: what a process draws by chance (its core, its memory
          * layout, its device context) then varies between rounds too, instead of moving one
@@ -995,7 +1042,7 @@ static void run_rounds(run_state *rs)
             int last;
             if (acc[k].written)
                 continue; /* failed or skipped in an earlier round */
-            if (!run_case(rs, k, &stop, &rec))
+            if (!run_case_watched(rs, k, &stop, &rec))
                 break;
             snprintf(who, sizeof who, "round %d/%d", r + 1, rounds);
             progress(k + 1, rs->n_sel, who, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
@@ -1023,7 +1070,7 @@ static void run_cases(run_state *rs)
     for (size_t k = 0; rounds_of(rs) <= 1 && k < rs->n_sel && !interrupted; k++) {
         int stop = 0;
         kbi_case_result rec;
-        if (!run_case(rs, k, &stop, &rec))
+        if (!run_case_watched(rs, k, &stop, &rec))
             break;
         progress(k + 1, rs->n_sel, NULL, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
         if (write_case(rs, &rec) != 0 || stop)

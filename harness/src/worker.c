@@ -168,7 +168,7 @@ void kbi_case_record_init(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_re
     out->timing = kbi_strdup("");
     out->time = kbi_strdup(now);
     out->prepare_s = NAN;
-    out->wall_s = NAN;
+    out->wall_s = out->cpu_wait = NAN;
     out->samples = kbi_xcalloc(1, sizeof *out->samples);
     out->item_unit = kbi_strdup("");
     out->verify_metric = kbi_strdup("");
