@@ -229,7 +229,7 @@ static void run_into(const char *name, kbi_result_set *set)
 Test(verdicts, ten_unchanged_runs_are_never_slower_and_ten_percent_is_seen)
 {
     kbi_result_set runs[RUNS] = {{0}}, slow[SLOW_RUNS] = {{0}};
-    size_t count[KBI_VERDICT_COUNT] = {0}, called = 0, too_noisy = 0, faster_slow = 0;
+    size_t count[KBI_VERDICT_COUNT] = {0}, called = 0, too_noisy = 0, faster_slow = 0, taken = 0;
     double det_min = INFINITY, det_max = 0;
     char name[32];
     if (KBENCH_TEST_SANITIZE)
@@ -257,6 +257,7 @@ Test(verdicts, ten_unchanged_runs_are_never_slower_and_ten_percent_is_seen)
             for (size_t r = 0; r < c.n_rows; r++) {
                 kbi_compare_outcome *o = &c.rows[r].out;
                 count[o->verdict]++;
+                taken += strstr(o->why, "CPU was taken") != NULL;
                 cr_expect_neq(o->verdict, KBI_VERDICT_SLOWER, "run%d -> run%d: %s: %s", i, j,
                               c.rows[r].base->id, o->why);
                 if (o->detectable < det_min)
@@ -293,12 +294,12 @@ Test(verdicts, ten_unchanged_runs_are_never_slower_and_ten_percent_is_seen)
     cr_expect_eq(faster_slow, 0, "a 10%% slowdown called faster");
     /* The figures, for the record (ctest -V shows them). */
     fprintf(stderr,
-            "ten runs: %zu unchanged comparisons: %zu same, %zu unsure, %zu faster, %zu slower; "
-            "detectable %.1f%%..%.1f%%; 10%% slowdown: %zu slower where detectable < 10%%, %zu "
-            "too noisy to tell\n",
+            "ten runs: %zu unchanged comparisons: %zu same, %zu unsure (%zu of them: the CPU was "
+            "taken), %zu faster, %zu slower; detectable %.1f%%..%.1f%%; 10%% slowdown: %zu slower "
+            "where detectable < 10%%, %zu too noisy to tell\n",
             count[KBI_VERDICT_SAME] + count[KBI_VERDICT_UNSURE] + count[KBI_VERDICT_FASTER] +
                 count[KBI_VERDICT_SLOWER],
-            count[KBI_VERDICT_SAME], count[KBI_VERDICT_UNSURE], count[KBI_VERDICT_FASTER],
+            count[KBI_VERDICT_SAME], count[KBI_VERDICT_UNSURE], taken, count[KBI_VERDICT_FASTER],
             count[KBI_VERDICT_SLOWER], 100 * det_min, 100 * det_max, called, too_noisy);
     for (int i = 0; i < RUNS; i++)
         kbi_results_free(&runs[i]);

@@ -918,7 +918,7 @@ static const char compare_help[] =
     "                     percentage (2%); default 2%\n"
     "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
     "  -d, --host-drift X how far a whole run of host-timed cases may sit off on a\n"
-    "                     shared CPU, unseen by its rounds; default 10%, 0 on a\n"
+    "                     shared CPU, unseen by its rounds; default 25%, 0 on a\n"
     "                     machine of your own\n"
     "  -o, --out FILE     also write the Markdown table to FILE\n"
     "  -h, --help         this text\n"
