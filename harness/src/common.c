@@ -14,10 +14,9 @@
 void kbi_errf(char *err, const char *fmt, ...)
 {
     va_list ap;
-    if (!err)
-        return;
     va_start(ap, fmt);
-    vsnprintf(err, KBI_ERR_SIZE, fmt, ap);
+    if (err)
+        vsnprintf(err, KBI_ERR_SIZE, fmt, ap);
     va_end(ap);
 }
 

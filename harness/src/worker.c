@@ -131,17 +131,13 @@ void kbi_case_record_init(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_re
             json_object_set_new(out->params, name, json_real(val->f));
             break;
         case KB_PARAM_DIMS:
-            /* Results version 2: dims as an array of integers. */
-            arr = json_array();
-            for (int k = 0; k < val->n_dims; k++)
-                json_array_append_new(arr, json_integer(val->dims[k]));
-            json_object_set_new(out->params, name, arr);
-            break;
         case KB_PARAM_INTS:
-            /* An integer list too (params_text tells it from dims). */
+            /* Results version 2: dims and integer lists as arrays of integers (params_text
+             * tells one from the other). */
             arr = json_array();
-            for (int k = 0; k < val->n_ints; k++)
-                json_array_append_new(arr, json_integer(val->ints[k]));
+            for (int k = 0; k < (val->type == KB_PARAM_DIMS ? val->n_dims : val->n_ints); k++)
+                json_array_append_new(
+                    arr, json_integer(val->type == KB_PARAM_DIMS ? val->dims[k] : val->ints[k]));
             json_object_set_new(out->params, name, arr);
             break;
         default:
