@@ -20,6 +20,15 @@ void kbi_errf(char *err, const char *fmt, ...)
     va_end(ap);
 }
 
+void kbi_free_all(int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    while (n-- > 0)
+        free(va_arg(ap, void *));
+    va_end(ap);
+}
+
 static void *oom(void)
 {
     fputs("kbench: out of memory\n", stderr);
