@@ -10,7 +10,8 @@ extern "C" {
 }
 #include "kbench/cuda_check.h"
 
-namespace {
+namespace
+{
 
 // Many independent FMA chains per thread so the pipes, not latency, limit.
 __global__ void fma_peak(float *out, float seed, int iters)
@@ -46,6 +47,18 @@ float median_of(float *x, int n)
     return x[n / 2];
 }
 
+// The common end of both measurements: the events go, a failure is named in err.
+int finish(int rc, const char *what, const char *msg, char *err, cudaEvent_t e0, cudaEvent_t e1)
+{
+    if (rc != 0)
+        snprintf(err, 1024, "%s: %s", what, msg);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    return rc;
+}
+
 } // namespace
 
 extern "C" int kbi_measure_bandwidth(int device, double *gbs, char *err)
@@ -72,15 +85,9 @@ extern "C" int kbi_measure_bandwidth(int device, double *gbs, char *err)
     }
     *gbs = 2.0 * (double)bytes / (median_of(ms, 10) * 1e-3) / 1e9;
 fail:
-    if (rc != 0)
-        snprintf(err, 1024, "bandwidth: %s", msg);
     cudaFree(a);
     cudaFree(b);
-    if (e0)
-        cudaEventDestroy(e0);
-    if (e1)
-        cudaEventDestroy(e1);
-    return rc;
+    return finish(rc, "bandwidth", msg, err, e0, e1);
 }
 
 extern "C" int kbi_measure_peak_fp32(int device, double *gflops, char *err)
@@ -112,12 +119,6 @@ extern "C" int kbi_measure_peak_fp32(int device, double *gflops, char *err)
         *gflops = flops / (median_of(ms, 7) * 1e-3) / 1e9;
     }
 fail:
-    if (rc != 0)
-        snprintf(err, 1024, "fp32 peak: %s", msg);
     cudaFree(out);
-    if (e0)
-        cudaEventDestroy(e0);
-    if (e1)
-        cudaEventDestroy(e1);
-    return rc;
+    return finish(rc, "fp32 peak", msg, err, e0, e1);
 }

@@ -14,10 +14,18 @@
 void kbi_errf(char *err, const char *fmt, ...)
 {
     va_list ap;
-    if (!err)
-        return;
     va_start(ap, fmt);
-    vsnprintf(err, KBI_ERR_SIZE, fmt, ap);
+    if (err)
+        vsnprintf(err, KBI_ERR_SIZE, fmt, ap);
+    va_end(ap);
+}
+
+void kbi_free_all(int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    while (n-- > 0)
+        free(va_arg(ap, void *));
     va_end(ap);
 }
 

@@ -46,6 +46,9 @@ void *kbi_xmalloc(size_t n);
 void *kbi_xcalloc(size_t n, size_t size);
 void *kbi_xrealloc(void *p, size_t n);
 
+/* free() of each of the n pointers that follow (for the end of a function that took many). */
+void kbi_free_all(int n, ...);
+
 /* Growable string. */
 typedef struct kbi_buf {
     char *data;

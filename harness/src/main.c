@@ -76,32 +76,14 @@ static const char *const usage_run =
 
 static const char *type_name(kb_param_type t)
 {
-    switch (t) {
-    case KB_PARAM_INT:
-        return "int";
-    case KB_PARAM_FLOAT:
-        return "float";
-    case KB_PARAM_STRING:
-        return "string";
-    case KB_PARAM_DIMS:
-        return "dims";
-    case KB_PARAM_INTS:
-        return "ints";
-    }
-    return "?";
+    static const char *const names[] = {"int", "float", "string", "dims", "ints"};
+    return (unsigned)t < sizeof names / sizeof *names ? names[t] : "?";
 }
 
 static const char *better_name(kb_better b)
 {
-    switch (b) {
-    case KB_BETTER_HIGHER:
-        return "higher";
-    case KB_BETTER_LOWER:
-        return "lower";
-    case KB_BETTER_NONE:
-        break;
-    }
-    return "-";
+    static const char *const names[] = {"-", "higher", "lower"};
+    return (unsigned)b < sizeof names / sizeof *names ? names[b] : "-";
 }
 
 /* The declared metrics (ABI 1.1) of a plugin: name, unit, better, bound, help. */
@@ -130,9 +112,8 @@ static int cmd_list(int argc, char **argv)
     const kbi_option options[] = {
         {.name = "plugins", .short_name = 'p', .kind = KBI_OPT_PLUGINS, .target = plugins_dir},
     };
-    const kbi_verb_spec spec = {
-        "list", "[--plugins DIR]...", usage_list, options, sizeof options / sizeof *options, 0,
-        0,      "no arguments"};
+    const kbi_verb_spec spec =
+        KBI_VERB_SPEC("list", "[--plugins DIR]...", usage_list, options, 0, 0, "no arguments");
     char *dirs[16], err[KBI_ERR_SIZE];
     int required[16], first, parsed;
     size_t n_dirs;
@@ -232,14 +213,8 @@ static int cmd_run(int argc, char **argv)
         {.name = "in-process", .kind = KBI_OPT_FLAG, .target = &a.in_process},
         {.name = "profile-one-run", .kind = KBI_OPT_FLAG, .target = &a.profile_run},
     };
-    const kbi_verb_spec spec = {"run",
-                                "PROFILE.ini [OPTIONS]",
-                                usage_run,
-                                options,
-                                sizeof options / sizeof *options,
-                                1,
-                                1,
-                                "PROFILE.ini"};
+    const kbi_verb_spec spec =
+        KBI_VERB_SPEC("run", "PROFILE.ini [OPTIONS]", usage_run, options, 1, 1, "PROFILE.ini");
     int first, parsed;
     plugins_dir[0] = '\0';
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)

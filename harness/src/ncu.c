@@ -500,14 +500,9 @@ static int profile_options(profile_job *j, int argc, char **argv)
         {.name = "plugins", .kind = KBI_OPT_PLUGINS, .target = j->plugins_dir},
     };
     /* Operands: the profile, then (after "--") ncu's own arguments. */
-    const kbi_verb_spec spec = {"profile",
-                                "PROFILE.ini --case ID [OPTIONS] [-- NCU-ARGS]",
-                                usage,
-                                options,
-                                sizeof options / sizeof *options,
-                                1,
-                                SIZE_MAX,
-                                "PROFILE.ini"};
+    const kbi_verb_spec spec =
+        KBI_VERB_SPEC("profile", "PROFILE.ini --case ID [OPTIONS] [-- NCU-ARGS]", usage, options, 1,
+                      SIZE_MAX, "PROFILE.ini");
     int first, parsed;
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
         return parsed;

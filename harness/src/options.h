@@ -40,6 +40,13 @@ typedef struct kbi_verb_spec {
     const char *operands;              /* what they are, for errors: "BASELINE and RESULTS" */
 } kbi_verb_spec;
 
+/* A verb's spec from its option array (whose count it takes). */
+#define KBI_VERB_SPEC(verb, synopsis, help, options, min_ops, max_ops, operands)                   \
+    {                                                                                              \
+        verb, synopsis, help, options, sizeof options / sizeof *options, min_ops, max_ops,         \
+            operands                                                                               \
+    }
+
 /* kbi_options_parse's answer when the verb is to go on. */
 #define KBI_OPTS_GO_ON (-1)
 

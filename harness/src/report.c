@@ -125,20 +125,19 @@ int kbi_report_write(const kbi_result_set *set, const char *outdir, const kbi_re
         if (rc != KBI_OK)
             goto fail;
     }
-    rc = open_out(outdir, "report.md", &f, path, sizeof path, err);
-    if (rc != KBI_OK)
-        goto fail;
-    errno = 0;
-    rc = kbi_report_write_markdown(f, &m, title, have_ctx ? &ctx : NULL, !opt->no_charts);
-    rc = close_out(f, path, rc, err);
-    if (rc != KBI_OK)
-        goto fail;
-    rc = open_out(outdir, "results.csv", &f, path, sizeof path, err);
-    if (rc != KBI_OK)
-        goto fail;
-    errno = 0;
-    rc = kbi_report_write_csv(set, f);
-    rc = close_out(f, path, rc, err);
+    for (int which = 0; which < 2; which++) {
+        /* report.md, then results.csv: each opened, written and closed, its errors named. */
+        rc = open_out(outdir, which ? "results.csv" : "report.md", &f, path, sizeof path, err);
+        if (rc != KBI_OK)
+            goto fail;
+        errno = 0;
+        rc = which
+                 ? kbi_report_write_csv(set, f)
+                 : kbi_report_write_markdown(f, &m, title, have_ctx ? &ctx : NULL, !opt->no_charts);
+        rc = close_out(f, path, rc, err);
+        if (rc != KBI_OK)
+            goto fail;
+    }
 fail:
     if (have_ctx)
         kbi_chart_free(&ctx);
@@ -175,14 +174,9 @@ int kbi_cmd_report(int argc, char **argv)
         {.name = "no-charts", .kind = KBI_OPT_FLAG, .target = &opt.no_charts},
         {.name = "gnuplot", .kind = KBI_OPT_STRING, .target = &opt.gnuplot},
     };
-    const kbi_verb_spec spec = {"report",
-                                "RESULTS... [--out DIR]",
-                                report_help,
-                                options,
-                                sizeof options / sizeof *options,
-                                1,
-                                SIZE_MAX,
-                                "one or more results files or folders"};
+    const kbi_verb_spec spec =
+        KBI_VERB_SPEC("report", "RESULTS... [--out DIR]", report_help, options, 1, SIZE_MAX,
+                      "one or more results files or folders");
     char outdir[PATH_MAX], err[KBI_ERR_SIZE] = "";
     int rc, first, parsed, code = KBI_EXIT_USAGE;
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)

@@ -453,10 +453,7 @@ static int chart_line_slice(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
         free(cols[k]);
     for (size_t t = 0; t < n_tics; t++)
         free(tl[t]);
-    free(cols);
-    free(series);
-    free(tx);
-    free(tl);
+    kbi_free_all(4, cols, series, tx, tl);
     return rc;
 }
 
@@ -577,12 +574,7 @@ static int chart_speedup_vs(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
         kbi_buf_free(&ylabel);
         kbi_buf_free(&ref);
     }
-    free(v);
-    free(series);
-    free(groups);
-    free(colors);
-    free(row_of);
-    free(point_of);
+    kbi_free_all(6, v, series, groups, colors, row_of, point_of);
     return rc;
 }
 

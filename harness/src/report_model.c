@@ -300,12 +300,7 @@ void kbi_rep_model_free(kbi_rep_model *m)
             free(p->keys[k]);
         for (size_t k = 0; k < p->n_charts; k++)
             chart_free(&p->charts[k]);
-        free(p->rows);
-        free(p->points);
-        free(p->cases);
-        free(p->keys);
-        free(p->varies);
-        free(p->charts);
+        kbi_free_all(6, p->rows, p->points, p->cases, p->keys, p->varies, p->charts);
         kbi_strlist_free(&p->notes);
         kbi_strlist_free(&p->baselines);
     }

@@ -796,23 +796,34 @@ static void lost_case(run_state *rs, const kbi_case *c, int r, kbi_case_result *
     lost_case_of(&rs->ctx, &rs->worker, c, r, rec);
 }
 
+/* Makes ch the worker of c's section: stops a worker of another section, starts one if none
+ * runs.  Returns KBI_OK, or KBI_ERR (said on stderr; the run cannot go on). */
+static int section_worker(run_state *rs, child *ch, const kbi_run_ctx *ctx, const kbi_case *c)
+{
+    char err[KBI_ERR_SIZE];
+    if (ch->pid > 0 && ch->section != c->section)
+        child_stop(ch, 0);
+    if (ch->pid <= 0) {
+        if (child_start(ch, worker_entry, (void *)ctx, err) != KBI_OK) {
+            fprintf(stderr, "kbench: %s\n", err);
+            rs->write_failed = 1;
+            return KBI_ERR;
+        }
+        ch->section = c->section;
+    }
+    return KBI_OK;
+}
+
 /* Case k of the selection in the section's worker (started or replaced as needed), into rec.
  * Returns 1; 0 with *stop set when the run must end (interrupted, no worker). */
 static int worker_case(run_state *rs, size_t k, int *stop, kbi_case_result *rec)
 {
     const kbi_case *c = rs->sel[k];
-    char cmd[64], err[KBI_ERR_SIZE], *line = NULL;
+    char cmd[64], *line = NULL;
     int r, have = 0;
-    if (rs->worker.pid > 0 && rs->worker.section != c->section)
-        child_stop(&rs->worker, 0);
-    if (rs->worker.pid <= 0) {
-        if (child_start(&rs->worker, worker_entry, &rs->ctx, err) != KBI_OK) {
-            fprintf(stderr, "kbench: %s\n", err);
-            rs->write_failed = 1;
-            *stop = 1;
-            return 0;
-        }
-        rs->worker.section = c->section;
+    if (section_worker(rs, &rs->worker, &rs->ctx, c) != KBI_OK) {
+        *stop = 1;
+        return 0;
     }
     snprintf(cmd, sizeof cmd, "case %zu\n", k);
     if (write(rs->worker.cmd_fd, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
@@ -1454,7 +1465,7 @@ static long next_case(run_state *rs, const dev_worker *w)
 static int deal(run_state *rs, dev_worker *w, size_t k)
 {
     const kbi_case *c = rs->sel[k];
-    char cmd[64], err[KBI_ERR_SIZE];
+    char cmd[64];
     kbi_case_result rec;
     rs->taken[k] = 1;
     if (c->section->plugin->desc->variants[c->variant].target == KB_DEVICE && !w->ctx.device_ok) {
@@ -1464,16 +1475,9 @@ static int deal(run_state *rs, dev_worker *w, size_t k)
         finish_multi(rs, w, k, &rec);
         return 0;
     }
-    if (w->ch.pid > 0 && w->ch.section != c->section)
-        child_stop(&w->ch, 0);
-    if (w->ch.pid <= 0) {
-        if (child_start(&w->ch, worker_entry, &w->ctx, err) != KBI_OK) {
-            fprintf(stderr, "kbench: %s\n", err);
-            rs->write_failed = 1;
-            rs->taken[k] = 0;
-            return -1;
-        }
-        w->ch.section = c->section;
+    if (section_worker(rs, &w->ch, &w->ctx, c) != KBI_OK) {
+        rs->taken[k] = 0;
+        return -1;
     }
     w->k = (long)k;
     w->deadline = kbi_now() + rs->profile.run.timeout;

@@ -131,17 +131,13 @@ void kbi_case_record_init(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_re
             json_object_set_new(out->params, name, json_real(val->f));
             break;
         case KB_PARAM_DIMS:
-            /* Results version 2: dims as an array of integers. */
-            arr = json_array();
-            for (int k = 0; k < val->n_dims; k++)
-                json_array_append_new(arr, json_integer(val->dims[k]));
-            json_object_set_new(out->params, name, arr);
-            break;
         case KB_PARAM_INTS:
-            /* An integer list too (params_text tells it from dims). */
+            /* Results version 2: dims and integer lists as arrays of integers (params_text
+             * tells one from the other). */
             arr = json_array();
-            for (int k = 0; k < val->n_ints; k++)
-                json_array_append_new(arr, json_integer(val->ints[k]));
+            for (int k = 0; k < (val->type == KB_PARAM_DIMS ? val->n_dims : val->n_ints); k++)
+                json_array_append_new(
+                    arr, json_integer(val->type == KB_PARAM_DIMS ? val->dims[k] : val->ints[k]));
             json_object_set_new(out->params, name, arr);
             break;
         default:
@@ -536,6 +532,25 @@ static void check_metric_bounds(case_run *r)
     }
 }
 
+/* verify, its verdict into the record; a failed check or verdict fails the case (`when` says
+ * which verification).  Returns nonzero when it passed. */
+static int verified(case_run *r, kb_verdict *verdict, const char *when, int *verified_once)
+{
+    int rc = verify(r, verdict);
+    if (rc != KB_OK) {
+        fail_case(r, kbi_status_of_code(rc), r->msg);
+        return 0;
+    }
+    *verified_once = 1;
+    set_verdict(r->rec, verdict);
+    if (!verdict->passed) {
+        describe_failed_verdict(r->msg, verdict, when);
+        fail_case(r, KBI_ST_VERIFY_FAILED, r->msg);
+        return 0;
+    }
+    return 1;
+}
+
 /* init .. verify before timing .. samples .. verify after, for a case
  * whose point is prepared; fills the record's status.  Returns the samples
  * (caller frees) in *samples and *n. */
@@ -558,18 +573,12 @@ static void measure_case(case_run *r, const kb_case *kc, double t0, double **sam
     set_counts(r->rec, &r->counts);
 
     /* Correct first: one run, verified, before anything is timed. */
-    if ((rc = reset_state(r)) != KB_OK || (rc = run_once(r)) != KB_OK ||
-        (rc = verify(r, &verdict)) != KB_OK) {
+    if ((rc = reset_state(r)) != KB_OK || (rc = run_once(r)) != KB_OK) {
         fail_case(r, kbi_status_of_code(rc), r->msg);
         return;
     }
-    *verified_once = 1;
-    set_verdict(r->rec, &verdict);
-    if (!verdict.passed) {
-        describe_failed_verdict(r->msg, &verdict, "before timing");
-        fail_case(r, KBI_ST_VERIFY_FAILED, r->msg);
+    if (!verified(r, &verdict, "before timing", verified_once))
         return;
-    }
     if (r->ctx->profile_run && r->dev) {
         /* Nsight Compute: the profiler sees exactly one run. */
         if ((rc = reset_state(r)) == KB_OK) {
@@ -589,17 +598,8 @@ static void measure_case(case_run *r, const kb_case *kc, double t0, double **sam
     }
     /* Repeatable: the result after every timed run must still verify (for
      * an evolving state the plugin checks its invariants). */
-    if ((rc = verify(r, &verdict)) != KB_OK) {
-        fail_case(r, kbi_status_of_code(rc), r->msg);
-        return;
-    }
-    set_verdict(r->rec, &verdict);
-    if (!verdict.passed) {
-        describe_failed_verdict(r->msg, &verdict, "after the timed runs (run() is not repeatable)");
-        fail_case(r, KBI_ST_VERIFY_FAILED, r->msg);
-    } else {
+    if (verified(r, &verdict, "after the timed runs (run() is not repeatable)", verified_once))
         set_status(r->rec, KBI_ST_OK, note[0] ? note : r->hot.note);
-    }
 }
 
 /* teardown, and a last look for a sticky CUDA error. */
