@@ -227,8 +227,7 @@ void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size
 
 /* Both sides measured in rounds: the verdict from the round medians (see compare.h). */
 static void compare_rounds(const kbi_case_result *base, const kbi_case_result *res, double t,
-                           double alpha, double drift, const kbi_shift *s,
-                           kbi_compare_outcome *out)
+                           double alpha, double drift, const kbi_shift *s, kbi_compare_outcome *out)
 {
     double lim = log1p(t), random, half, lo, hi;
     size_t nb = base->n_rounds, nr = res->n_rounds;
@@ -301,8 +300,8 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
     if (host_drift(opt, base, res) > 0) {
         /* One round of a shared CPU: a change must clear the drift too. */
         kbi_compare_options wide = {t + host_drift(opt, base, res), alpha, 0};
-        kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats,
-                            res->samples, res->n_samples, &wide, out);
+        kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats, res->samples,
+                            res->n_samples, &wide, out);
         out->detectable = fmax(wide.threshold, out->noise_base + out->noise_results);
         return;
     }
@@ -685,6 +684,19 @@ static void bound_text(const kbi_metric *m, char *out, size_t n)
         snprintf(out, n, "%s", "");
 }
 
+/* The "| `id`" cell that starts a row: the baseline's id, and the results' when the two were
+ * paired across a parameter one side lacks. */
+static void id_cell(FILE *f, const char *base_id, const char *res_id)
+{
+    fputs("| `", f);
+    kbi_md_cell(f, base_id);
+    if (res_id && strcmp(base_id, res_id) != 0) {
+        fputs("` → `", f);
+        kbi_md_cell(f, res_id);
+    }
+    fputs("` | ", f);
+}
+
 /* The metrics section: the worse and out-of-bound ones named first, then
  * one row per metric of every case that has metrics. */
 static void write_metrics(const kbi_comparison *c, FILE *f)
@@ -734,9 +746,7 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             int strong = o->verdict == KBI_MV_WORSE || o->out_of_bound;
             char bound[96];
             bound_text(decl, bound, sizeof bound);
-            fputs("| `", f);
-            kbi_md_cell(f, r->res->id);
-            fputs("` | ", f);
+            id_cell(f, r->res->id, NULL);
             kbi_md_cell(f, o->name);
             fputs(" | ", f);
             metric_cell(f, o->base);
@@ -761,15 +771,10 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
     fputc('\n', f);
 }
 
-int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, const char *res_name,
-                               FILE *f)
+/* The heading and how verdicts are reached. */
+static void write_intro(const kbi_comparison *c, const char *base_name, const char *res_name,
+                        FILE *f)
 {
-    size_t compared = 0;
-    static const kbi_verdict order[] = {
-        KBI_VERDICT_SLOWER,        KBI_VERDICT_FAILED,       KBI_VERDICT_FASTER,
-        KBI_VERDICT_SAME,          KBI_VERDICT_UNSURE,       KBI_VERDICT_NOT_MEASURED,
-        KBI_VERDICT_ONLY_BASELINE, KBI_VERDICT_ONLY_RESULTS,
-    };
     fputs("# kbench compare\n\n", f);
     fputs("Baseline: `", f);
     kbi_md_cell(f, base_name);
@@ -799,6 +804,17 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             100 * (c->opt.host_drift < 0   ? 0
                    : c->opt.host_drift > 0 ? c->opt.host_drift
                                            : KBI_COMPARE_HOST_DRIFT));
+}
+
+/* Warnings, the headline and the lists of failing cases; returns how many cases matched. */
+static size_t write_summary(const kbi_comparison *c, FILE *f)
+{
+    size_t compared = 0;
+    static const kbi_verdict order[] = {
+        KBI_VERDICT_SLOWER,        KBI_VERDICT_FAILED,       KBI_VERDICT_FASTER,
+        KBI_VERDICT_SAME,          KBI_VERDICT_UNSURE,       KBI_VERDICT_NOT_MEASURED,
+        KBI_VERDICT_ONLY_BASELINE, KBI_VERDICT_ONLY_RESULTS,
+    };
     for (size_t i = 0; i < c->n_warnings; i++) {
         fputs("> **Warning:** ", f);
         kbi_md_cell(f, c->warnings[i]);
@@ -811,8 +827,8 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
                 "> **Not timings:** the %s a `--sanitize` run; its times say nothing about "
                 "speed, so no case gets a timing verdict (statuses are still compared).\n\n",
                 c->not_timing_base && c->not_timing_results ? "baseline and the results are"
-                : c->not_timing_base                         ? "baseline is"
-                                                             : "results are");
+                : c->not_timing_base                        ? "baseline is"
+                                                            : "results are");
     fprintf(f, "**%s**: %zu cases matched",
             kbi_comparison_exit_code(c) == KBI_EXIT_USAGE ? "NOT TIMINGS"
             : kbi_comparison_exit_code(c)                 ? "REGRESSION"
@@ -844,6 +860,12 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
         }
         fputs("\n\n", f);
     }
+    return compared;
+}
+
+/* One row per matched case. */
+static void write_time_table(const kbi_comparison *c, size_t compared, FILE *f)
+{
     if (compared) {
         fputs("| case | baseline | results | ratio | change | noise (baseline / results) | p "
               "| detectable | verdict | why |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n",
@@ -854,13 +876,7 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
             int strong = o->verdict == KBI_VERDICT_SLOWER || o->verdict == KBI_VERDICT_FAILED;
             if (!r->base || !r->res)
                 continue;
-            fputs("| `", f);
-            kbi_md_cell(f, r->base->id);
-            if (strcmp(r->base->id, r->res->id) != 0) { /* paired across a parameter */
-                fputs("` → `", f);
-                kbi_md_cell(f, r->res->id);
-            }
-            fputs("` | ", f);
+            id_cell(f, r->base->id, r->res->id);
             side_cell(f, r->base);
             fputs(" | ", f);
             side_cell(f, r->res);
@@ -883,7 +899,11 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
         }
         fputc('\n', f);
     }
-    write_metrics(c, f);
+}
+
+/* The cases only one side has. */
+static void write_unmatched(const kbi_comparison *c, FILE *f)
+{
     for (int side = 0; side < 2; side++) {
         kbi_verdict v = side ? KBI_VERDICT_ONLY_RESULTS : KBI_VERDICT_ONLY_BASELINE;
         if (!c->count[v])
@@ -900,6 +920,17 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
         }
         fputc('\n', f);
     }
+}
+
+int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, const char *res_name,
+                               FILE *f)
+{
+    size_t compared;
+    write_intro(c, base_name, res_name, f);
+    compared = write_summary(c, f);
+    write_time_table(c, compared, f);
+    write_metrics(c, f);
+    write_unmatched(c, f);
     return ferror(f) ? KBI_ERR_IO : KBI_OK;
 }
 

@@ -195,6 +195,13 @@ static json_t *real_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Sets names[i] to values[i] (null where not finite) for i < n. */
+static void set_reals(json_t *o, const char *const *names, const double *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        json_object_set_new(o, names[i], real_or_null(values[i]));
+}
+
 /* A number, or NAN when absent or null. */
 static double get_num_or_nan(json_t *obj, const char *key)
 {
@@ -300,9 +307,9 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
     set_str(rec, "message", r->message);
     if (r->has_counts) {
         json_t *o = json_object();
-        json_object_set_new(o, "flops", json_real(r->flops));
-        json_object_set_new(o, "bytes", json_real(r->bytes));
-        json_object_set_new(o, "items", json_real(r->items));
+        static const char *const count_names[] = {"flops", "bytes", "items"};
+        const double count_values[] = {r->flops, r->bytes, r->items};
+        set_reals(o, count_names, count_values, 3);
         json_object_set_new(o, "item_unit",
                             r->item_unit && r->item_unit[0] ? json_string(r->item_unit)
                                                             : json_null());
@@ -329,30 +336,29 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
         json_object_set_new(rec, "prepare_s", json_real(r->prepare_s));
     if (r->has_stats) {
         json_t *o = json_object(), *q = json_object();
+        static const char *const stat_names[] = {"median", "min",    "max",     "mean",
+                                                 "stddev", "ci_low", "ci_high", "noise"};
+        static const char *const rate_names[] = {"gflops", "gbs", "items_per_s", "frac_bandwidth",
+                                                 "frac_peak"};
+        const double stat_values[] = {r->stats.median,  r->stats.min,    r->stats.max,
+                                      r->stats.mean,    r->stats.stddev, r->stats.ci_low,
+                                      r->stats.ci_high, r->stats.noise};
+        const double rate_values[] = {r->gflops, r->gbs, r->items_per_s, r->frac_bandwidth,
+                                      r->frac_peak};
         json_object_set_new(o, "n", json_integer((json_int_t)r->stats.n));
-        json_object_set_new(o, "median", real_or_null(r->stats.median));
-        json_object_set_new(o, "min", real_or_null(r->stats.min));
-        json_object_set_new(o, "max", real_or_null(r->stats.max));
-        json_object_set_new(o, "mean", real_or_null(r->stats.mean));
-        json_object_set_new(o, "stddev", real_or_null(r->stats.stddev));
-        json_object_set_new(o, "ci_low", real_or_null(r->stats.ci_low));
-        json_object_set_new(o, "ci_high", real_or_null(r->stats.ci_high));
-        json_object_set_new(o, "noise", real_or_null(r->stats.noise));
+        set_reals(o, stat_names, stat_values, 8);
         json_object_set_new(rec, "stats", o);
-        json_object_set_new(q, "gflops", real_or_null(r->gflops));
-        json_object_set_new(q, "gbs", real_or_null(r->gbs));
-        json_object_set_new(q, "items_per_s", real_or_null(r->items_per_s));
-        json_object_set_new(q, "frac_bandwidth", real_or_null(r->frac_bandwidth));
-        json_object_set_new(q, "frac_peak", real_or_null(r->frac_peak));
+        set_reals(q, rate_names, rate_values, 5);
         json_object_set_new(rec, "rates", q);
     }
     for (size_t i = 0; i < r->n_metrics; i++)
         json_object_set_new(mets, r->metrics[i].name, metric_json(&r->metrics[i]));
     json_object_set_new(rec, "metrics", mets);
     if (r->has_clocks) {
+        static const char *const clock_names[] = {"sm_start_mhz", "sm_end_mhz"};
+        const double clock_values[] = {r->clock_start_mhz, r->clock_end_mhz};
         json_t *o = json_object();
-        json_object_set_new(o, "sm_start_mhz", real_or_null(r->clock_start_mhz));
-        json_object_set_new(o, "sm_end_mhz", real_or_null(r->clock_end_mhz));
+        set_reals(o, clock_names, clock_values, 2);
         json_object_set_new(o, "throttle_reasons", json_integer(r->throttle_reasons));
         json_object_set_new(o, "drop", json_boolean(r->clock_drop));
         json_object_set_new(rec, "clocks", o);
@@ -442,7 +448,7 @@ static int figure_differs(double stored, double computed)
  * Rates are derived again from the counts and the samples' median. */
 static void stats_from_samples(kbi_case_result *c, json_t *stored)
 {
-    static const char *const names[] = {"median", "min", "max", "mean",
+    static const char *const names[] = {"median", "min",    "max",     "mean",
                                         "stddev", "ci_low", "ci_high", "noise"};
     double computed[8];
     json_t *n_json = json_object_get(stored, "n");
@@ -469,8 +475,7 @@ static void stats_from_samples(kbi_case_result *c, json_t *stored)
                     snprintf(c->stats_note, sizeof c->stats_note,
                              "stored stats.%s %.6g disagrees with the samples' %.6g; the "
                              "statistics are computed from the samples",
-                             names[i], s,
-                             computed[i]);
+                             names[i], s, computed[i]);
             }
         }
     }
@@ -483,9 +488,8 @@ static void stats_from_samples(kbi_case_result *c, json_t *stored)
          * takes it from the env record when there is one). */
         c->frac_bandwidth =
             old_gbs > 0 && isfinite(c->frac_bandwidth) ? c->frac_bandwidth * c->gbs / old_gbs : 0;
-        c->frac_peak = old_gflops > 0 && isfinite(c->frac_peak)
-                           ? c->frac_peak * c->gflops / old_gflops
-                           : 0;
+        c->frac_peak =
+            old_gflops > 0 && isfinite(c->frac_peak) ? c->frac_peak * c->gflops / old_gflops : 0;
     }
 }
 
@@ -507,8 +511,8 @@ static void read_rounds(kbi_case_result *c, json_t *rounds)
     per = kbi_xcalloc(n, sizeof *per);
     for (size_t i = 0; i < n; i++) {
         json_t *v = json_array_get(rounds, i);
-        per[i] = json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v)
-                                                                 : 0;
+        per[i] =
+            json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
     }
     if (n > 1 && kbi_case_result_set_rounds(c, per, n) != 0 && !c->stats_note[0])
         snprintf(c->stats_note, sizeof c->stats_note,
@@ -591,8 +595,7 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
         c->stats.noise = sane_figure(stats, "noise");
         if (c->stats.n > 0)
             snprintf(c->stats_note, sizeof c->stats_note,
-                     "stats (n = %zu) without the samples to check them against",
-                     c->stats.n);
+                     "stats (n = %zu) without the samples to check them against", c->stats.n);
     }
     counts = json_object_get(obj, "counts");
     c->has_counts = json_is_object(counts);
@@ -852,8 +855,8 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
     }
     kbi_buf_free(&line);
     if (rc == KBI_OK && !saw_end && lineno > 0)
-        add_warning(set, "%s:%ld: no end record: the run did not finish; results are partial",
-                    path, lineno);
+        add_warning(set, "%s:%ld: no end record: the run did not finish; results are partial", path,
+                    lineno);
     if (rc != KBI_OK) {
         /* Leave the set as it was before this file: its cases, its env
          * records (cases of earlier files may not point at them) and its
