@@ -520,6 +520,19 @@ static void read_rounds(kbi_case_result *c, json_t *rounds)
     free(per);
 }
 
+/* The string fields of a case record, read alike ("" when absent). */
+static const struct {
+    const char *key;
+    size_t offset;
+} string_fields[] = {
+#define KBI_STRING_FIELD(name) {#name, offsetof(kbi_case_result, name)}
+    KBI_STRING_FIELD(run_id),     KBI_STRING_FIELD(id),         KBI_STRING_FIELD(plugin),
+    KBI_STRING_FIELD(variant),    KBI_STRING_FIELD(target),     KBI_STRING_FIELD(baseline),
+    KBI_STRING_FIELD(params_text), KBI_STRING_FIELD(size_param), KBI_STRING_FIELD(message),
+    KBI_STRING_FIELD(cache),      KBI_STRING_FIELD(timing),     KBI_STRING_FIELD(time),
+#undef KBI_STRING_FIELD
+};
+
 /* Parses a case record; returns NULL on success or the name of what was
  * missing or malformed.  On failure c may hold part of the record (the
  * caller frees it). */
@@ -551,20 +564,10 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     c->status = (kbi_status)st;
     c->index = get_long(obj, "index", -1);
     c->source = kbi_strdup("");
-    c->run_id = dup_str(obj, "run_id");
-    c->id = dup_str(obj, "id");
-    c->plugin = dup_str(obj, "plugin");
-    c->variant = dup_str(obj, "variant");
-    c->target = dup_str(obj, "target");
-    c->baseline = dup_str(obj, "baseline");
+    for (size_t i = 0; i < sizeof string_fields / sizeof *string_fields; i++)
+        *(char **)((char *)c + string_fields[i].offset) = dup_str(obj, string_fields[i].key);
     c->is_baseline = json_is_true(json_object_get(obj, "is_baseline"));
     c->params = params ? json_incref(params) : json_object();
-    c->params_text = dup_str(obj, "params_text");
-    c->size_param = dup_str(obj, "size_param");
-    c->message = dup_str(obj, "message");
-    c->cache = dup_str(obj, "cache");
-    c->timing = dup_str(obj, "timing");
-    c->time = dup_str(obj, "time");
     c->batch = get_long(obj, "batch", 0);
     c->prepare_s = get_num_or_nan(obj, "prepare_s");
     c->wall_s = get_num_or_nan(obj, "wall_s");
