@@ -9,6 +9,7 @@
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "results.h"
@@ -58,21 +59,31 @@ static inline char *slurp(const char *path)
     return buf;
 }
 
+/* kbi_run(a), then its results (a->out_dir/results.jsonl) loaded into *set; returns kbi_run's
+ * exit code. */
+static inline int run_and_load(kbi_run_args *a, kbi_result_set *set)
+{
+    char results[4200], err[KBI_ERR_SIZE];
+    char *argv[] = {"run", NULL};
+    int rc;
+    a->argc = 1;
+    a->argv = argv;
+    rc = kbi_run(a);
+    snprintf(results, sizeof results, "%s/results.jsonl", a->out_dir);
+    memset(set, 0, sizeof *set);
+    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
+    return rc;
+}
+
 /* Runs the profile at `profile` with the real plugins into tmp/out (kbench run) and loads
  * its results into *set; returns kbi_run's exit code. */
 static inline int run_profile(const char *profile, kbi_result_set *set)
 {
-    char out[300], results[320], err[KBI_ERR_SIZE];
-    char *argv[] = {"run", NULL};
-    kbi_run_args a = {.device = -1, .argc = 1, .argv = argv, .plugins_dir = KBENCH_TEST_PLUGINS};
-    int rc;
+    char out[300];
+    kbi_run_args a = {.device = -1, .plugins_dir = KBENCH_TEST_PLUGINS, .profile_path = profile};
     snprintf(out, sizeof out, "%s/out", tmp);
-    a.profile_path = profile;
     a.out_dir = out;
-    rc = kbi_run(&a);
-    snprintf(results, sizeof results, "%s/results.jsonl", out);
-    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
-    return rc;
+    return run_and_load(&a, set);
 }
 
 /* run_profile on `text`, written to tmp/p.ini first. */

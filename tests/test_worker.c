@@ -27,9 +27,8 @@ static const char *run_head =
  * fixture's log in tmp/log; returns kbench's exit code. */
 static int run_fixture(const char *cache, const char *body, int in_process, kbi_result_set *set)
 {
-    char profile[300], out[300], results[320], log[300], err[KBI_ERR_SIZE];
-    char *argv[] = {"run", NULL};
-    kbi_run_args a = {.device = -1, .argc = 1, .argv = argv, .plugins_dir = KBENCH_TEST_FIXTURES};
+    char profile[300], out[300], log[300];
+    kbi_run_args a = {.device = -1, .plugins_dir = KBENCH_TEST_FIXTURES, .in_process = in_process};
     FILE *f;
     int rc;
     snprintf(profile, sizeof profile, "%s/p.ini", tmp);
@@ -42,12 +41,8 @@ static int run_fixture(const char *cache, const char *body, int in_process, kbi_
     fclose(f);
     a.profile_path = profile;
     a.out_dir = out;
-    a.in_process = in_process;
-    rc = kbi_run(&a);
+    rc = run_and_load(&a, set);
     unsetenv("KBENCH_FIXTURE_LOG");
-    snprintf(results, sizeof results, "%s/results.jsonl", out);
-    memset(set, 0, sizeof *set);
-    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
     return rc;
 }
 
@@ -101,8 +96,10 @@ Test(worker, prepare_once_per_point_shared_by_the_variants)
         snprintf(id, sizeof id, "stateful/n=%d,", n);
         cr_expect_eq(log_count("prepare", id), 1, "one prepare for %s", id);
         cr_expect_eq(log_count("release", id), 1, "one release for %s", id);
-        snprintf(ida, sizeof ida, "stateful/a/n=%d,prepare_sleep=0,prepare_fail=0,max_batch=0,drift=0.1", n);
-        snprintf(idb, sizeof idb, "stateful/b/n=%d,prepare_sleep=0,prepare_fail=0,max_batch=0,drift=0.1", n);
+        snprintf(ida, sizeof ida,
+                 "stateful/a/n=%d,prepare_sleep=0,prepare_fail=0,max_batch=0,drift=0.1", n);
+        snprintf(idb, sizeof idb,
+                 "stateful/b/n=%d,prepare_sleep=0,prepare_fail=0,max_batch=0,drift=0.1", n);
         const kbi_case_result *a = find_case(&set, ida), *b = find_case(&set, idb);
         cr_expect_eq(a->status, KBI_ST_OK, "%s: %s", a->id, a->message);
         cr_expect_eq(b->status, KBI_ST_OK, "%s: %s", b->id, b->message);
@@ -110,8 +107,8 @@ Test(worker, prepare_once_per_point_shared_by_the_variants)
         cr_expect_not_null(json_object_get(a->json, "prepare_s"));
         cr_expect_null(json_object_get(b->json, "prepare_s"));
         for (int k = 0; k < 2; k++) {
-            json_t *pv = json_object_get(json_object_get((k ? b : a)->json, "metrics"),
-                                         "prepared_value");
+            json_t *pv =
+                json_object_get(json_object_get((k ? b : a)->json, "metrics"), "prepared_value");
             cr_expect_float_eq(json_number_value(json_object_get(pv, "value")), 1.5 * n, 1e-12);
             cr_expect_float_eq(json_number_value(json_object_get(pv, "uncertainty")), 0, 0);
             cr_expect(json_is_true(json_object_get(pv, "declared")));
@@ -122,16 +119,11 @@ Test(worker, prepare_once_per_point_shared_by_the_variants)
 
 Test(worker, prepare_is_not_counted_against_the_timeout)
 {
+    /* prepare sleeps 1.5 s against a case timeout of 1 s. */
     kbi_result_set set;
-    cr_expect_eq(run_fixture("cold",
-                             "[stateful]\nvariants = a\nprepare_sleep = 1.5\n", 0, &set), 0);
-    /* The profile's timeout is rewritten to 1 s below. */
-    kbi_results_free(&set);
     {
-        char profile[300], out[300], results[320], err[KBI_ERR_SIZE];
-        char *argv[] = {"run", NULL};
-        kbi_run_args a = {.device = -1, .argc = 1, .argv = argv,
-                          .plugins_dir = KBENCH_TEST_FIXTURES};
+        char profile[300], out[300];
+        kbi_run_args a = {.device = -1, .plugins_dir = KBENCH_TEST_FIXTURES};
         FILE *f;
         snprintf(profile, sizeof profile, "%s/t.ini", tmp);
         snprintf(out, sizeof out, "%s/out-t", tmp);
@@ -142,10 +134,7 @@ Test(worker, prepare_is_not_counted_against_the_timeout)
         fclose(f);
         a.profile_path = profile;
         a.out_dir = out;
-        cr_expect_eq(kbi_run(&a), 0);
-        snprintf(results, sizeof results, "%s/results.jsonl", out);
-        memset(&set, 0, sizeof set);
-        cr_assert_eq(kbi_results_load(&set, results, err), KBI_OK, "%s", err);
+        cr_expect_eq(run_and_load(&a, &set), 0);
         cr_assert_eq(set.n_cases, 2);
         cr_expect_eq(set.cases[0].status, KBI_ST_OK, "%s", set.cases[0].message);
         cr_expect_eq(set.cases[1].status, KBI_ST_OK, "%s", set.cases[1].message);
@@ -200,8 +189,8 @@ Test(worker, reset_before_every_sample_and_max_batch_caps_the_batch)
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         cr_expect_str_eq(json_string_value(json_object_get(c->json, "timing")), "host");
         /* One reset before the verified run, each warm-up and each sample. */
-        cr_expect_geq(json_number_value(json_object_get(resets, "value")), c->n_samples + 2,
-                      "%s", c->id);
+        cr_expect_geq(json_number_value(json_object_get(resets, "value")), c->n_samples + 2, "%s",
+                      c->id);
         if (strstr(c->id, "max_batch=1,"))
             cr_expect_eq(batch, 1, "%s", c->id);
         else if (strstr(c->id, "max_batch=3,"))
@@ -219,8 +208,8 @@ Test(worker, a_metric_out_of_its_bound_fails_the_case)
     cr_assert_eq(set.n_cases, 2);
     cr_expect_eq(set.cases[0].status, KBI_ST_OK, "%s", set.cases[0].message);
     cr_expect_eq(set.cases[1].status, KBI_ST_VERIFY_FAILED);
-    cr_expect(strstr(set.cases[1].message, "metric drift = 2 is outside its bound [-inf, 1]"),
-              "%s", set.cases[1].message);
+    cr_expect(strstr(set.cases[1].message, "metric drift = 2 is outside its bound [-inf, 1]"), "%s",
+              set.cases[1].message);
     {
         json_t *d = json_object_get(json_object_get(set.cases[1].json, "metrics"), "drift");
         cr_expect(json_is_false(json_object_get(d, "in_bound")));
