@@ -75,3 +75,66 @@ step_labeling_fss() {
 step_labeling_tests() {
   "$B/tests/test_labeling_gpu" --jobs 1 --verbose
 }
+
+# The issue's ratios alone, short sampling: the whole step at L = 8192 (every device variant),
+# labeling alone in 2-D (L = 8192) and 3-D (L = 128, 256), host_uf at L = 4096 (a few MCS).
+step_labeling_targets() {
+  cat >/tmp/labeling-targets.ini <<'INI'
+[run]
+warmup = 1
+min_samples = 5
+min_time = 0.2
+max_samples = 50
+max_time = 5
+timeout = 300
+cache = hot
+seed = 1
+
+[labeling]
+variants = hawick, kalentev, komura, union_find
+baseline = kalentev
+model = ising
+dim = 2
+L = 8192
+mcs_discard = 50
+mcs_measure = 20
+mode = mcs, labeling_only
+
+[labeling.3d]
+variants = hawick, kalentev, komura, union_find
+baseline = kalentev
+model = ising
+dim = 3
+L = 128, 256
+mcs_discard = 50
+mcs_measure = 20
+mode = mcs, labeling_only
+
+[labeling.host]
+variants = host_uf, union_find
+baseline = host_uf
+model = ising
+dim = 2
+L = 4096
+mcs_discard = 5
+mcs_measure = 3
+INI
+  "$B/kbench" run /tmp/labeling-targets.ini --out "$OUT/results/labeling-targets"
+}
+
+# Nsight Compute (full set, SASS stall samples) of union_find and kalentev labeling alone,
+# 2-D Ising at Tc, L = 4096.
+step_labeling_ncu() {
+  printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 300\nseed = 1\n[labeling]\nvariants = kalentev, union_find\nmodel = ising\ndim = 2\nL = 4096\nmcs_discard = 50\nmode = labeling_only\n' \
+    >/tmp/labeling-ncu.ini
+  local v d
+  for v in union_find kalentev; do
+    d="$OUT/results/ncu-labeling-$v"
+    "$B/kbench" profile /tmp/labeling-ncu.ini --set full --keep-report \
+      --case "labeling/$v/*" --out "$d"
+    ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
+    ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
+    gzip -f "$d/sass.csv"
+    rm -f "$d/profile.ncu-rep"
+  done
+}

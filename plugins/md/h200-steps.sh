@@ -47,3 +47,8 @@ step_md() {
 step_md_tests() {
   "$B/tests/test_md_gpu" --jobs 1 --verbose
 }
+
+# The standard LJ liquid section of profiles/md.ini alone (64,000 and 1,061,208 atoms).
+step_md_ljstd() {
+  "$B/kbench" run profiles/md.ini --filter 'md/*/system=ljstd,*' --out "$OUT/results/md-ljstd"
+}
