@@ -200,6 +200,14 @@ uint64_t lb_partition_mismatches(uint32_t n, const uint32_t *a, const uint32_t *
                                  uint32_t *rev)
 {
     uint64_t bad = 0;
+    /* Every labeler here labels a cluster by its smallest site, so a correct b is a's copy:
+     * then only the range check is left (a memcmp and a scan, a tenth of the time of the
+     * renaming below at 2^28 sites).  Anything else is counted up to renaming. */
+    if (memcmp(a, b, (size_t)n * sizeof *a) == 0) {
+        for (uint32_t i = 0; i < n; i++)
+            bad += a[i] >= n;
+        return bad;
+    }
     for (uint32_t i = 0; i < n; i++)
         map[i] = rev[i] = UINT32_MAX;
     for (uint32_t i = 0; i < n; i++) {
