@@ -1,7 +1,11 @@
 # Steps of the labeling plugin for scripts/h200-batch.sh (sourced there: $B is the build
-# folder, $OUT/results/<dir> comes back).  The full profile is split in parts of under six
-# minutes each: step_labeling (2-D Ising, mcs and labeling_only), step_labeling_3d (3-D Ising,
-# 3-D labeling_only, 2-D Potts, 3-D XY), step_labeling_fss (the moment-ratio T sweeps).
+# folder, $OUT/results/<dir> comes back).  The full profile (profiles/labeling.ini) is split
+# in parts of under two minutes each: step_labeling (2-D Ising to L = 8192, mcs and
+# labeling_only, host_uf, 2-D Potts), step_labeling_16k (2-D Ising L = 16384),
+# step_labeling_3d (3-D Ising, 3-D labeling_only, 3-D XY), step_labeling_fss (the
+# moment-ratio T sweeps, 2-D and 3-D).  On the results, here (no GPU):
+#   kbench report RESULTS/labeling-fss2d --out R2   (the chart moment_ratio-vs-T, one line per L)
+#   plugins/labeling/crossing.sh --plot P R2/results.csv R3/results.csv   (T*, U*, 1/nu)
 
 # The [run] section and the named sections of profiles/labeling.ini, on stdout.
 labeling_sections() {
@@ -57,19 +61,29 @@ INI
   "$B/kbench" run /tmp/labeling-quick.ini --out "$OUT/results/labeling-quick"
 }
 
+# The full profile, in four parts (estimates in the header of profiles/labeling.ini; total
+# ~4 min): 2-D without L = 16384 (~70 s), 2-D L = 16384 (~60 s), 3-D (~70 s), the FSS sweeps
+# (~50 s, 2-D and 3-D in folders of their own so that `kbench report` draws U against T).
 step_labeling() {
-  labeling_sections labeling large labeling_only >/tmp/labeling-2d.ini
+  labeling_sections ising2d ising2d_host only2d potts potts_host >/tmp/labeling-2d.ini
   "$B/kbench" run /tmp/labeling-2d.ini --out "$OUT/results/labeling"
 }
 
+step_labeling_16k() {
+  labeling_sections ising2d_16k >/tmp/labeling-16k.ini
+  "$B/kbench" run /tmp/labeling-16k.ini --out "$OUT/results/labeling-16k"
+}
+
 step_labeling_3d() {
-  labeling_sections 3d 3d_large labeling_only_3d potts xy xy_large >/tmp/labeling-3d.ini
+  labeling_sections ising3d ising3d_host only3d xy xy_host >/tmp/labeling-3d.ini
   "$B/kbench" run /tmp/labeling-3d.ini --out "$OUT/results/labeling-3d"
 }
 
 step_labeling_fss() {
-  labeling_sections fss2d fss3d >/tmp/labeling-fss.ini
-  "$B/kbench" run /tmp/labeling-fss.ini --out "$OUT/results/labeling-fss"
+  labeling_sections fss2d_32 fss2d_64 fss2d_128 fss2d_256 >/tmp/labeling-fss2d.ini
+  "$B/kbench" run /tmp/labeling-fss2d.ini --out "$OUT/results/labeling-fss2d"
+  labeling_sections fss3d_8 fss3d_16 fss3d_32 fss3d_64 >/tmp/labeling-fss3d.ini
+  "$B/kbench" run /tmp/labeling-fss3d.ini --out "$OUT/results/labeling-fss3d"
 }
 
 step_labeling_tests() {
