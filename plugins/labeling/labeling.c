@@ -891,8 +891,8 @@ static int lb_verify(void *p, kb_verdict *v, char *msg)
         k->spins_ref = malloc(n * sizeof(uint16_t));
         k->spins_got = malloc(n * sizeof(uint16_t));
         k->bonds_ref = malloc(n);
-        if (!k->bonds || !k->ref || !k->got || !k->map || !k->rev || !k->stack ||
-            !k->spins_ref || !k->spins_got || !k->bonds_ref) {
+        if (!k->bonds || !k->ref || !k->got || !k->map || !k->rev || !k->stack || !k->spins_ref ||
+            !k->spins_got || !k->bonds_ref) {
             check_free(k);
             memset(k, 0, sizeof *k);
             kb_msgf(msg, "cannot allocate the %zu bytes of the host check", 26 * n);
