@@ -62,8 +62,9 @@ INI
 }
 
 # The full profile, in four parts (estimates in the header of profiles/labeling.ini; total
-# ~4 min): 2-D without L = 16384 (~70 s), 2-D L = 16384 (~60 s), 3-D (~70 s), the FSS sweeps
-# (~50 s, 2-D and 3-D in folders of their own so that `kbench report` draws U against T).
+# ~3-4 min): 2-D without L = 16384 (~50 s), 2-D L = 16384 (~25 s), 3-D (~40 s), the FSS
+# sweeps (~70 s, up to ~110; 2-D and 3-D in folders of their own so that `kbench report`
+# draws U against T, one line per L).
 step_labeling() {
   labeling_sections ising2d ising2d_host only2d potts potts_host >/tmp/labeling-2d.ini
   "$B/kbench" run /tmp/labeling-2d.ini --out "$OUT/results/labeling"
