@@ -370,10 +370,22 @@ static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint3
                     for (uint32_t t = 0; t < 256; t++)
                         lb_uf_write_site(lat, &tl, s, L, tp[t]);
                 }
+        /* Phase 3: every (tile, lane) in a shuffled order. */
+        const int nbx = (lat->L + tx - 1) / tx, nby = (lat->L + ty - 1) / ty;
+        const uint32_t lanes = (uint32_t)lb_uf_face_lanes(lat->dim, tx, ty, tz),
+                       work = (uint32_t)(nbx * nby * nz) * lanes;
+        uint32_t *fp = malloc(work * sizeof *fp);
+        cr_assert_not_null(fp);
+        shuffle(fp, work, seed + 77);
+        for (uint32_t k = 0; k < work; k++) {
+            const uint32_t tile = fp[k] / lanes;
+            lb_uf_face_site(lat, tx, ty, tz, (int)(tile % (uint32_t)nbx),
+                            (int)(tile / (uint32_t)nbx % (uint32_t)nby),
+                            (int)(tile / (uint32_t)(nbx * nby)), (int)(fp[k] % lanes), bonds, L);
+        }
+        free(fp);
         for (uint32_t k = 0; k < n; k++)
-            lb_uf_border_site(lat, tx, ty, tz, bonds, L, perm[k]);
-        for (uint32_t k = 0; k < n; k++)
-            lb_flatten_site(L, perm[k]);
+            lb_flatten_jump_site(L, perm[k]);
         it = 1;
     }
     }
@@ -382,13 +394,15 @@ static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint3
 
 /* Every device labeler's site code, run in shuffled orders, gives exactly the host
  * union-find's labels (the smallest site of each cluster) on random bond sets and on the
- * bonds of a thermalised Ising lattice at Tc; 2-D and 3-D, sizes that are not multiples of
- * the union_find tiles.  The iterative ones stop after a bounded number of scans. */
+ * bonds of a thermalised Ising lattice at Tc; 2-D and 3-D, sizes that are and are not
+ * multiples of the union_find tiles, and smaller than one.  The iterative ones stop after a
+ * bounded number of scans. */
 Test(labeling, device_labelers_emulated_give_the_reference_labels, .timeout = 120)
 {
-    const int dims[] = {2, 2, 3, 3}, sizes[] = {37, 70, 9, 13};
+    /* Also lattices smaller than one tile and exact multiples of the tiles. */
+    const int dims[] = {2, 2, 2, 2, 3, 3, 3, 3}, sizes[] = {37, 70, 64, 5, 9, 13, 16, 4};
     const char *names[] = {"hawick", "kalentev", "komura", "union_find"};
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < 8; c++) {
         lb_lattice lat = {dims[c], sizes[c], 0};
         lat.n = (uint32_t)(lat.dim == 2 ? lat.L * lat.L : lat.L * lat.L * lat.L);
         uint8_t *bonds = malloc(lat.n);
