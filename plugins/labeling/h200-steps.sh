@@ -138,12 +138,12 @@ INI
 }
 
 # Nsight Compute (full set, SASS stall samples) of union_find and kalentev labeling alone,
-# 2-D Ising at Tc, L = 4096.
+# 2-D Ising at Tc, L = 4096 ($LABELING_NCU_VARIANTS: e.g. "union_find" alone, ~1 min).
 step_labeling_ncu() {
   printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 300\nseed = 1\n[labeling]\nvariants = kalentev, union_find\nmodel = ising\ndim = 2\nL = 4096\nmcs_discard = 50\nmode = labeling_only\n' \
     >/tmp/labeling-ncu.ini
   local v d
-  for v in union_find kalentev; do
+  for v in ${LABELING_NCU_VARIANTS:-union_find kalentev}; do
     d="$OUT/results/ncu-labeling-$v"
     "$B/kbench" profile /tmp/labeling-ncu.ini --set full --keep-report \
       --case "labeling/$v/*" --out "$d"
