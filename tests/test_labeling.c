@@ -43,9 +43,10 @@ Test(labeling, philox_matches_the_known_answers)
     cr_expect_eq(c.v[3], 0x24126ea1u);
 }
 
-/* The threaded union-find (verify's reference at large L) gives the sequential one's labels
- * exactly, for thread counts that do and do not divide L, 2-D and 3-D, below, at and above
- * the percolation threshold and with every bond set (one cluster crossing every slab). */
+/* The threaded random bond sets and union-find (verify's reference at large L) give the
+ * sequential ones' bonds and labels exactly, for thread counts that do and do not divide L, 2-D and
+ * 3-D, below, at and above the percolation threshold and with every bond set (one cluster crossing
+ * every slab). */
 Test(labeling, threaded_union_find_equals_union_find)
 {
     const int dims[] = {2, 3}, sizes[] = {61, 17}, threads[] = {1, 2, 3, 7, 16, 64, 100};
@@ -57,6 +58,12 @@ Test(labeling, threaded_union_find_equals_union_find)
         uint32_t *a = malloc(4 * lat.n), *b = malloc(4 * lat.n), *parent = malloc(4 * lat.n);
         for (int pi = 0; pi < 5; pi++) {
             lb_random_bonds(&lat, ps[pi], 7, (uint64_t)pi, bonds);
+            /* The threaded bond sets are the same, byte for byte. */
+            uint8_t *again = malloc(lat.n);
+            lb_random_bonds_threads(&lat, ps[pi], 7, (uint64_t)pi, again, 5);
+            cr_expect(memcmp(again, bonds, lat.n) == 0, "dim %d p %g: threaded bonds differ",
+                      lat.dim, ps[pi]);
+            free(again);
             const uint32_t ca = lb_host_label_uf(&lat, bonds, a);
             for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
                 memset(b, 0xFF, 4 * lat.n);

@@ -265,17 +265,61 @@ void lb_host_sweep(const lb_lattice *lat, const lb_model *m, uint64_t seed, uint
     lb_host_flip(lat, m, seed, step, spins, labels);
 }
 
-void lb_random_bonds(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag, uint8_t *bonds)
+/* Bonds of sites [lo, hi) of a random set with threshold thr. */
+typedef struct rb_range {
+    const lb_lattice *lat;
+    uint32_t thr, lo, hi;
+    uint64_t seed, tag;
+    uint8_t *bonds;
+} rb_range;
+
+static void *random_bonds_range(void *arg)
+{
+    const rb_range *r = arg;
+    for (uint32_t i = r->lo; i < r->hi; i++) {
+        const lb_u32x4 w = lb_philox(r->seed, r->tag, i, LB_RNG_TEST);
+        uint8_t b = 0;
+        for (int d = 0; d < r->lat->dim; d++)
+            b |= (uint8_t)((w.v[d] < r->thr) << d);
+        r->bonds[i] = b;
+    }
+    return NULL;
+}
+
+void lb_random_bonds_threads(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag,
+                             uint8_t *bonds, int threads)
 {
     const double t = p * 4294967296.0;
     const uint32_t thr = t >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)t;
-    for (uint32_t i = 0; i < lat->n; i++) {
-        const lb_u32x4 w = lb_philox(seed, tag, i, LB_RNG_TEST);
-        uint8_t b = 0;
-        for (int d = 0; d < lat->dim; d++)
-            b |= (uint8_t)((w.v[d] < thr) << d);
-        bonds[i] = b;
+    rb_range r[LB_UF_MAX_THREADS];
+    pthread_t tid[LB_UF_MAX_THREADS];
+    int started[LB_UF_MAX_THREADS];
+    if (threads > LB_UF_MAX_THREADS)
+        threads = LB_UF_MAX_THREADS;
+    if (threads < 1)
+        threads = 1;
+    for (int k = 0; k < threads; k++) {
+        r[k] = (rb_range){lat,
+                          thr,
+                          (uint32_t)((uint64_t)lat->n * (uint64_t)k / (uint64_t)threads),
+                          (uint32_t)((uint64_t)lat->n * (uint64_t)(k + 1) / (uint64_t)threads),
+                          seed,
+                          tag,
+                          bonds};
+        /* The first range, and any whose thread cannot start, on this thread. */
+        started[k] = k > 0 && pthread_create(&tid[k], NULL, random_bonds_range, &r[k]) == 0;
     }
+    for (int k = 0; k < threads; k++)
+        if (!started[k])
+            random_bonds_range(&r[k]);
+    for (int k = 0; k < threads; k++)
+        if (started[k])
+            pthread_join(tid[k], NULL);
+}
+
+void lb_random_bonds(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag, uint8_t *bonds)
+{
+    lb_random_bonds_threads(lat, p, seed, tag, bonds, 1);
 }
 
 void lb_host_sums(const lb_lattice *lat, const lb_model *m, const lb_tables *t,

@@ -49,6 +49,9 @@ void lb_host_sweep(const lb_lattice *lat, const lb_model *m, uint64_t seed, uint
 /* Bond d of site i active with probability p, from (seed, tag): a bond set for the
  * partition check, independent of any spin. */
 void lb_random_bonds(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag, uint8_t *bonds);
+/* The same bonds on up to `threads` threads (each site's bonds depend on the site only). */
+void lb_random_bonds_threads(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag,
+                             uint8_t *bonds, int threads);
 void lb_host_sums(const lb_lattice *lat, const lb_model *m, const lb_tables *t,
                   const uint16_t *spins, const uint32_t *labels, lb_sums *s);
 

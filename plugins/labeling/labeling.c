@@ -605,6 +605,13 @@ static int label_with_variant(lb_state *s, const uint8_t *bonds, lb_check *k, ch
     return KB_OK;
 }
 
+/* Threads for the host checks at large L: the host's cores. */
+static int host_threads(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 1 ? (int)cpus : 1;
+}
+
 /* The reference partition of `bonds` into k->ref: union-find, or for host_uf (which is
  * union-find) the flood fill.  From LB_THREADED_SITES on, the union-find runs on the host's
  * cores (the same labels; k->map is its scratch): on one core it took ~6 s of each L = 16384
@@ -615,8 +622,7 @@ static void reference_labels(const lb_state *s, const uint8_t *bonds, lb_check *
     if (!is_device(s->variant)) {
         lb_host_label_bfs(lat, bonds, k->ref, k->stack);
     } else if (lat->n >= LB_THREADED_SITES) {
-        const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        lb_host_label_uf_threads(lat, bonds, k->ref, k->map, cpus > 1 ? (int)cpus : 1);
+        lb_host_label_uf_threads(lat, bonds, k->ref, k->map, host_threads());
     } else {
         lb_host_label_uf(lat, bonds, k->ref);
     }
@@ -697,8 +703,8 @@ static int check_random(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
             bonds = sh->test_bonds[i];
             ref = sh->test_ref[i];
         } else {
-            lb_random_bonds(lat, lat->dim == 2 ? p2[i] : p3[i], sh->cfg.seed, (uint64_t)i,
-                            k->bonds);
+            lb_random_bonds_threads(lat, lat->dim == 2 ? p2[i] : p3[i], sh->cfg.seed, (uint64_t)i,
+                                    k->bonds, lat->n >= LB_THREADED_SITES ? host_threads() : 1);
             reference_labels(s, k->bonds, k);
             if (dev && i == sh->n_test) {
                 sh->test_bonds[i] = dup_bytes(k->bonds, lat->n);
