@@ -5,8 +5,8 @@
 # then for each pair of consecutive L the crossing T* of the two fits, the ratio U* there and
 # 1/nu = ln(s2/s1)/ln(L2/L1) from the slopes at T*.  Errors by Monte Carlo: the points are
 # redrawn from their errors (normal) and everything refitted, 400 times (fixed seed).
-# With --plot DIR also a gnuplot chart per dimension (points with error bars, the fits, Tc
-# and the universal ratio as reference lines): DIR/fss-<dim>d.{dat,gp,png,svg}.
+# With --plot DIR also a gnuplot chart per model and dimension (points with error bars, the
+# fits, Tc and the universal ratio as reference lines): DIR/fss-<model>-<dim>d.{dat,gp,png,svg}.
 #
 #   kbench report RESULTS --out R --no-charts && plugins/labeling/crossing.sh R/results.csv
 #   plugins/labeling/crossing.sh --plot charts R2/results.csv R3/results.csv
@@ -191,9 +191,9 @@ END {
     if (plot != "") write_plot(g, gp[3])
   }
 }
-# DIR/fss-<dim>d.dat (one block per L: T U err) and .gp (points, fits, references).
-function write_plot(g, d,    dat, gpf, i, k, m, tc, uc, sep, ising) {
-  dat = plot "/fss-" d "d.dat"; gpf = plot "/fss-" d "d.gp"
+# DIR/fss-<model>-<dim>d.dat (one block per L: T U err) and .gp (points, fits, references).
+function write_plot(g, d,    stem, dat, gpf, i, k, m, tc, uc, sep, ising) {
+  stem = plot "/fss-" gp[1] "-" d "d"; dat = stem ".dat"; gpf = stem ".gp"
   printf "" > dat
   for (i = 1; i <= ng[g]; i++) {
     k = kof[g, ls[i]]
@@ -202,11 +202,15 @@ function write_plot(g, d,    dat, gpf, i, k, m, tc, uc, sep, ising) {
     printf "\n\n" >> dat
   }
   close(dat)
-  # Reference lines for the Ising model only: Tc and the universal ratio (periodic).
+  # Reference lines: Ising Tc and the universal ratio (periodic); 3-D XY its Tc only.
   ising = gp[1] == "ising"
   tc = d == 2 ? 2.269185314 : 4.5115; uc = d == 2 ? 1.168 : 1.604
-  print "set terminal pngcairo size 900,640 noenhanced" > gpf
-  printf "set output \"%s/fss-%sd.png\"\n", plot, d >> gpf
+  if (gp[1] == "xy" && d == 3) {
+    printf "set arrow from 2.2018, graph 0 to 2.2018, graph 1 nohead dt 2 lc rgb \"gray40\"\n" > gpf
+    printf "set label \"Tc = 2.2018\" at 2.2018, graph 0.95 right offset -0.5,0 tc rgb \"gray40\"\n" >> gpf
+  } else printf "" > gpf
+  print "set terminal pngcairo size 900,640 noenhanced" >> gpf
+  printf "set output \"%s.png\"\n", stem >> gpf
   printf "set title \"labeling (%s): <m^4>/<m^2>^2 against T, %s-D %s, one line per L; lines: quadratic fits\"\n", vars[g], d, gp[1] >> gpf
   print "set xlabel \"T (J)\"; set ylabel \"<m^4>/<m^2>^2; bars: 1 standard error\"; set key top left; set grid; set samples 500" >> gpf
   if (ising) {
@@ -225,7 +229,7 @@ function write_plot(g, d,    dat, gpf, i, k, m, tc, uc, sep, ising) {
   }
   print "" >> gpf
   print "set terminal svg size 900,640 noenhanced" >> gpf
-  printf "set output \"%s/fss-%sd.svg\"\n", plot, d >> gpf
+  printf "set output \"%s.svg\"\n", stem >> gpf
   print "replot" >> gpf
   close(gpf)
   printf "  plot: %s (gnuplot %s)\n", dat, gpf

@@ -62,9 +62,9 @@ INI
 }
 
 # The full profile, in four parts (estimates in the header of profiles/labeling.ini; total
-# ~3-4 min): 2-D without L = 16384 (~50 s), 2-D L = 16384 (~25 s), 3-D (~40 s), the FSS
-# sweeps (~70 s, up to ~110; 2-D and 3-D in folders of their own so that `kbench report`
-# draws U against T, one line per L).
+# ~3.5-4 min): 2-D without L = 16384 (~50 s), 2-D L = 16384 (~25 s), 3-D (~40 s), the FSS
+# sweeps (~85 s, up to ~130; 2-D Ising, 3-D Ising and 3-D XY in folders of their own so that
+# `kbench report` draws U against T, one line per L).
 step_labeling() {
   labeling_sections ising2d ising2d_host only2d potts potts_host >/tmp/labeling-2d.ini
   "$B/kbench" run /tmp/labeling-2d.ini --out "$OUT/results/labeling"
@@ -85,6 +85,8 @@ step_labeling_fss() {
   "$B/kbench" run /tmp/labeling-fss2d.ini --out "$OUT/results/labeling-fss2d"
   labeling_sections fss3d_8 fss3d_16 fss3d_32 fss3d_64 >/tmp/labeling-fss3d.ini
   "$B/kbench" run /tmp/labeling-fss3d.ini --out "$OUT/results/labeling-fss3d"
+  labeling_sections fss3dxy_8 fss3dxy_16 fss3dxy_32 >/tmp/labeling-fss3dxy.ini
+  "$B/kbench" run /tmp/labeling-fss3dxy.ini --out "$OUT/results/labeling-fss3dxy"
 }
 
 step_labeling_tests() {
