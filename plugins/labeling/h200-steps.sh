@@ -155,3 +155,18 @@ step_labeling_ncu() {
     rm -f "$d/profile.ncu-rep"
   done
 }
+
+# Nsight Compute (full set, SASS stall samples) of one whole union_find step (mcs), 2-D Ising
+# at Tc, L = 4096: every kernel of the step (bonds, uf_local, uf_faces, uf_flatten, flip,
+# advance), to split the step's time after union_find v2 (~1 min).
+step_labeling_ncu_step() {
+  printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 300\nseed = 1\n[labeling]\nvariants = union_find\nmodel = ising\ndim = 2\nL = 4096\nmcs_discard = 50\nmcs_measure = 2\nmode = mcs\n' \
+    >/tmp/labeling-ncu-step.ini
+  local d="$OUT/results/ncu-labeling-step-union_find"
+  "$B/kbench" profile /tmp/labeling-ncu-step.ini --set full --keep-report \
+    --case "labeling/union_find/*" --out "$d"
+  ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
+  ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
+  gzip -f "$d/sass.csv"
+  rm -f "$d/profile.ncu-rep"
+}
