@@ -1,6 +1,8 @@
 # md plugin steps for scripts/h200-batch.sh (sourced there: $B is the build, $OUT the output).
 #   step_md_quick   every variant at small and medium sizes, short sampling (< 2 min)
-#   step_md         the full profiles/md.ini (< 6 min)
+#   step_md         the full profiles/md.ini (86 cases, budget <= 4 min, expected ~3 min)
+#   step_md_1, step_md_2  the same profile in two deterministic halves (--shard), if one call
+#                   must stay shorter; results in md-1 and md-2
 #   step_md_tests   the GPU test binary
 
 step_md_quick() {
@@ -42,6 +44,14 @@ INI
 
 step_md() {
   "$B/kbench" run profiles/md.ini --out "$OUT/results/md"
+}
+
+step_md_1() {
+  "$B/kbench" run profiles/md.ini --shard 1/2 --out "$OUT/results/md-1"
+}
+
+step_md_2() {
+  "$B/kbench" run profiles/md.ini --shard 2/2 --out "$OUT/results/md-2"
 }
 
 step_md_tests() {
