@@ -24,11 +24,11 @@ enum {
 /* Events of the device engine: the instrumented step's phases, the host layering's pieces of
  * c_i, and (instrumented runs only) the copies and the build kernel. */
 enum {
-    MD_EV_PHASE = 0,                              /* 5: step start, after first half, ... end */
-    MD_EV_CHUNK = 5,                              /* MD_HOST_CHUNKS: piece k of c_i is in */
-    MD_EV_IN0 = MD_EV_CHUNK + MD_HOST_CHUNKS,     /* before the first copy of c_i */
-    MD_EV_IN1,                                    /* after the last */
-    MD_EV_OUT,                                    /* 2 per piece: around its copy of l_i */
+    MD_EV_PHASE = 0,                               /* 5: step start, after first half, ... end */
+    MD_EV_CHUNK = 5,                               /* MD_HOST_CHUNKS: piece k of c_i is in */
+    MD_EV_IN0 = MD_EV_CHUNK + MD_HOST_CHUNKS,      /* before the first copy of c_i */
+    MD_EV_IN1,                                     /* after the last */
+    MD_EV_OUT,                                     /* 2 per piece: around its copy of l_i */
     MD_EV_BUILD0 = MD_EV_OUT + 2 * MD_HOST_CHUNKS, /* around the neighbour-matrix kernel */
     MD_EV_BUILD1,
     MD_EV_COUNT
@@ -52,17 +52,17 @@ typedef struct md_dev {
     md_view v;       /* device pointers and sizes, passed to every kernel */
     int strategy;    /* MD_DEV_* */
     int host_layers; /* layers assigned on the host (cell_block, layer_matrix): run() syncs */
-    int *h_cell, *h_layer, *h_kc;       /* pinned host copies for the host layer assignment */
-    md_ctl *h_ctl;                      /* pinned host copy of the control block */
-    size_t bytes;                       /* device memory held */
-    double host_s;                      /* wall time spent in the host layer assignment, seconds */
-    double host_wait_s, host_loop_s;    /* of it: waiting for c_i, the loop */
-    long long host_calls;               /* host layer assignments since create */
-    int instr;                          /* an instrumented step: record the copy/build events */
-    int host_this_step;                 /* the step's host layering recorded its copy events */
-    int build_this_step;                /* the step recorded the build kernel's events */
-    cudaEvent_t ev[MD_EV_COUNT];        /* see MD_EV_* */
-    int have_events;                    /* how many of ev exist */
+    int *h_cell, *h_layer, *h_kc;    /* pinned host copies for the host layer assignment */
+    md_ctl *h_ctl;                   /* pinned host copy of the control block */
+    size_t bytes;                    /* device memory held */
+    double host_s;                   /* wall time spent in the host layer assignment, seconds */
+    double host_wait_s, host_loop_s; /* of it: waiting for c_i, the loop */
+    long long host_calls;            /* host layer assignments since create */
+    int instr;                       /* an instrumented step: record the copy/build events */
+    int host_this_step;              /* the step's host layering recorded its copy events */
+    int build_this_step;             /* the step recorded the build kernel's events */
+    cudaEvent_t ev[MD_EV_COUNT];     /* see MD_EV_* */
+    int have_events;                 /* how many of ev exist */
 } md_dev;
 
 /* Allocates the buffers of `strategy` for cfg (lcap layers, mcap neighbours per atom).

@@ -630,16 +630,16 @@ typedef struct ref_job {
     const double *r; /* 3 per atom */
     const int *q;    /* linked-list cells */
     int n, c_lo, c_hi;
-    double cut2, lo2;          /* the pass's distance window */
-    double *f;                 /* forces (ref_cells), 3 per atom */
-    double *fa;                /* cutoff allowance per atom (ref_cutoff_slack) */
-    int *cnt;                  /* neighbour counts (ref_neighbor_counts) */
-    double s0, s1;             /* partial sums: energy and virial, or the allowance of U */
-    long long np;              /* partial count: pairs, entries, or wrong sets */
-    const int *W, *nn;         /* the matrix under check (check_neighbor_matrix) */
+    double cut2, lo2;  /* the pass's distance window */
+    double *f;         /* forces (ref_cells), 3 per atom */
+    double *fa;        /* cutoff allowance per atom (ref_cutoff_slack) */
+    int *cnt;          /* neighbour counts (ref_neighbor_counts) */
+    double s0, s1;     /* partial sums: energy and virial, or the allowance of U */
+    long long np;      /* partial count: pairs, entries, or wrong sets */
+    const int *W, *nn; /* the matrix under check (check_neighbor_matrix) */
     size_t stride;
     int mcap;
-    int *mark, *found;         /* mark: this job's own stamp array of n ints */
+    int *mark, *found; /* mark: this job's own stamp array of n ints */
     char *sure_missing;
 } ref_job;
 
