@@ -890,13 +890,13 @@ long long md_check_neighbor_matrix(const md_config *cfg, const float *r4, int n,
 {
     ref_job jobs[MD_REF_MAX_JOBS];
     double rn = cfg->rc + cfg->delta, *r = NULL;
-    long long bad = 0;
-    int nj = ref_jobs(cfg->ncell), *q = NULL, *found = calloc((size_t)n, sizeof(int)), ok = 1;
+    long long bad = -1;
+    int nj = ref_jobs(cfg->ncell), *q = NULL, *found = calloc((size_t)n, sizeof(int));
     char *sure_missing = calloc((size_t)n, 1);
     ref_fill(jobs, nj, cfg, NULL, NULL, n, 0.0);
     if (!found || !sure_missing || ref_setup(cfg, r4, n, &r, &q))
-        ok = 0;
-    for (int k = 0; ok && k < nj; k++) {
+        goto fail;
+    for (int k = 0; k < nj; k++) {
         jobs[k].r = r;
         jobs[k].q = q;
         jobs[k].cut2 = (rn + slack) * (rn + slack);
@@ -908,18 +908,15 @@ long long md_check_neighbor_matrix(const md_config *cfg, const float *r4, int n,
         jobs[k].found = found;
         jobs[k].sure_missing = sure_missing;
         if (!(jobs[k].mark = malloc((size_t)n * sizeof(int))))
-            ok = 0;
-        else
-            for (int j = 0; j < n; j++)
-                jobs[k].mark[j] = -1;
+            goto fail;
+        for (int j = 0; j < n; j++)
+            jobs[k].mark[j] = -1;
     }
-    if (ok) {
-        run_ref_jobs(jobs, nj, ref_check_job);
-        for (int k = 0; k < nj; k++)
-            bad += jobs[k].np;
-    } else {
-        bad = -1;
-    }
+    run_ref_jobs(jobs, nj, ref_check_job);
+    bad = 0;
+    for (int k = 0; k < nj; k++)
+        bad += jobs[k].np;
+fail:
     for (int k = 0; k < nj; k++)
         free(jobs[k].mark);
     free(r);
