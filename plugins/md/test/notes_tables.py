@@ -35,7 +35,7 @@ def main(path):
         ips = (c.get("rates") or {}).get("items_per_s", 0.0)
         key = (p["system"], p["N_e"], p["steps"], p["delta"], p["threads"], p["reorder"],
                p["ldg"], p["shuffle"], p["equil"])
-        rate[(c["variant"],) + key] = ips
+        rate.setdefault((c["variant"],) + key, ips)  # a point repeated in a later section: the first
         cols = " ".join("%s=%s" % (short, fmt % m[k]) for k, short, fmt in KEYS if k in m)
         print("%-13s %-5s Ne=%-3d st=%-5d d=%-3g th=%-3d ro=%-3d ldg=%d sh=%d eq=%-4d %-8s %-6s "
               "%.4g  %s" % (c["variant"], p["system"], p["N_e"], p["steps"], p["delta"],
