@@ -5,10 +5,11 @@
  *   - hand-checked tiny cases: a 2x3 transpose, a 2-tree recoupling with a known U;
  *   - the host variant verifies on every preset (kbench run, small scale), device variants skip;
  *   - the tiled emulation writes every element exactly once and verifies on every preset, both
- *     element types, beta = 0 and not, at every tile length; so do extract + GEMM and
- *     per-element;
+ *     element types, beta = 0 and not, at every tile length; so do extract + GEMM,
+ *     per-element and the fused kernel (emulated in the element type, FMA for FMA);
  *   - the check fails an unwritten (NaN) element and an inexact abelian copy;
- *   - the cost model: large tiles for the 7264^2 transpose, GEMM for 91x91 U only;
+ *   - the cost model: large tiles for the 7264^2 transpose, GEMM over tiled for 91x91 U only,
+ *     the fused kernel for every large_u block and for no many_small block;
  *   - rank 7 and 8 (dims and integer-list perm), and profiles/permute.ini parses. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
@@ -207,6 +208,92 @@ static void emulate_elems(const pm_problem *p, const pm_elem_plan *e, void *out,
             writes[d]++;
             set(out, p->esize, d,
                 p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+        }
+    }
+}
+
+/* The fused kernel, thread by thread and fill by fill, in the element type (fmaf for float32,
+ * fma for float64, as the kernel's FMA chain), so the kernel's own rounding meets the bound.
+ * The shared-memory buffers start as NaN before every fill, so a product that reads a slot the
+ * fill did not stage poisons its result; counts the writes of every output element. */
+static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *out, int *writes)
+{
+    enum { BM = PM_FUSED_BM, BN = PM_FUSED_BN, BK = PM_FUSED_BK, NT = PM_FUSED_THREADS };
+    static double ps[BK][BN], us[BK][BM];
+    static double acc[NT][PM_FUSED_TM][PM_FUSED_TN];
+    const int f32 = p->esize == 4;
+    for (int64_t x = 0; x < fp->items; x++) {
+        const pm_fused_item *it = &fp->item[x];
+        cr_assert(it->blk >= 0 && it->blk < fp->n_blocks);
+        const pm_elem_block *b = &fp->blk[it->blk];
+        cr_assert(it->row0 % BM == 0 && it->row0 < b->rows && it->elem0 % BN == 0 &&
+                  it->elem0 < b->n);
+        memset(acc, 0, sizeof acc);
+        for (int32_t jc = 0; jc < b->cols; jc += BK) {
+            for (int k = 0; k < BK; k++)
+                for (int i = 0; i < BN; i++)
+                    ps[k][i] = NAN;
+            for (int k = 0; k < BK; k++)
+                for (int i = 0; i < BM; i++)
+                    us[k][i] = NAN;
+            for (int32_t t = 0; t < NT; t++) {
+                const int32_t e = it->elem0 + t;
+                const int valid = e < b->n;
+                const int64_t s0 = b->src_off + (valid ? pm_elem_src_off(b, e) : 0);
+                for (int k = 0; k < BK; k++) {
+                    double v = 0.0;
+                    if (valid && jc + k < b->cols) {
+                        int64_t from = s0 + (int64_t)(jc + k) * b->n;
+                        cr_assert(from >= b->src_off && from < b->src_off + (int64_t)b->n * b->cols,
+                                  "source read outside the block");
+                        v = get(p->src, p->esize, from);
+                    }
+                    ps[k][t] = v;
+                }
+                for (int q = 0; q < PM_FUSED_U_LOADS; q++) {
+                    int32_t r, k;
+                    pm_fused_u_slot(t, q, &r, &k);
+                    cr_assert(r >= 0 && r < BM && k >= 0 && k < BK);
+                    const int32_t row = it->row0 + r;
+                    us[k][r] = row < b->rows && jc + k < b->cols
+                                   ? get(p->u, p->esize, b->u_off + (int64_t)row * b->cols + jc + k)
+                                   : 0.0;
+                }
+            }
+            const int32_t nc = BK < b->cols - jc ? BK : b->cols - jc;
+            for (int32_t t = 0; t < NT; t++) {
+                int32_t r0, e0;
+                pm_fused_thread(t, &r0, &e0);
+                cr_assert(r0 >= 0 && r0 + PM_FUSED_TM <= BM && e0 >= 0 && e0 + PM_FUSED_TN <= BN);
+                for (int k = 0; k < (nc + 3) / 4 * 4; k++)
+                    for (int i = 0; i < PM_FUSED_TM; i++)
+                        for (int j = 0; j < PM_FUSED_TN; j++) {
+                            double a = us[k][r0 + i], v = ps[k][e0 + j], *c = &acc[t][i][j];
+                            *c = f32 ? (double)fmaf((float)a, (float)v, (float)*c) : fma(a, v, *c);
+                        }
+            }
+        }
+        for (int32_t t = 0; t < NT; t++) {
+            int32_t r0, e0;
+            pm_fused_thread(t, &r0, &e0);
+            for (int i = 0; i < PM_FUSED_TM; i++)
+                for (int j = 0; j < PM_FUSED_TN; j++) {
+                    const int32_t row = it->row0 + r0 + i, e = it->elem0 + e0 + j;
+                    if (row >= b->rows || e >= b->n)
+                        continue;
+                    const int64_t d = b->dst_off + (int64_t)row * b->n + e;
+                    const double a = acc[t][i][j], c = get(p->cin, p->esize, d);
+                    double v;
+                    if (f32) {
+                        const float fa = (float)p->alpha, fb = (float)p->beta;
+                        v = p->beta != 0 ? (double)(fa * (float)a + fb * (float)c)
+                                         : (double)(fa * (float)a);
+                    } else {
+                        v = p->beta != 0 ? p->alpha * a + p->beta * c : p->alpha * a;
+                    }
+                    writes[d]++;
+                    set(out, p->esize, d, v);
+                }
         }
     }
 }
@@ -441,6 +528,28 @@ static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta)
         free(via);
         free(ws_off);
     }
+    { /* fused: recoupling blocks through the fused kernel, abelian blocks tiled */
+        unsigned char *via = calloc((size_t)p.n_blocks + 1, 1);
+        pm_tile_plan tp;
+        pm_fused_plan fp;
+        for (int b = 0; b < p.n_blocks; b++)
+            via[b] = pm_is_unique(&p.blocks[b]) ? 1 : 0;
+        memset(out, 0xff, (size_t)p.dst_elems * esize);
+        memset(writes, 0, (size_t)p.dst_elems * sizeof *writes);
+        cr_assert_eq(pm_plan_tiles(&p, via, NULL, -1, &tp, msg), KB_OK, "%s", msg);
+        emulate_tiled(&p, &tp, out, NULL, writes, 0);
+        for (int b = 0; b < p.n_blocks; b++)
+            via[b] = pm_is_unique(&p.blocks[b]) ? 0 : 3;
+        cr_assert_eq(pm_plan_fused(&p, via, &fp, msg), KB_OK, "%s", msg);
+        emulate_fused(&p, &fp, out, writes);
+        expect_once(&p, writes, "fused");
+        err = pm_check(&p, out, &bad);
+        cr_expect_leq(err, 1.0, "%s f%d beta %g: fused err %g/bound, %lld bad",
+                      pm_preset_name(preset), 8 * esize, beta, err, (long long)bad);
+        pm_fused_plan_free(&fp);
+        pm_tile_plan_free(&tp);
+        free(via);
+    }
     free(out);
     free(writes);
     pm_problem_free(&p);
@@ -509,6 +618,23 @@ Test(permute, cost_model_choices)
         cr_expect_gt(pm_gemm_cost(&p, &p.blocks[b]), pm_tiled_cost(&p, &p.blocks[b], 3, NULL),
                      "block %d (%dx%d)", b, p.blocks[b].rows, p.blocks[b].cols);
     pm_problem_free(&p);
+
+    /* The fused kernel beats both for every large_u block (U 8x8 to 91x91 on 288-4800
+     * elements a tree), in both element types; tiny recoupling blocks stay tiled. */
+    for (int esize = 4; esize <= 8; esize += 4) {
+        s = spec_of(PM_LARGE_U, esize, 0.0, 1.0);
+        cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+        for (int b = 0; b < p.n_blocks; b++)
+            cr_expect_eq(pm_choose_path(&p, &p.blocks[b], 3), 3, "f%d large_u block %d (%dx%d)",
+                         8 * esize, b, p.blocks[b].rows, p.blocks[b].cols);
+        pm_problem_free(&p);
+    }
+    s = spec_of(PM_MANY_SMALL, 4, 0.0, 1.0);
+    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+    for (int b = 0; b < p.n_blocks; b++)
+        cr_expect_eq(pm_choose_path(&p, &p.blocks[b], 0), 1, "many_small block %d (%dx%d)", b,
+                     p.blocks[b].rows, p.blocks[b].cols);
+    pm_problem_free(&p);
 }
 
 /* ---- through kbench ------------------------------------------------------------------------- */
@@ -519,14 +645,14 @@ Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .tim
     size_t ok = 0;
     int rc = run_profile_text(
         "[run]\nwarmup = 0\nmin_samples = 1\nmin_time = 0\ntimeout = 60\ncache = hot\n"
-        "[permute]\nvariants = host, per_element, tiled, gemm, auto, copy\n"
+        "[permute]\nvariants = host, per_element, tiled, gemm, auto, copy, fused\n"
         "preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed, "
         "dense, custom\ndtype = f32, f64\nbeta = 0, 0.5\nscale = 0.002\n"
         "[permute.ranks]\nvariants = host\npreset = dense\n"
         "dims = 8x8x8x8x8x8, 5x5x5x5x5x5x5x5\nperm = [5,3,1,0,2,4], [7,5,3,1,0,2,4,6]\n"
         "zip = dims+perm\n",
         &set);
-    cr_assert_eq(set.n_cases, 6 * 8 * 2 * 2 + 2);
+    cr_assert_eq(set.n_cases, 7 * 8 * 2 * 2 + 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
         if (strcmp(c->variant, "host") == 0) {

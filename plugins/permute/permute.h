@@ -142,6 +142,69 @@ typedef struct pm_elem_plan {
 
 #define PM_ELEM_THREADS 256
 
+/* ---- the fused recoupling kernel's plan (kernels/04_fused.cu) ------------------------------- */
+
+/* A tile is PM_FUSED_BM destination trees x PM_FUSED_BN consecutive destination elements of
+ * one block: out tile = alpha * U(tile rows, all cols) * P(all cols, tile elements) + beta * cin,
+ * with P the permuted source trees gathered straight into shared memory (no workspace).
+ * PM_FUSED_BK source trees per shared-memory fill; each of the PM_FUSED_THREADS threads gathers
+ * one element column (BN = threads) and accumulates 8 trees x 4 elements. */
+#define PM_FUSED_BM 32
+#define PM_FUSED_BN 128
+#define PM_FUSED_BK 16
+#define PM_FUSED_THREADS 128
+#define PM_FUSED_TM 8 /* trees per thread */
+#define PM_FUSED_TN 4 /* elements per thread */
+
+/* One tile of the fused launch: its block (index into the plan's descriptors) and origin. */
+typedef struct pm_fused_item {
+    int32_t blk, row0, elem0, pad;
+} pm_fused_item;
+
+/* The fused launch: per-element descriptors of its blocks and the tiles in schedule order
+ * (tiles of the blocks with most source trees first, so the longest run first). */
+typedef struct pm_fused_plan {
+    int n_blocks;
+    pm_elem_block *blk;
+    int64_t items;
+    pm_fused_item *item;
+    double predicted_ns;
+} pm_fused_plan;
+
+/* Source offset (within a tree) of destination element e of a block: one division per axis. */
+PM_HD int32_t pm_elem_src_off(const pm_elem_block *b, int32_t e)
+{
+    int32_t soff = 0;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            int32_t q = e / b->ddim[k];
+            soff += (e - q * b->ddim[k]) * b->sstr[k];
+            e = q;
+        }
+    }
+    return soff;
+}
+
+/* The tile slots thread t accumulates: trees *r0 .. *r0 + TM - 1 and elements *e0 .. *e0 + TN - 1
+ * of the tile.  A warp covers 4 tree groups x 8 element groups, so its shared-memory reads of
+ * U are 4 addresses (broadcast) and of P 8 consecutive vectors (one wavefront each). */
+PM_HD void pm_fused_thread(int32_t t, int32_t *r0, int32_t *e0)
+{
+    const int32_t lane = t & 31, warp = t >> 5;
+    *r0 = (lane >> 3) * PM_FUSED_TM;
+    *e0 = (warp * 8 + (lane & 7)) * PM_FUSED_TN;
+}
+
+/* The U element thread t stages in its q-th load of a fill: tile tree *r, fill column *k
+ * (consecutive threads read consecutive columns of one U row: coalesced). */
+PM_HD void pm_fused_u_slot(int32_t t, int32_t q, int32_t *r, int32_t *k)
+{
+    const int32_t x = t + PM_FUSED_THREADS * q;
+    *r = x / PM_FUSED_BK;
+    *k = x % PM_FUSED_BK;
+}
+#define PM_FUSED_U_LOADS (PM_FUSED_BM * PM_FUSED_BK / PM_FUSED_THREADS)
+
 /* ---- index arithmetic shared by the host emulation and the kernels -------------------------- */
 
 /* The entry of `begin` (n+1 ascending values, begin[0] = 0) whose range holds x. */
@@ -305,6 +368,15 @@ double pm_gemm_cost(const pm_problem *p, const pm_block *b);
 int pm_plan_elems(const pm_problem *p, int unique, pm_elem_plan *out, char *msg);
 void pm_elem_plan_free(pm_elem_plan *e);
 
+/* Predicted time of block b through the fused kernel (ns), without the launch overhead. */
+double pm_fused_cost(const pm_problem *p, const pm_block *b);
+/* The path of least predicted cost for block b: 1 tiled (at tile length len_log), 2 extract +
+ * GEMM, 3 fused.  Abelian blocks stay tiled. */
+int pm_choose_path(const pm_problem *p, const pm_block *b, int len_log);
+/* Fused plan of the blocks with which[b] == 3 (NULL: every recoupling block). */
+int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan *out, char *msg);
+void pm_fused_plan_free(pm_fused_plan *f);
+
 /* ---- the GEMM path: one grouped cuBLAS GEMM over the blocks taken out of the tiled launch ---- */
 
 /* Problem g: out block (n x rows, column-major, ld n) = alpha * W (n x cols, ld n) *
@@ -337,6 +409,10 @@ size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
  * Returns a cudaError_t as int, or -1 with the cuBLAS status in *blas when cuBLAS failed. */
 int pm_run_gemm(int esize, void *handle, const pm_gemm_plan *g, const void *cin, void *out,
                 void *stream, int *blas);
+/* The fused launch (nothing when the plan has no tiles). */
+int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_elem_block *dblk,
+                 const pm_fused_item *ditem, const void *src, const void *cin, const void *u,
+                 void *out, double alpha, double beta, void *stream);
 
 #ifdef __cplusplus
 }

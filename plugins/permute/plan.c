@@ -322,6 +322,28 @@ void pm_tile_plan_free(pm_tile_plan *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The per-element descriptor of block b (also the fused kernel's). */
+static void elem_of(const pm_block *b, pm_elem_block *e)
+{
+    int32_t st[PM_MAX_RANK], acc = 1;
+    memset(e, 0, sizeof *e);
+    e->src_off = b->src_off;
+    e->dst_off = b->dst_off;
+    e->u_off = b->u_off;
+    e->n = (int32_t)b->n;
+    e->rows = b->rows;
+    e->cols = b->cols;
+    e->rank = b->rank;
+    for (int q = 0; q < b->rank; q++) {
+        st[q] = acc;
+        acc *= b->dims[q];
+    }
+    for (int k = 0; k < b->rank; k++) {
+        e->ddim[k] = b->dims[b->perm[k]];
+        e->sstr[k] = st[b->perm[k]];
+    }
+}
+
 int pm_plan_elems(const pm_problem *p, int unique, pm_elem_plan *out, char *msg)
 {
     int n = 0;
@@ -338,23 +360,7 @@ int pm_plan_elems(const pm_problem *p, int unique, pm_elem_plan *out, char *msg)
         const pm_block *b = &p->blocks[i];
         if (pm_is_unique(b) != !!unique)
             continue;
-        pm_elem_block *e = &out->blk[n];
-        int32_t st[PM_MAX_RANK], acc = 1;
-        e->src_off = b->src_off;
-        e->dst_off = b->dst_off;
-        e->u_off = b->u_off;
-        e->n = (int32_t)b->n;
-        e->rows = b->rows;
-        e->cols = b->cols;
-        e->rank = b->rank;
-        for (int q = 0; q < b->rank; q++) {
-            st[q] = acc;
-            acc *= b->dims[q];
-        }
-        for (int k = 0; k < b->rank; k++) {
-            e->ddim[k] = b->dims[b->perm[k]];
-            e->sstr[k] = st[b->perm[k]];
-        }
+        elem_of(b, &out->blk[n]);
         out->begin[n] = (int32_t)ctas;
         ctas += (b->n * b->rows + PM_ELEM_THREADS - 1) / PM_ELEM_THREADS;
         if (ctas >= INT32_MAX) {
@@ -384,4 +390,111 @@ void pm_elem_plan_free(pm_elem_plan *e)
     free(e->begin);
     free(e->owner);
     memset(e, 0, sizeof *e);
+}
+
+/* ---- the fused kernel: cost, choice and plan ------------------------------------------------ */
+
+/* Rate of the fused kernel's FMAs over its padded tiles (float32; float64 half): a first guess
+ * at ~60% of the H200's measured 63 TFLOP/s FMA peak, to be calibrated from predicted_us. */
+#define FUSED_FLOP_PER_NS 38000.0
+#define NS_PER_FUSED_TILE 1.0 /* a tile's prologue, descriptor and epilogue, whole GPU */
+
+static int64_t fused_tiles(const pm_block *b)
+{
+    return ((b->rows + PM_FUSED_BM - 1) / PM_FUSED_BM) * ((b->n + PM_FUSED_BN - 1) / PM_FUSED_BN);
+}
+
+double pm_fused_cost(const pm_problem *p, const pm_block *b)
+{
+    /* Every tile runs its 32 x 128 slots over the source trees in steps of 4 (the inner
+     * unroll), so the padded flops count; DRAM sees the source, U, the destination (and cin)
+     * once, the re-reads of the source by the row tiles of a block hitting L2. */
+    const double tiles = (double)fused_tiles(b);
+    const double k4 = (double)((b->cols + 3) / 4 * 4);
+    const double flops = 2.0 * tiles * PM_FUSED_BM * PM_FUSED_BN * k4;
+    const double rate = FUSED_FLOP_PER_NS * (p->esize == 4 ? 1.0 : 0.5);
+    const double bytes = (double)p->esize * ((double)b->n * b->cols +
+                                             (double)b->n * b->rows * (p->beta != 0.0 ? 2 : 1) +
+                                             (double)b->rows * b->cols);
+    return fmax(flops / rate, bytes * NS_PER_BYTE) + tiles * NS_PER_FUSED_TILE;
+}
+
+int pm_choose_path(const pm_problem *p, const pm_block *b, int len_log)
+{
+    double tiled, gemm, fused;
+    if (pm_is_unique(b))
+        return 1;
+    tiled = pm_tiled_cost(p, b, len_log, NULL);
+    gemm = pm_gemm_cost(p, b);
+    fused = pm_fused_cost(p, b);
+    if (fused < tiled && fused <= gemm)
+        return 3;
+    return gemm < tiled ? 2 : 1;
+}
+
+int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan *out, char *msg)
+{
+    order *ord = NULL;
+    int n = 0;
+    int64_t items = 0;
+    memset(out, 0, sizeof *out);
+    ord = malloc((size_t)(p->n_blocks ? p->n_blocks : 1) * sizeof *ord);
+    if (!ord)
+        goto nomem;
+    for (int i = 0; i < p->n_blocks; i++) {
+        const pm_block *b = &p->blocks[i];
+        if (which ? which[i] != 3 : pm_is_unique(b))
+            continue;
+        if (b->n > INT32_MAX - PM_FUSED_BN || (int64_t)b->rows * b->n > INT32_MAX) {
+            kb_msgf(msg,
+                    "block %d: %lld elements x %d trees is over the fused kernel's 32-bit "
+                    "offsets",
+                    i, (long long)b->n, b->rows);
+            free(ord);
+            return KB_SKIP;
+        }
+        ord[n].idx = i;
+        ord[n].cols = b->cols;
+        items += fused_tiles(b);
+        n++;
+    }
+    if (items >= INT32_MAX) {
+        kb_msgf(msg, "over 2^31 fused tiles in one launch");
+        free(ord);
+        return KB_SKIP;
+    }
+    qsort(ord, (size_t)n, sizeof *ord, by_cols); /* the longest tiles first */
+    out->blk = calloc((size_t)(n ? n : 1), sizeof *out->blk);
+    out->item = calloc((size_t)(items ? items : 1), sizeof *out->item);
+    if (!out->blk || !out->item)
+        goto nomem;
+    out->n_blocks = n;
+    for (int i = 0; i < n; i++) {
+        const pm_block *b = &p->blocks[ord[i].idx];
+        elem_of(b, &out->blk[i]);
+        out->predicted_ns += pm_fused_cost(p, b);
+        for (int32_t r = 0; r < b->rows; r += PM_FUSED_BM)
+            for (int32_t e = 0; e < (int32_t)b->n; e += PM_FUSED_BN) {
+                pm_fused_item *it = &out->item[out->items++];
+                it->blk = i;
+                it->row0 = r;
+                it->elem0 = e;
+            }
+    }
+    if (n)
+        out->predicted_ns += PM_LAUNCH_NS;
+    free(ord);
+    return KB_OK;
+nomem:
+    kb_msgf(msg, "out of host memory planning the fused kernel");
+    free(ord);
+    pm_fused_plan_free(out);
+    return KB_NOMEM;
+}
+
+void pm_fused_plan_free(pm_fused_plan *f)
+{
+    free(f->blk);
+    free(f->item);
+    memset(f, 0, sizeof *f);
 }

@@ -1,0 +1,217 @@
+// fused: the recoupling of large-U blocks as one register-tiled GEMM whose operand loads do the
+// permute (issue 12).  Per CTA a tile of PM_FUSED_BM destination trees x PM_FUSED_BN consecutive
+// destination elements of one block:
+//     out[tile] = alpha * U[tile trees, :] * P[:, tile elements] + beta * cin[tile]
+// where P[j][e] = src tree j at the source offset of destination element e.  Each thread owns one
+// element column of the tile for the gather (its source offset computed once, by one division
+// per axis), so P goes from global memory to shared memory directly: no extract, no workspace,
+// no second pass over the output, which is what the extract + GEMM path pays twice.  The
+// product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared memory with
+// the next fill's global loads in flight during the current fill's FMAs (one barrier a fill);
+// every thread accumulates 8 trees x 4 elements in registers from two vector reads of U and one
+// of P per source tree.  Accumulation is a plain FMA chain over the source trees in order, so
+// the error bound of the other variants holds unchanged.  One launch covers every block auto
+// gives it; the tiles come in the order of the host's work list (most source trees first).
+#include "common.cuh"
+
+namespace
+{
+
+constexpr int kBM = PM_FUSED_BM, kBN = PM_FUSED_BN, kBK = PM_FUSED_BK, kNT = PM_FUSED_THREADS;
+constexpr int kTM = PM_FUSED_TM, kTN = PM_FUSED_TN, kUL = PM_FUSED_U_LOADS;
+// U's staged rows padded by 4: rows stay 16-byte aligned for the vector reads, and the
+// transposing store (consecutive threads: consecutive k) spreads over 8 banks, not one.
+constexpr int kUP = kBM + 4;
+static_assert(kBN == kNT, "one gathered element column per thread");
+static_assert(kBM == 4 * kTM && kBN == 4 * 8 * kTN, "4 warps of 4 tree groups x 8 element groups");
+static_assert(kUL * kNT == kBM * kBK, "U's fill divides evenly over the threads");
+
+// Four consecutive elements as vectors (16-byte aligned: float4, two double2).
+template <typename T> struct vec4;
+
+template <> struct vec4<float> {
+    static __device__ __forceinline__ void load(const float *p, float *v)
+    {
+        const float4 x = *reinterpret_cast<const float4 *>(p);
+        v[0] = x.x;
+        v[1] = x.y;
+        v[2] = x.z;
+        v[3] = x.w;
+    }
+    static __device__ __forceinline__ void store(float *p, const float *v)
+    {
+        *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    }
+};
+
+template <> struct vec4<double> {
+    static __device__ __forceinline__ void load(const double *p, double *v)
+    {
+        const double2 x = reinterpret_cast<const double2 *>(p)[0];
+        const double2 y = reinterpret_cast<const double2 *>(p)[1];
+        v[0] = x.x;
+        v[1] = x.y;
+        v[2] = y.x;
+        v[3] = y.y;
+    }
+    static __device__ __forceinline__ void store(double *p, const double *v)
+    {
+        reinterpret_cast<double2 *>(p)[0] = make_double2(v[0], v[1]);
+        reinterpret_cast<double2 *>(p)[1] = make_double2(v[2], v[3]);
+    }
+};
+
+// The global loads of one fill: kBK source trees of this thread's element column, and its kUL
+// elements of U (zero past the block's trees, so the product needs no bounds).
+template <typename T>
+__device__ __forceinline__ void fill_load(const T *__restrict__ sp, bool valid, int32_t n,
+                                          int32_t cols, int32_t jc, const T *__restrict__ up,
+                                          const int32_t *uoff, const int32_t *uk, T *pv, T *uv)
+{
+#pragma unroll
+    for (int k = 0; k < kBK; k++)
+        pv[k] = valid && jc + k < cols ? sp[(int64_t)(jc + k) * n] : T(0);
+#pragma unroll
+    for (int q = 0; q < kUL; q++)
+        uv[q] = uoff[q] >= 0 && jc + uk[q] < cols ? up[uoff[q] + jc] : T(0);
+}
+
+// Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
+// loads; sm_90a: no spills (NOTES.md, "v2: large_u", has the ptxas figures).
+template <typename T, bool BETA>
+__global__ void __launch_bounds__(kNT)
+    fused(const pm_elem_block *__restrict__ blk, const pm_fused_item *__restrict__ items,
+          const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
+          T *__restrict__ out, T alpha, T beta)
+{
+    __shared__ __align__(16) T ps[2][kBK][kBN];
+    __shared__ __align__(16) T us[2][kBK][kUP];
+    const int32_t t = (int32_t)threadIdx.x;
+    const pm_fused_item it = items[blockIdx.x];
+    const pm_elem_block *b = blk + it.blk;
+    const int32_t n = b->n, rows = b->rows, cols = b->cols;
+
+    // The gather: this thread's destination element and its source offset.
+    const int32_t e = it.elem0 + t;
+    const bool valid = e < n;
+    const T *sp = src + b->src_off + (valid ? pm_elem_src_off(b, e) : 0);
+    // U's staging: the rows and columns of this thread's loads (offset -1: past the trees).
+    const T *up = u + b->u_off;
+    int32_t uoff[kUL], ur[kUL], uk[kUL];
+#pragma unroll
+    for (int q = 0; q < kUL; q++) {
+        pm_fused_u_slot(t, q, &ur[q], &uk[q]);
+        const int32_t row = it.row0 + ur[q];
+        uoff[q] = row < rows ? row * cols + uk[q] : -1;
+    }
+    int32_t r0, e0;
+    pm_fused_thread(t, &r0, &e0);
+
+    T pv[kBK], uv[kUL], acc[kTM][kTN];
+#pragma unroll
+    for (int i = 0; i < kTM; i++)
+#pragma unroll
+        for (int j = 0; j < kTN; j++)
+            acc[i][j] = T(0);
+
+    fill_load(sp, valid, n, cols, 0, up, uoff, uk, pv, uv);
+#pragma unroll
+    for (int k = 0; k < kBK; k++)
+        ps[0][k][t] = pv[k];
+#pragma unroll
+    for (int q = 0; q < kUL; q++)
+        us[0][uk[q]][ur[q]] = uv[q];
+    __syncthreads();
+
+    int buf = 0;
+    for (int32_t jc = 0; jc < cols; jc += kBK) {
+        // The next fill's loads go out before this fill's FMAs; its buffer was last read in
+        // the previous fill, which the barrier below that fill closed.
+        const bool more = jc + kBK < cols;
+        if (more)
+            fill_load(sp, valid, n, cols, jc + kBK, up, uoff, uk, pv, uv);
+        const int32_t nc = min(kBK, cols - jc);
+#pragma unroll
+        for (int k0 = 0; k0 < kBK; k0 += 4) {
+            if (k0 >= nc) // the same for the whole CTA; the staged zeros cover nc..k0+3
+                break;
+#pragma unroll
+            for (int k = k0; k < k0 + 4; k++) {
+                T a[kTM], p[kTN];
+                vec4<T>::load(&us[buf][k][r0], a);
+                vec4<T>::load(&us[buf][k][r0 + 4], a + 4);
+                vec4<T>::load(&ps[buf][k][e0], p);
+#pragma unroll
+                for (int i = 0; i < kTM; i++)
+#pragma unroll
+                    for (int j = 0; j < kTN; j++)
+                        acc[i][j] = fma(a[i], p[j], acc[i][j]);
+            }
+        }
+        if (more) {
+#pragma unroll
+            for (int k = 0; k < kBK; k++)
+                ps[buf ^ 1][k][t] = pv[k];
+#pragma unroll
+            for (int q = 0; q < kUL; q++)
+                us[buf ^ 1][uk[q]][ur[q]] = uv[q];
+        }
+        __syncthreads();
+        buf ^= 1;
+    }
+
+    // Epilogue: 4 consecutive destination elements of 8 trees; vector accesses where the
+    // block's offset and tree length keep them aligned (most blocks: n is a multiple of 4).
+    const int32_t el = it.elem0 + e0;
+    const bool vec = (n & 3) == 0 && (b->dst_off & 3) == 0 && el + kTN <= n;
+#pragma unroll
+    for (int i = 0; i < kTM; i++) {
+        const int32_t row = it.row0 + r0 + i;
+        if (row >= rows)
+            break;
+        const int64_t d = b->dst_off + (int64_t)row * n + el;
+        T c[kTN], v[kTN];
+        if (vec) {
+            if (BETA)
+                vec4<T>::load(cin + d, c);
+#pragma unroll
+            for (int j = 0; j < kTN; j++)
+                v[j] = BETA ? alpha * acc[i][j] + beta * c[j] : alpha * acc[i][j];
+            vec4<T>::store(out + d, v);
+        } else {
+#pragma unroll
+            for (int j = 0; j < kTN; j++)
+                if (el + j < n)
+                    out[d + j] = BETA ? alpha * acc[i][j] + beta * cin[d + j] : alpha * acc[i][j];
+        }
+    }
+}
+
+template <typename T>
+cudaError_t launch(const pm_fused_plan *h, const pm_elem_block *blk, const pm_fused_item *items,
+                   const void *src, const void *cin, const void *u, void *out, double alpha,
+                   double beta, cudaStream_t s)
+{
+    const unsigned grid = (unsigned)h->items;
+    if (beta != 0.0)
+        fused<T, true><<<grid, kNT, 0, s>>>(blk, items, (const T *)src, (const T *)cin,
+                                            (const T *)u, (T *)out, (T)alpha, (T)beta);
+    else
+        fused<T, false><<<grid, kNT, 0, s>>>(blk, items, (const T *)src, (const T *)cin,
+                                             (const T *)u, (T *)out, (T)alpha, (T)beta);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_elem_block *dblk,
+                            const pm_fused_item *ditem, const void *src, const void *cin,
+                            const void *u, void *out, double alpha, double beta, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (hplan->items == 0)
+        return (int)cudaSuccess;
+    if (esize == 4)
+        return (int)launch<float>(hplan, dblk, ditem, src, cin, u, out, alpha, beta, s);
+    return (int)launch<double>(hplan, dblk, ditem, src, cin, u, out, alpha, beta, s);
+}
