@@ -93,7 +93,9 @@ typedef struct state {
     int32_t *d_ebegin[2], *d_eowner[2];
     pm_gemm_plan gp;
     pm_fused_plan fp;
-    pm_elem_block *d_fblk;
+    pm_fused_block *d_fblk;
+    pm_fused_gather *d_fgather;
+    int32_t *d_fdcol;
     pm_fused_item *d_fitem;
     cublasHandle_t blas;
     void *d_blas_ws;
@@ -245,6 +247,8 @@ static int teardown(void *p, char *msg)
     }
     pm_tile_plan_free(&s->tp);
     cudaFree(s->d_fblk);
+    cudaFree(s->d_fgather);
+    cudaFree(s->d_fdcol);
     cudaFree(s->d_fitem);
     pm_fused_plan_free(&s->fp);
     cudaFree(s->gp.dA);
@@ -363,8 +367,13 @@ static int plan_fused(state *s, const unsigned char *via, char *msg)
     int rc = pm_plan_fused(s->prob, via, &s->fp, msg);
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
-    rc =
-        upload((void **)&s->d_fblk, s->fp.blk, (size_t)s->fp.n_blocks * sizeof(pm_elem_block), msg);
+    rc = upload((void **)&s->d_fblk, s->fp.blk, (size_t)s->fp.n_blocks * sizeof(pm_fused_block),
+                msg);
+    if (rc == KB_OK)
+        rc = upload((void **)&s->d_fgather, s->fp.gather,
+                    (size_t)s->fp.tab_len * sizeof(pm_fused_gather), msg);
+    if (rc == KB_OK)
+        rc = upload((void **)&s->d_fdcol, s->fp.dcol, (size_t)s->fp.tab_len * sizeof(int32_t), msg);
     if (rc == KB_OK)
         rc = upload((void **)&s->d_fitem, s->fp.item, (size_t)s->fp.items * sizeof(pm_fused_item),
                     msg);
@@ -641,8 +650,9 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
                                               s->d_src, s->d_cin, s->d_u, out, s->d_ws, p->alpha,
                                               p->beta, st),
                     msg);
-        KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fblk, s->d_fitem, s->d_src,
-                                              s->d_cin, s->d_u, out, p->alpha, p->beta, st),
+        KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fblk, s->d_fgather, s->d_fdcol,
+                                              s->d_fitem, s->d_src, s->d_cin, s->d_u, out, p->alpha,
+                                              p->beta, st),
                     msg);
         if (s->gp.count == 0)
             return KB_OK;

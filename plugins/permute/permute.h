@@ -144,28 +144,52 @@ typedef struct pm_elem_plan {
 
 /* ---- the fused recoupling kernel's plan (kernels/04_fused.cu) ------------------------------- */
 
-/* A tile is PM_FUSED_BM destination trees x PM_FUSED_BN consecutive destination elements of
- * one block: out tile = alpha * U(tile rows, all cols) * P(all cols, tile elements) + beta * cin,
+/* A tile is PM_FUSED_BM destination trees x PM_FUSED_BN destination elements ("columns") of
+ * one block: out tile = alpha * U(tile trees, all cols) * P(all cols, tile columns) + beta * cin,
  * with P the permuted source trees gathered straight into shared memory (no workspace).
- * PM_FUSED_BK source trees per shared-memory fill; each of the PM_FUSED_THREADS threads gathers
- * one element column (BN = threads) and accumulates 8 trees x 4 elements. */
+ * The columns of a tile are not consecutive destination elements but boxes of up to
+ * PM_FUSED_RX destination-consecutive x PM_FUSED_RY source-consecutive elements (host-built
+ * column tables), so that both the gather and the stores move whole runs; the gather reads the
+ * tile's columns in ascending source order.  PM_FUSED_BK source trees per shared-memory fill;
+ * each of the PM_FUSED_THREADS threads gathers one column and accumulates 8 trees x 4 columns. */
 #define PM_FUSED_BM 32
 #define PM_FUSED_BN 128
 #define PM_FUSED_BK 16
 #define PM_FUSED_THREADS 128
-#define PM_FUSED_TM 8 /* trees per thread */
-#define PM_FUSED_TN 4 /* elements per thread */
+#define PM_FUSED_TM 8  /* trees per thread */
+#define PM_FUSED_TN 4  /* columns per thread */
+#define PM_FUSED_RX 16 /* a box's extent along the destination-consecutive elements */
+/* Shared-memory row of P: 4 pad elements per 32 columns keep the gather's stores (consecutive
+ * threads: columns PM_FUSED_RX apart) off one bank and the 4-column reads 16-byte aligned. */
+#define PM_FUSED_PROW (PM_FUSED_BN + PM_FUSED_BN / 8)
 
-/* One tile of the fused launch: its block (index into the plan's descriptors) and origin. */
+/* A block of the fused launch; its column tables start at `tab` (ceil(n / BN) * BN entries). */
+typedef struct pm_fused_block {
+    int64_t src_off, dst_off, u_off, tab;
+    int32_t n, rows, cols, pad;
+} pm_fused_block;
+
+/* Gather entry t of a tile: the source offset (within a tree) thread t loads, -1 past the
+ * block's elements, and the shared-memory slot of its column. */
+typedef struct pm_fused_gather {
+    int32_t soff, spos;
+} pm_fused_gather;
+
+/* One tile of the fused launch: its block (index into the plan's descriptors) and origin (the
+ * first tree, the first column: a multiple of PM_FUSED_BN into the block's tables). */
 typedef struct pm_fused_item {
     int32_t blk, row0, elem0, pad;
 } pm_fused_item;
 
-/* The fused launch: per-element descriptors of its blocks and the tiles in schedule order
+/* The fused launch: descriptors, column tables (gather: in gather order; dcol: the destination
+ * offset within a tree of each column, -1 past the block) and the tiles in schedule order
  * (tiles of the blocks with most source trees first, so the longest run first). */
 typedef struct pm_fused_plan {
     int n_blocks;
-    pm_elem_block *blk;
+    pm_fused_block *blk;
+    int64_t tab_len;
+    pm_fused_gather *gather;
+    int32_t *dcol;
     int64_t items;
     pm_fused_item *item;
     double predicted_ns;
@@ -185,8 +209,14 @@ PM_HD int32_t pm_elem_src_off(const pm_elem_block *b, int32_t e)
     return soff;
 }
 
-/* The tile slots thread t accumulates: trees *r0 .. *r0 + TM - 1 and elements *e0 .. *e0 + TN - 1
- * of the tile.  A warp covers 4 tree groups x 8 element groups, so its shared-memory reads of
+/* Shared-memory slot of tile column c in P's row. */
+PM_HD int32_t pm_fused_pos(int32_t c)
+{
+    return c + ((c >> 5) << 2);
+}
+
+/* The tile slots thread t accumulates: trees *r0 .. *r0 + TM - 1 and columns *e0 .. *e0 + TN - 1
+ * of the tile.  A warp covers 4 tree groups x 8 column groups, so its shared-memory reads of
  * U are 4 addresses (broadcast) and of P 8 consecutive vectors (one wavefront each). */
 PM_HD void pm_fused_thread(int32_t t, int32_t *r0, int32_t *e0)
 {
@@ -410,9 +440,10 @@ size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
 int pm_run_gemm(int esize, void *handle, const pm_gemm_plan *g, const void *cin, void *out,
                 void *stream, int *blas);
 /* The fused launch (nothing when the plan has no tiles). */
-int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_elem_block *dblk,
-                 const pm_fused_item *ditem, const void *src, const void *cin, const void *u,
-                 void *out, double alpha, double beta, void *stream);
+int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_block *dblk,
+                 const pm_fused_gather *dgather, const int32_t *ddcol, const pm_fused_item *ditem,
+                 const void *src, const void *cin, const void *u, void *out, double alpha,
+                 double beta, void *stream);
 
 #ifdef __cplusplus
 }

@@ -432,11 +432,58 @@ int pm_choose_path(const pm_problem *p, const pm_block *b, int len_log)
     return gemm < tiled ? 2 : 1;
 }
 
+typedef struct fused_col {
+    int32_t soff, c;
+} fused_col;
+
+static int by_soff(const void *a, const void *b)
+{
+    const fused_col *x = a, *y = b;
+    if (x->soff != y->soff) /* -1 (past the block) last */
+        return x->soff < 0 ? 1 : y->soff < 0 ? -1 : (x->soff > y->soff) - (x->soff < y->soff);
+    return x->c - y->c;
+}
+
+/* The column tables of block b at tab: its destination elements in boxes of up to
+ * PM_FUSED_RX destination-consecutive (the destination axes before the one holding source
+ * axis 0) x BN / RX source-consecutive elements, destination order inside a box; each tile's
+ * gather sorted by source offset.  `list` has room for n elements. */
+static void fused_tables(const pm_block *b, pm_fused_plan *f, int64_t tab, int32_t *list)
+{
+    pm_elem_block e;
+    int32_t x_len = 1, m = 0, n = (int32_t)b->n, len = 0;
+    elem_of(b, &e);
+    while (m < b->rank && b->perm[m] != 0)
+        x_len *= e.ddim[m++];
+    const int32_t y_len = n / x_len, rx = x_len < PM_FUSED_RX ? x_len : PM_FUSED_RX;
+    const int32_t ry = PM_FUSED_BN / rx;
+    for (int32_t y0 = 0; y0 < y_len; y0 += ry)
+        for (int32_t x0 = 0; x0 < x_len; x0 += rx)
+            for (int32_t y = y0; y < y0 + ry && y < y_len; y++)
+                for (int32_t x = x0; x < x0 + rx && x < x_len; x++)
+                    list[len++] = x + x_len * y;
+    for (int32_t c0 = 0; c0 < n; c0 += PM_FUSED_BN) {
+        fused_col col[PM_FUSED_BN];
+        for (int32_t c = 0; c < PM_FUSED_BN; c++) {
+            const int32_t el = c0 + c < n ? list[c0 + c] : -1;
+            f->dcol[tab + c0 + c] = el;
+            col[c].soff = el >= 0 ? pm_elem_src_off(&e, el) : -1;
+            col[c].c = c;
+        }
+        qsort(col, PM_FUSED_BN, sizeof col[0], by_soff);
+        for (int32_t t = 0; t < PM_FUSED_BN; t++) {
+            f->gather[tab + c0 + t].soff = col[t].soff;
+            f->gather[tab + c0 + t].spos = pm_fused_pos(col[t].c);
+        }
+    }
+}
+
 int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan *out, char *msg)
 {
     order *ord = NULL;
+    int32_t *list = NULL;
     int n = 0;
-    int64_t items = 0;
+    int64_t items = 0, tab = 0, nmax = 1;
     memset(out, 0, sizeof *out);
     ord = malloc((size_t)(p->n_blocks ? p->n_blocks : 1) * sizeof *ord);
     if (!ord)
@@ -456,6 +503,8 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
         ord[n].idx = i;
         ord[n].cols = b->cols;
         items += fused_tiles(b);
+        tab += (b->n + PM_FUSED_BN - 1) / PM_FUSED_BN * PM_FUSED_BN;
+        nmax = b->n > nmax ? b->n : nmax;
         n++;
     }
     if (items >= INT32_MAX) {
@@ -466,12 +515,26 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
     qsort(ord, (size_t)n, sizeof *ord, by_cols); /* the longest tiles first */
     out->blk = calloc((size_t)(n ? n : 1), sizeof *out->blk);
     out->item = calloc((size_t)(items ? items : 1), sizeof *out->item);
-    if (!out->blk || !out->item)
+    out->gather = calloc((size_t)(tab ? tab : 1), sizeof *out->gather);
+    out->dcol = calloc((size_t)(tab ? tab : 1), sizeof *out->dcol);
+    list = malloc((size_t)nmax * sizeof *list);
+    if (!out->blk || !out->item || !out->gather || !out->dcol || !list)
         goto nomem;
     out->n_blocks = n;
+    out->tab_len = tab;
+    tab = 0;
     for (int i = 0; i < n; i++) {
         const pm_block *b = &p->blocks[ord[i].idx];
-        elem_of(b, &out->blk[i]);
+        pm_fused_block *fb = &out->blk[i];
+        fb->src_off = b->src_off;
+        fb->dst_off = b->dst_off;
+        fb->u_off = b->u_off;
+        fb->tab = tab;
+        fb->n = (int32_t)b->n;
+        fb->rows = b->rows;
+        fb->cols = b->cols;
+        fused_tables(b, out, tab, list);
+        tab += (b->n + PM_FUSED_BN - 1) / PM_FUSED_BN * PM_FUSED_BN;
         out->predicted_ns += pm_fused_cost(p, b);
         for (int32_t r = 0; r < b->rows; r += PM_FUSED_BM)
             for (int32_t e = 0; e < (int32_t)b->n; e += PM_FUSED_BN) {
@@ -484,10 +547,12 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
     if (n)
         out->predicted_ns += PM_LAUNCH_NS;
     free(ord);
+    free(list);
     return KB_OK;
 nomem:
     kb_msgf(msg, "out of host memory planning the fused kernel");
     free(ord);
+    free(list);
     pm_fused_plan_free(out);
     return KB_NOMEM;
 }
@@ -495,6 +560,8 @@ nomem:
 void pm_fused_plan_free(pm_fused_plan *f)
 {
     free(f->blk);
+    free(f->gather);
+    free(f->dcol);
     free(f->item);
     memset(f, 0, sizeof *f);
 }

@@ -1,11 +1,13 @@
 // fused: the recoupling of large-U blocks as one register-tiled GEMM whose operand loads do the
-// permute (issue 12).  Per CTA a tile of PM_FUSED_BM destination trees x PM_FUSED_BN consecutive
-// destination elements of one block:
-//     out[tile] = alpha * U[tile trees, :] * P[:, tile elements] + beta * cin[tile]
-// where P[j][e] = src tree j at the source offset of destination element e.  Each thread owns one
-// element column of the tile for the gather (its source offset computed once, by one division
-// per axis), so P goes from global memory to shared memory directly: no extract, no workspace,
-// no second pass over the output, which is what the extract + GEMM path pays twice.  The
+// permute (issue 12).  Per CTA a tile of PM_FUSED_BM destination trees x PM_FUSED_BN columns
+// (destination elements) of one block:
+//     out[tile] = alpha * U[tile trees, :] * P[:, tile columns] + beta * cin[tile]
+// where P[j][c] = src tree j at the source offset of column c.  The host's column tables make a
+// tile's columns boxes of destination-consecutive x source-consecutive elements and list them
+// for the gather in source order, so each thread loads one column (consecutive threads:
+// ascending source addresses, runs of 8-16 elements) and the stores write runs too.  P goes
+// from global memory to shared memory directly: no extract, no workspace, no second pass over
+// the output, which is what the extract + GEMM path pays twice.  The
 // product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared memory with
 // the next fill's global loads in flight during the current fill's FMAs (one barrier a fill);
 // every thread accumulates 8 trees x 4 elements in registers from two vector reads of U and one
@@ -21,7 +23,7 @@ constexpr int kBM = PM_FUSED_BM, kBN = PM_FUSED_BN, kBK = PM_FUSED_BK, kNT = PM_
 constexpr int kTM = PM_FUSED_TM, kTN = PM_FUSED_TN, kUL = PM_FUSED_U_LOADS;
 // U's staged rows padded by 4: rows stay 16-byte aligned for the vector reads, and the
 // transposing store (consecutive threads: consecutive k) spreads over 8 banks, not one.
-constexpr int kUP = kBM + 4;
+constexpr int kUP = kBM + 4, kPR = PM_FUSED_PROW;
 static_assert(kBN == kNT, "one gathered element column per thread");
 static_assert(kBM == 4 * kTM && kBN == 4 * 8 * kTN, "4 warps of 4 tree groups x 8 element groups");
 static_assert(kUL * kNT == kBM * kBK, "U's fill divides evenly over the threads");
@@ -77,24 +79,28 @@ __device__ __forceinline__ void fill_load(const T *__restrict__ sp, bool valid, 
 }
 
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
-// loads; sm_90a: no spills (NOTES.md, "v2: large_u", has the ptxas figures).
+// loads.  Capped for 4 CTAs an SM in float32 (123 registers on sm_90a, 115 on sm_80, no
+// spills; 5 CTAs spill on sm_80), 2 in float64 (230: its shared memory allows 4, its
+// registers 2).
 template <typename T, bool BETA>
-__global__ void __launch_bounds__(kNT)
-    fused(const pm_elem_block *__restrict__ blk, const pm_fused_item *__restrict__ items,
+__global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : 2)
+    fused(const pm_fused_block *__restrict__ blk, const pm_fused_gather *__restrict__ gather,
+          const int32_t *__restrict__ dcol, const pm_fused_item *__restrict__ items,
           const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
           T *__restrict__ out, T alpha, T beta)
 {
-    __shared__ __align__(16) T ps[2][kBK][kBN];
+    __shared__ __align__(16) T ps[2][kBK][kPR];
     __shared__ __align__(16) T us[2][kBK][kUP];
     const int32_t t = (int32_t)threadIdx.x;
     const pm_fused_item it = items[blockIdx.x];
-    const pm_elem_block *b = blk + it.blk;
+    const pm_fused_block *b = blk + it.blk;
     const int32_t n = b->n, rows = b->rows, cols = b->cols;
+    const int64_t tab = b->tab + it.elem0;
 
-    // The gather: this thread's destination element and its source offset.
-    const int32_t e = it.elem0 + t;
-    const bool valid = e < n;
-    const T *sp = src + b->src_off + (valid ? pm_elem_src_off(b, e) : 0);
+    // The gather: this thread's source offset (-1: past the block) and shared-memory slot.
+    const pm_fused_gather g = gather[tab + t];
+    const bool valid = g.soff >= 0;
+    const T *sp = src + b->src_off + (valid ? g.soff : 0);
     // U's staging: the rows and columns of this thread's loads (offset -1: past the trees).
     const T *up = u + b->u_off;
     int32_t uoff[kUL], ur[kUL], uk[kUL];
@@ -106,6 +112,7 @@ __global__ void __launch_bounds__(kNT)
     }
     int32_t r0, e0;
     pm_fused_thread(t, &r0, &e0);
+    const int32_t pe = pm_fused_pos(e0);
 
     T pv[kBK], uv[kUL], acc[kTM][kTN];
 #pragma unroll
@@ -117,7 +124,7 @@ __global__ void __launch_bounds__(kNT)
     fill_load(sp, valid, n, cols, 0, up, uoff, uk, pv, uv);
 #pragma unroll
     for (int k = 0; k < kBK; k++)
-        ps[0][k][t] = pv[k];
+        ps[0][k][g.spos] = pv[k];
 #pragma unroll
     for (int q = 0; q < kUL; q++)
         us[0][uk[q]][ur[q]] = uv[q];
@@ -140,7 +147,7 @@ __global__ void __launch_bounds__(kNT)
                 T a[kTM], p[kTN];
                 vec4<T>::load(&us[buf][k][r0], a);
                 vec4<T>::load(&us[buf][k][r0 + 4], a + 4);
-                vec4<T>::load(&ps[buf][k][e0], p);
+                vec4<T>::load(&ps[buf][k][pe], p);
 #pragma unroll
                 for (int i = 0; i < kTM; i++)
 #pragma unroll
@@ -151,7 +158,7 @@ __global__ void __launch_bounds__(kNT)
         if (more) {
 #pragma unroll
             for (int k = 0; k < kBK; k++)
-                ps[buf ^ 1][k][t] = pv[k];
+                ps[buf ^ 1][k][g.spos] = pv[k];
 #pragma unroll
             for (int q = 0; q < kUL; q++)
                 us[buf ^ 1][uk[q]][ur[q]] = uv[q];
@@ -160,51 +167,58 @@ __global__ void __launch_bounds__(kNT)
         buf ^= 1;
     }
 
-    // Epilogue: 4 consecutive destination elements of 8 trees; vector accesses where the
-    // block's offset and tree length keep them aligned (most blocks: n is a multiple of 4).
-    const int32_t el = it.elem0 + e0;
-    const bool vec = (n & 3) == 0 && (b->dst_off & 3) == 0 && el + kTN <= n;
+    // Epilogue: 4 columns of 8 trees; one vector access where the 4 columns are consecutive
+    // destination elements and aligned (a box's destination run, n a multiple of 4).
+    const int4 dc = *reinterpret_cast<const int4 *>(dcol + tab + e0);
+    const int32_t col[kTN] = {dc.x, dc.y, dc.z, dc.w};
+    const bool vec = (n & 3) == 0 && (b->dst_off & 3) == 0 && (dc.x & 3) == 0 && dc.y == dc.x + 1 &&
+                     dc.z == dc.x + 2 && dc.w == dc.x + 3;
 #pragma unroll
     for (int i = 0; i < kTM; i++) {
         const int32_t row = it.row0 + r0 + i;
         if (row >= rows)
             break;
-        const int64_t d = b->dst_off + (int64_t)row * n + el;
+        const int64_t d = b->dst_off + (int64_t)row * n;
         T c[kTN], v[kTN];
         if (vec) {
             if (BETA)
-                vec4<T>::load(cin + d, c);
+                vec4<T>::load(cin + d + dc.x, c);
 #pragma unroll
             for (int j = 0; j < kTN; j++)
                 v[j] = BETA ? alpha * acc[i][j] + beta * c[j] : alpha * acc[i][j];
-            vec4<T>::store(out + d, v);
+            vec4<T>::store(out + d + dc.x, v);
         } else {
 #pragma unroll
             for (int j = 0; j < kTN; j++)
-                if (el + j < n)
-                    out[d + j] = BETA ? alpha * acc[i][j] + beta * cin[d + j] : alpha * acc[i][j];
+                if (col[j] >= 0)
+                    out[d + col[j]] =
+                        BETA ? alpha * acc[i][j] + beta * cin[d + col[j]] : alpha * acc[i][j];
         }
     }
 }
 
 template <typename T>
-cudaError_t launch(const pm_fused_plan *h, const pm_elem_block *blk, const pm_fused_item *items,
-                   const void *src, const void *cin, const void *u, void *out, double alpha,
-                   double beta, cudaStream_t s)
+cudaError_t launch(const pm_fused_plan *h, const pm_fused_block *blk, const pm_fused_gather *gather,
+                   const int32_t *dcol, const pm_fused_item *items, const void *src,
+                   const void *cin, const void *u, void *out, double alpha, double beta,
+                   cudaStream_t s)
 {
     const unsigned grid = (unsigned)h->items;
     if (beta != 0.0)
-        fused<T, true><<<grid, kNT, 0, s>>>(blk, items, (const T *)src, (const T *)cin,
-                                            (const T *)u, (T *)out, (T)alpha, (T)beta);
+        fused<T, true><<<grid, kNT, 0, s>>>(blk, gather, dcol, items, (const T *)src,
+                                            (const T *)cin, (const T *)u, (T *)out, (T)alpha,
+                                            (T)beta);
     else
-        fused<T, false><<<grid, kNT, 0, s>>>(blk, items, (const T *)src, (const T *)cin,
-                                             (const T *)u, (T *)out, (T)alpha, (T)beta);
+        fused<T, false><<<grid, kNT, 0, s>>>(blk, gather, dcol, items, (const T *)src,
+                                             (const T *)cin, (const T *)u, (T *)out, (T)alpha,
+                                             (T)beta);
     return cudaGetLastError();
 }
 
 } // namespace
 
-extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_elem_block *dblk,
+extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_block *dblk,
+                            const pm_fused_gather *dgather, const int32_t *ddcol,
                             const pm_fused_item *ditem, const void *src, const void *cin,
                             const void *u, void *out, double alpha, double beta, void *stream)
 {
@@ -212,6 +226,8 @@ extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_elem
     if (hplan->items == 0)
         return (int)cudaSuccess;
     if (esize == 4)
-        return (int)launch<float>(hplan, dblk, ditem, src, cin, u, out, alpha, beta, s);
-    return (int)launch<double>(hplan, dblk, ditem, src, cin, u, out, alpha, beta, s);
+        return (int)launch<float>(hplan, dblk, dgather, ddcol, ditem, src, cin, u, out, alpha, beta,
+                                  s);
+    return (int)launch<double>(hplan, dblk, dgather, ddcol, ditem, src, cin, u, out, alpha, beta,
+                               s);
 }
