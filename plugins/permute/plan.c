@@ -404,6 +404,13 @@ static int64_t fused_tiles(const pm_block *b)
     return ((b->rows + PM_FUSED_BM - 1) / PM_FUSED_BM) * ((b->n + PM_FUSED_BN - 1) / PM_FUSED_BN);
 }
 
+/* Whether the fused kernel's 32-bit offsets (within a tree, into U) hold block b. */
+static int fused_fits(const pm_block *b)
+{
+    return b->n <= INT32_MAX - PM_FUSED_BN && (int64_t)b->rows * b->n <= INT32_MAX &&
+           (int64_t)(b->rows + PM_FUSED_BM) * b->cols <= INT32_MAX;
+}
+
 double pm_fused_cost(const pm_problem *p, const pm_block *b)
 {
     /* Every tile runs its 32 x 128 slots over the source trees in steps of 4 (the inner
@@ -426,7 +433,7 @@ int pm_choose_path(const pm_problem *p, const pm_block *b, int len_log)
         return 1;
     tiled = pm_tiled_cost(p, b, len_log, NULL);
     gemm = pm_gemm_cost(p, b);
-    fused = pm_fused_cost(p, b);
+    fused = fused_fits(b) ? pm_fused_cost(p, b) : INFINITY;
     if (fused < tiled && fused <= gemm)
         return 3;
     return gemm < tiled ? 2 : 1;
@@ -492,11 +499,11 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
         const pm_block *b = &p->blocks[i];
         if (which ? which[i] != 3 : pm_is_unique(b))
             continue;
-        if (b->n > INT32_MAX - PM_FUSED_BN || (int64_t)b->rows * b->n > INT32_MAX) {
+        if (!fused_fits(b)) {
             kb_msgf(msg,
-                    "block %d: %lld elements x %d trees is over the fused kernel's 32-bit "
+                    "block %d: %lld elements x %d x %d trees is over the fused kernel's 32-bit "
                     "offsets",
-                    i, (long long)b->n, b->rows);
+                    i, (long long)b->n, b->rows, b->cols);
             free(ord);
             return KB_SKIP;
         }
