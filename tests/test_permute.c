@@ -229,7 +229,8 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
         const pm_fused_block *b = &fp->blk[it->blk];
         cr_assert(it->row0 % BM == 0 && it->row0 < b->rows && it->elem0 % BN == 0 &&
                   it->elem0 < b->n);
-        const int64_t tab = b->tab + it->elem0;
+        const int64_t tab = it->tab;
+        cr_assert_eq(tab, b->tab + it->elem0, "the tile's table offset");
         cr_assert(tab % BN == 0 && tab + BN <= fp->tab_len, "column table out of range");
         memset(acc, 0, sizeof acc);
         for (int32_t jc = 0; jc < b->cols; jc += BK) {

@@ -176,9 +176,11 @@ typedef struct pm_fused_gather {
 } pm_fused_gather;
 
 /* One tile of the fused launch: its block (index into the plan's descriptors) and origin (the
- * first tree, the first column: a multiple of PM_FUSED_BN into the block's tables). */
+ * first tree, the first column: a multiple of PM_FUSED_BN into the block's tables), and where
+ * its columns start in the tables (the block's tab + elem0: the kernel reads its gather entry
+ * beside the descriptor instead of after it). */
 typedef struct pm_fused_item {
-    int32_t blk, row0, elem0, pad;
+    int32_t blk, row0, elem0, tab;
 } pm_fused_item;
 
 /* The fused launch: descriptors, column tables (gather: in gather order; dcol: the destination

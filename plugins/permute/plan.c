@@ -514,8 +514,8 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
         nmax = b->n > nmax ? b->n : nmax;
         n++;
     }
-    if (items >= INT32_MAX) {
-        kb_msgf(msg, "over 2^31 fused tiles in one launch");
+    if (items >= INT32_MAX || tab >= INT32_MAX) {
+        kb_msgf(msg, "over 2^31 fused tiles or table entries in one launch");
         free(ord);
         return KB_SKIP;
     }
@@ -549,6 +549,7 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
                 it->blk = i;
                 it->row0 = r;
                 it->elem0 = e;
+                it->tab = (int32_t)(fb->tab + e);
             }
     }
     if (n)

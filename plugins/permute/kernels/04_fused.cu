@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : 3)
     const pm_fused_item it = items[blockIdx.x];
     const pm_fused_block *b = blk + it.blk;
     const int32_t n = b->n, rows = b->rows, cols = b->cols;
-    const int64_t tab = b->tab + it.elem0;
+    const int32_t tab = it.tab; // with the descriptor's loads, not after them
 
     // The gather: this thread's source offset (-1: past the block) and shared-memory slot.
     const pm_fused_gather g = gather[tab + t];
