@@ -79,8 +79,8 @@ __device__ __forceinline__ void fill_load(const T *__restrict__ sp, bool valid, 
 }
 
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
-// loads.  Capped for 4 CTAs an SM in float32 (123 registers on sm_90a, 115 on sm_80, no
-// spills; 5 CTAs spill on sm_80) and 3 in float64 (168 / 166, no spills; uncapped it takes 230,
+// loads.  Capped for 4 CTAs an SM in float32 (123 registers on sm_90a, 114 on sm_80, no
+// spills; 5 CTAs spill on sm_80) and 3 in float64 (168 / 164, no spills; uncapped it takes 230,
 // 2 CTAs; 4 CTAs spill).
 template <typename T, bool BETA>
 __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : 3)
