@@ -61,7 +61,7 @@ static const kb_param params[] = {
     {"gemm_call", KB_PARAM_STRING, "grouped",
      "gemm, auto: one grouped cuBLAS call, or a loop of one GEMM per block", "grouped|loop"},
     {"tile_len", KB_PARAM_INT, "0",
-     "tiled, gemm, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
+     "tiled, gemm, fused, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
 };
 
 static const kb_metric_def metrics[] = {
