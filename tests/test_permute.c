@@ -266,7 +266,15 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
                 int32_t r0, e0;
                 pm_fused_thread(t, &r0, &e0);
                 cr_assert(r0 >= 0 && r0 + PM_FUSED_TM <= BM && e0 >= 0 && e0 + PM_FUSED_TN <= BN);
-                const int32_t pe = pm_fused_pos(e0);
+                const int32_t w0 = pm_fused_warp_row0(t), pe = pm_fused_pos(e0);
+                cr_assert(r0 >= w0 && r0 + PM_FUSED_TM <= w0 + 16,
+                          "a slot outside its warp's trees");
+                if (it->row0 + w0 >= b->rows) { /* the warp skips: its slots must stay unstored */
+                    for (int i = 0; i < PM_FUSED_TM; i++)
+                        for (int j = 0; j < PM_FUSED_TN; j++)
+                            acc[t][i][j] = NAN;
+                    continue;
+                }
                 for (int k = 0; k < (nc + 3) / 4 * 4; k++)
                     for (int i = 0; i < PM_FUSED_TM; i++)
                         for (int j = 0; j < PM_FUSED_TN; j++) {

@@ -218,13 +218,22 @@ PM_HD int32_t pm_fused_pos(int32_t c)
 }
 
 /* The tile slots thread t accumulates: trees *r0 .. *r0 + TM - 1 and columns *e0 .. *e0 + TN - 1
- * of the tile.  A warp covers 4 tree groups x 8 column groups, so its shared-memory reads of
- * U are 4 addresses (broadcast) and of P 8 consecutive vectors (one wavefront each). */
+ * of the tile.  Warp w covers 16 trees (from 16 (w >> 1)) x 64 columns (from 64 (w & 1)) as 2
+ * tree groups x 16 column groups: its shared-memory reads of U are 2 addresses (broadcast, one
+ * wavefront) and of P 16 consecutive vectors (two), and a warp whose 16 trees all lie past the
+ * block skips the product (pm_fused_warp_row0), so the last tile of a block with 48 trees
+ * costs 16 trees' FMAs, not 32. */
 PM_HD void pm_fused_thread(int32_t t, int32_t *r0, int32_t *e0)
 {
     const int32_t lane = t & 31, warp = t >> 5;
-    *r0 = (lane >> 3) * PM_FUSED_TM;
-    *e0 = (warp * 8 + (lane & 7)) * PM_FUSED_TN;
+    *r0 = (warp >> 1) * 16 + (lane >> 4) * PM_FUSED_TM;
+    *e0 = (warp & 1) * 64 + (lane & 15) * PM_FUSED_TN;
+}
+
+/* The first tile tree of thread t's warp (all its slots' trees are this + 0..15). */
+PM_HD int32_t pm_fused_warp_row0(int32_t t)
+{
+    return (t >> 6) * 16;
 }
 
 /* The U element thread t stages in its q-th load of a fill: tile tree *r, fill column *k

@@ -413,12 +413,14 @@ static int fused_fits(const pm_block *b)
 
 double pm_fused_cost(const pm_problem *p, const pm_block *b)
 {
-    /* Every tile runs its 32 x 128 slots over the source trees in steps of 4 (the inner
-     * unroll), so the padded flops count; DRAM sees the source, U, the destination (and cin)
-     * once, the re-reads of the source by the row tiles of a block hitting L2. */
+    /* The FMAs issued count: every tile runs 128 columns over the source trees in steps of 4
+     * (the inner unroll), on the trees rounded up to a warp's 16 (warps past the block skip);
+     * DRAM sees the source, U, the destination (and cin) once, the re-reads of the source by
+     * the row tiles of a block hitting L2. */
     const double tiles = (double)fused_tiles(b);
-    const double k4 = (double)((b->cols + 3) / 4 * 4);
-    const double flops = 2.0 * tiles * PM_FUSED_BM * PM_FUSED_BN * k4;
+    const double k4 = (double)((b->cols + 3) / 4 * 4), rows16 = (double)((b->rows + 15) / 16 * 16);
+    const double n128 = (double)((b->n + PM_FUSED_BN - 1) / PM_FUSED_BN * PM_FUSED_BN);
+    const double flops = 2.0 * rows16 * n128 * k4;
     const double rate = FUSED_FLOP_PER_NS * (p->esize == 4 ? 1.0 : 0.5);
     const double bytes = (double)p->esize * ((double)b->n * b->cols +
                                              (double)b->n * b->rows * (p->beta != 0.0 ? 2 : 1) +

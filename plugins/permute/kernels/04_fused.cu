@@ -11,7 +11,8 @@
 // product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared memory with
 // the next fill's global loads in flight during the current fill's FMAs (one barrier a fill);
 // every thread accumulates 8 trees x 4 elements in registers from two vector reads of U and one
-// of P per source tree.  Accumulation is a plain FMA chain over the source trees in order, so
+// of P per source tree; a warp covers 16 trees and skips the product where they are all past
+// the block.  Accumulation is a plain FMA chain over the source trees in order, so
 // the error bound of the other variants holds unchanged.  One launch covers every block auto
 // gives it; the tiles come in the order of the host's work list (most source trees first).
 #include "common.cuh"
@@ -25,7 +26,7 @@ constexpr int kTM = PM_FUSED_TM, kTN = PM_FUSED_TN, kUL = PM_FUSED_U_LOADS;
 // transposing store (consecutive threads: consecutive k) spreads over 8 banks, not one.
 constexpr int kUP = kBM + 4, kPR = PM_FUSED_PROW;
 static_assert(kBN == kNT, "one gathered element column per thread");
-static_assert(kBM == 4 * kTM && kBN == 4 * 8 * kTN, "4 warps of 4 tree groups x 8 element groups");
+static_assert(kBM == 4 * kTM && kBN == 4 * 8 * kTN, "4 warps of 2 x 2 (16 trees x 64 columns)");
 static_assert(kUL * kNT == kBM * kBK, "U's fill divides evenly over the threads");
 
 // Four consecutive elements as vectors (16-byte aligned: float4, two double2).
@@ -64,26 +65,37 @@ template <> struct vec4<double> {
 };
 
 // The global loads of one fill: kBK source trees of this thread's element column, and its kUL
-// elements of U (zero past the block's trees, so the product needs no bounds).
+// elements of U (zero past the block's trees, so the product needs no bounds).  U load q is
+// tree urow + q * kUS, column uk (pm_fused_u_slot: kNT threads are kUS whole rows of a fill),
+// at uq + q * kUS * cols: one pointer and two indices live through the loop, not 3 x kUL.
+constexpr int kUS = kNT / kBK;
+static_assert(kNT % kBK == 0, "a U load's column does not depend on q");
+
 template <typename T>
-__device__ __forceinline__ void fill_load(const T *__restrict__ sp, bool valid, int32_t n,
-                                          int32_t cols, int32_t jc, const T *__restrict__ up,
-                                          const int32_t *uoff, const int32_t *uk, T *pv, T *uv)
+__device__ __forceinline__ void
+fill_load(const T *__restrict__ sp, bool valid, int32_t n, int32_t rows, int32_t cols, int32_t jc,
+          const T *__restrict__ uq, int32_t urow, int32_t uk, T *pv, T *uv)
 {
 #pragma unroll
     for (int k = 0; k < kBK; k++)
         pv[k] = valid && jc + k < cols ? sp[(int64_t)(jc + k) * n] : T(0);
 #pragma unroll
     for (int q = 0; q < kUL; q++)
-        uv[q] = uoff[q] >= 0 && jc + uk[q] < cols ? up[uoff[q] + jc] : T(0);
+        uv[q] = urow + q * kUS < rows && jc + uk < cols ? uq[q * kUS * cols + jc] : T(0);
 }
 
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
-// loads.  Capped for 4 CTAs an SM in float32 (123 registers on sm_90a, 114 on sm_80, no
-// spills; 5 CTAs spill on sm_80) and 3 in float64 (168 / 164, no spills; uncapped it takes 230,
-// 2 CTAs; 4 CTAs spill).
+// loads.  Capped for 4 CTAs an SM in float32 (117 registers on sm_90a, 126 on sm_80, no
+// spills) and 3 in float64 on sm_90a (164, no spills; uncapped it takes 230, 2 CTAs; 4 CTAs
+// spill); sm_80 keeps float64 at 2 CTAs (220), as 3 spill there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr int kCtas64 = 2;
+#else
+constexpr int kCtas64 = 3;
+#endif
+
 template <typename T, bool BETA>
-__global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : 3)
+__global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
     fused(const pm_fused_block *__restrict__ blk, const pm_fused_gather *__restrict__ gather,
           const int32_t *__restrict__ dcol, const pm_fused_item *__restrict__ items,
           const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
@@ -101,18 +113,16 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : 3)
     const pm_fused_gather g = gather[tab + t];
     const bool valid = g.soff >= 0;
     const T *sp = src + b->src_off + (valid ? g.soff : 0);
-    // U's staging: the rows and columns of this thread's loads (offset -1: past the trees).
-    const T *up = u + b->u_off;
-    int32_t uoff[kUL], ur[kUL], uk[kUL];
-#pragma unroll
-    for (int q = 0; q < kUL; q++) {
-        pm_fused_u_slot(t, q, &ur[q], &uk[q]);
-        const int32_t row = it.row0 + ur[q];
-        uoff[q] = row < rows ? row * cols + uk[q] : -1;
-    }
+    // U's staging: tile tree ur + q * kUS, fill column uk of this thread's loads.
+    int32_t ur, uk;
+    pm_fused_u_slot(t, 0, &ur, &uk);
+    const int32_t urow = it.row0 + ur;
+    const T *uq = u + b->u_off + (int64_t)urow * cols + uk;
     int32_t r0, e0;
     pm_fused_thread(t, &r0, &e0);
     const int32_t pe = pm_fused_pos(e0);
+    // A warp whose trees all lie past the block gathers and waits at the barriers, no more.
+    const bool busy = it.row0 + pm_fused_warp_row0(t) < rows;
 
     T pv[kBK], uv[kUL], acc[kTM][kTN];
 #pragma unroll
@@ -121,13 +131,13 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : 3)
         for (int j = 0; j < kTN; j++)
             acc[i][j] = T(0);
 
-    fill_load(sp, valid, n, cols, 0, up, uoff, uk, pv, uv);
+    fill_load(sp, valid, n, rows, cols, 0, uq, urow, uk, pv, uv);
 #pragma unroll
     for (int k = 0; k < kBK; k++)
         ps[0][k][g.spos] = pv[k];
 #pragma unroll
     for (int q = 0; q < kUL; q++)
-        us[0][uk[q]][ur[q]] = uv[q];
+        us[0][uk][ur + q * kUS] = uv[q];
     __syncthreads();
 
     int buf = 0;
@@ -136,11 +146,11 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : 3)
         // the previous fill, which the barrier below that fill closed.
         const bool more = jc + kBK < cols;
         if (more)
-            fill_load(sp, valid, n, cols, jc + kBK, up, uoff, uk, pv, uv);
-        const int32_t nc = min(kBK, cols - jc);
+            fill_load(sp, valid, n, rows, cols, jc + kBK, uq, urow, uk, pv, uv);
+        const int32_t nc = busy ? min(kBK, cols - jc) : 0;
 #pragma unroll
         for (int k0 = 0; k0 < kBK; k0 += 4) {
-            if (k0 >= nc) // the same for the whole CTA; the staged zeros cover nc..k0+3
+            if (k0 >= nc) // the same for the whole warp; the staged zeros cover nc..k0+3
                 break;
 #pragma unroll
             for (int k = k0; k < k0 + 4; k++) {
@@ -161,7 +171,7 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : 3)
                 ps[buf ^ 1][k][g.spos] = pv[k];
 #pragma unroll
             for (int q = 0; q < kUL; q++)
-                us[buf ^ 1][uk[q]][ur[q]] = uv[q];
+                us[buf ^ 1][uk][ur + q * kUS] = uv[q];
         }
         __syncthreads();
         buf ^= 1;
