@@ -226,12 +226,21 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
     for (int64_t x = 0; x < fp->items; x++) {
         const pm_fused_item *it = &fp->item[x];
         cr_assert(it->blk >= 0 && it->blk < fp->n_blocks);
-        const pm_fused_block *b = &fp->blk[it->blk];
+        /* The kernel reads the item's copy of its block's fields and of its columns. */
+        const pm_fused_block *fb = &fp->blk[it->blk];
+        const pm_fused_item *b = it;
+        cr_assert(it->src_off == fb->src_off && it->dst_off == fb->dst_off &&
+                  it->u_off == fb->u_off && it->n == fb->n && it->rows == fb->rows &&
+                  it->cols == fb->cols);
         cr_assert(it->row0 % BM == 0 && it->row0 < b->rows && it->elem0 % BN == 0 &&
                   it->elem0 < b->n);
-        const int64_t tab = it->tab;
-        cr_assert_eq(tab, b->tab + it->elem0, "the tile's table offset");
-        cr_assert(tab % BN == 0 && tab + BN <= fp->tab_len, "column table out of range");
+        const int64_t tab = x * BN;
+        cr_assert(fb->tab + it->elem0 + BN <= fp->tab_len, "column table out of range");
+        cr_assert(memcmp(&fp->igather[tab], &fp->gather[fb->tab + it->elem0],
+                         BN * sizeof *fp->igather) == 0 &&
+                      memcmp(&fp->idcol[tab], &fp->dcol[fb->tab + it->elem0],
+                             BN * sizeof *fp->idcol) == 0,
+                  "the tile's columns are not its block's");
         memset(acc, 0, sizeof acc);
         for (int32_t jc = 0; jc < b->cols; jc += BK) {
             for (int k = 0; k < BK; k++)
@@ -241,7 +250,7 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
                 for (int i = 0; i < BM; i++)
                     us[k][i] = NAN;
             for (int32_t t = 0; t < NT; t++) {
-                const pm_fused_gather g = fp->gather[tab + t];
+                const pm_fused_gather g = fp->igather[tab + t];
                 const int valid = g.soff >= 0;
                 cr_assert(g.spos >= 0 && g.spos < PR && g.soff < b->n);
                 for (int k = 0; k < BK; k++) {
@@ -288,7 +297,7 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
             pm_fused_thread(t, &r0, &e0);
             for (int i = 0; i < PM_FUSED_TM; i++)
                 for (int j = 0; j < PM_FUSED_TN; j++) {
-                    const int32_t row = it->row0 + r0 + i, col = fp->dcol[tab + e0 + j];
+                    const int32_t row = it->row0 + r0 + i, col = fp->idcol[tab + e0 + j];
                     if (row >= b->rows || col < 0)
                         continue;
                     cr_assert(col < b->n);
@@ -296,9 +305,9 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
                     const double a = acc[t][i][j], c = get(p->cin, p->esize, d);
                     double v;
                     if (f32) {
-                        const float fa = (float)p->alpha, fb = (float)p->beta;
-                        v = p->beta != 0 ? (double)(fa * (float)a + fb * (float)c)
-                                         : (double)(fa * (float)a);
+                        const float f_alpha = (float)p->alpha, f_beta = (float)p->beta;
+                        v = p->beta != 0 ? (double)(f_alpha * (float)a + f_beta * (float)c)
+                                         : (double)(f_alpha * (float)a);
                     } else {
                         v = p->beta != 0 ? p->alpha * a + p->beta * c : p->alpha * a;
                     }

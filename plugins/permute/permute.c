@@ -93,7 +93,6 @@ typedef struct state {
     int32_t *d_ebegin[2], *d_eowner[2];
     pm_gemm_plan gp;
     pm_fused_plan fp;
-    pm_fused_block *d_fblk;
     pm_fused_gather *d_fgather;
     int32_t *d_fdcol;
     pm_fused_item *d_fitem;
@@ -246,7 +245,6 @@ static int teardown(void *p, char *msg)
         pm_elem_plan_free(&s->ep[i]);
     }
     pm_tile_plan_free(&s->tp);
-    cudaFree(s->d_fblk);
     cudaFree(s->d_fgather);
     cudaFree(s->d_fdcol);
     cudaFree(s->d_fitem);
@@ -367,13 +365,10 @@ static int plan_fused(state *s, const unsigned char *via, char *msg)
     int rc = pm_plan_fused(s->prob, via, &s->fp, msg);
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
-    rc = upload((void **)&s->d_fblk, s->fp.blk, (size_t)s->fp.n_blocks * sizeof(pm_fused_block),
-                msg);
+    const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
+    rc = upload((void **)&s->d_fgather, s->fp.igather, cols * sizeof(pm_fused_gather), msg);
     if (rc == KB_OK)
-        rc = upload((void **)&s->d_fgather, s->fp.gather,
-                    (size_t)s->fp.tab_len * sizeof(pm_fused_gather), msg);
-    if (rc == KB_OK)
-        rc = upload((void **)&s->d_fdcol, s->fp.dcol, (size_t)s->fp.tab_len * sizeof(int32_t), msg);
+        rc = upload((void **)&s->d_fdcol, s->fp.idcol, cols * sizeof(int32_t), msg);
     if (rc == KB_OK)
         rc = upload((void **)&s->d_fitem, s->fp.item, (size_t)s->fp.items * sizeof(pm_fused_item),
                     msg);
@@ -650,7 +645,7 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
                                               s->d_src, s->d_cin, s->d_u, out, s->d_ws, p->alpha,
                                               p->beta, st),
                     msg);
-        KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fblk, s->d_fgather, s->d_fdcol,
+        KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fgather, s->d_fdcol,
                                               s->d_fitem, s->d_src, s->d_cin, s->d_u, out, p->alpha,
                                               p->beta, st),
                     msg);

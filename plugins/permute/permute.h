@@ -175,17 +175,21 @@ typedef struct pm_fused_gather {
     int32_t soff, spos;
 } pm_fused_gather;
 
-/* One tile of the fused launch: its block (index into the plan's descriptors) and origin (the
- * first tree, the first column: a multiple of PM_FUSED_BN into the block's tables), and where
- * its columns start in the tables (the block's tab + elem0: the kernel reads its gather entry
- * beside the descriptor instead of after it). */
+/* One tile of the fused launch, all the kernel needs of it: its block's offsets and sizes, its
+ * origin (first tree, first column: a multiple of PM_FUSED_BN), and its block's index into the
+ * plan's descriptors.  Its columns are entries item * BN .. + BN - 1 of the per-item tables, so
+ * a CTA loads its item and its gather entry at once (no load waits on another before the
+ * first fill's). */
 typedef struct pm_fused_item {
-    int32_t blk, row0, elem0, tab;
+    int64_t src_off, dst_off, u_off;
+    int32_t n, rows, cols, row0, elem0, blk;
 } pm_fused_item;
 
-/* The fused launch: descriptors, column tables (gather: in gather order; dcol: the destination
- * offset within a tree of each column, -1 past the block) and the tiles in schedule order
- * (tiles of the blocks with most source trees first, so the longest run first). */
+/* The fused launch: descriptors, column tables per block (gather: in gather order; dcol: the
+ * destination offset within a tree of each column, -1 past the block), the tiles in schedule
+ * order (tiles of the blocks with most source trees first, so the longest run first) and the
+ * tables per tile as the kernel reads them (igather, idcol: items x BN entries, copies of
+ * their block's columns). */
 typedef struct pm_fused_plan {
     int n_blocks;
     pm_fused_block *blk;
@@ -194,6 +198,8 @@ typedef struct pm_fused_plan {
     int32_t *dcol;
     int64_t items;
     pm_fused_item *item;
+    pm_fused_gather *igather;
+    int32_t *idcol;
     double predicted_ns;
 } pm_fused_plan;
 
@@ -451,10 +457,10 @@ size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
 int pm_run_gemm(int esize, void *handle, const pm_gemm_plan *g, const void *cin, void *out,
                 void *stream, int *blas);
 /* The fused launch (nothing when the plan has no tiles). */
-int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_block *dblk,
-                 const pm_fused_gather *dgather, const int32_t *ddcol, const pm_fused_item *ditem,
-                 const void *src, const void *cin, const void *u, void *out, double alpha,
-                 double beta, void *stream);
+int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
+                 const int32_t *didcol, const pm_fused_item *ditem, const void *src,
+                 const void *cin, const void *u, void *out, double alpha, double beta,
+                 void *stream);
 
 #ifdef __cplusplus
 }

@@ -516,7 +516,7 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
         nmax = b->n > nmax ? b->n : nmax;
         n++;
     }
-    if (items >= INT32_MAX || tab >= INT32_MAX) {
+    if (items >= INT32_MAX / PM_FUSED_BN || tab >= INT32_MAX) {
         kb_msgf(msg, "over 2^31 fused tiles or table entries in one launch");
         free(ord);
         return KB_SKIP;
@@ -526,8 +526,11 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
     out->item = calloc((size_t)(items ? items : 1), sizeof *out->item);
     out->gather = calloc((size_t)(tab ? tab : 1), sizeof *out->gather);
     out->dcol = calloc((size_t)(tab ? tab : 1), sizeof *out->dcol);
+    out->igather = calloc((size_t)(items ? items : 1) * PM_FUSED_BN, sizeof *out->igather);
+    out->idcol = calloc((size_t)(items ? items : 1) * PM_FUSED_BN, sizeof *out->idcol);
     list = malloc((size_t)nmax * sizeof *list);
-    if (!out->blk || !out->item || !out->gather || !out->dcol || !list)
+    if (!out->blk || !out->item || !out->gather || !out->dcol || !out->igather || !out->idcol ||
+        !list)
         goto nomem;
     out->n_blocks = n;
     out->tab_len = tab;
@@ -547,11 +550,21 @@ int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan
         out->predicted_ns += pm_fused_cost(p, b);
         for (int32_t r = 0; r < b->rows; r += PM_FUSED_BM)
             for (int32_t e = 0; e < (int32_t)b->n; e += PM_FUSED_BN) {
-                pm_fused_item *it = &out->item[out->items++];
-                it->blk = i;
+                const int64_t x = out->items++;
+                pm_fused_item *it = &out->item[x];
+                it->src_off = b->src_off;
+                it->dst_off = b->dst_off;
+                it->u_off = b->u_off;
+                it->n = fb->n;
+                it->rows = fb->rows;
+                it->cols = fb->cols;
                 it->row0 = r;
                 it->elem0 = e;
-                it->tab = (int32_t)(fb->tab + e);
+                it->blk = i;
+                memcpy(&out->igather[x * PM_FUSED_BN], &out->gather[fb->tab + e],
+                       PM_FUSED_BN * sizeof *out->igather);
+                memcpy(&out->idcol[x * PM_FUSED_BN], &out->dcol[fb->tab + e],
+                       PM_FUSED_BN * sizeof *out->idcol);
             }
     }
     if (n)
@@ -573,5 +586,7 @@ void pm_fused_plan_free(pm_fused_plan *f)
     free(f->gather);
     free(f->dcol);
     free(f->item);
+    free(f->igather);
+    free(f->idcol);
     memset(f, 0, sizeof *f);
 }

@@ -85,7 +85,7 @@ fill_load(const T *__restrict__ sp, bool valid, int32_t n, int32_t rows, int32_t
 }
 
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
-// loads.  Capped for 4 CTAs an SM in float32 (117 registers on sm_90a, 126 on sm_80, no
+// loads.  Capped for 4 CTAs an SM in float32 (115 registers on sm_90a, 120 on sm_80, no
 // spills) and 3 in float64 on sm_90a (164, no spills; uncapped it takes 230, 2 CTAs; 4 CTAs
 // spill); sm_80 keeps float64 at 2 CTAs (220), as 3 spill there.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -96,28 +96,27 @@ constexpr int kCtas64 = 3;
 
 template <typename T, bool BETA>
 __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
-    fused(const pm_fused_block *__restrict__ blk, const pm_fused_gather *__restrict__ gather,
-          const int32_t *__restrict__ dcol, const pm_fused_item *__restrict__ items,
-          const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
-          T *__restrict__ out, T alpha, T beta)
+    fused(const pm_fused_gather *__restrict__ gather, const int32_t *__restrict__ dcol,
+          const pm_fused_item *__restrict__ items, const T *__restrict__ src,
+          const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out, T alpha, T beta)
 {
     __shared__ __align__(16) T ps[2][kBK][kPR];
     __shared__ __align__(16) T us[2][kBK][kUP];
     const int32_t t = (int32_t)threadIdx.x;
+    // The tile and this thread's gather entry: two loads, neither waiting on the other.
     const pm_fused_item it = items[blockIdx.x];
-    const pm_fused_block *b = blk + it.blk;
-    const int32_t n = b->n, rows = b->rows, cols = b->cols;
-    const int32_t tab = it.tab; // with the descriptor's loads, not after them
+    const int64_t tab = (int64_t)blockIdx.x * kBN;
+    const pm_fused_gather g = gather[tab + t];
+    const int32_t n = it.n, rows = it.rows, cols = it.cols;
 
     // The gather: this thread's source offset (-1: past the block) and shared-memory slot.
-    const pm_fused_gather g = gather[tab + t];
     const bool valid = g.soff >= 0;
-    const T *sp = src + b->src_off + (valid ? g.soff : 0);
+    const T *sp = src + it.src_off + (valid ? g.soff : 0);
     // U's staging: tile tree ur + q * kUS, fill column uk of this thread's loads.
     int32_t ur, uk;
     pm_fused_u_slot(t, 0, &ur, &uk);
     const int32_t urow = it.row0 + ur;
-    const T *uq = u + b->u_off + (int64_t)urow * cols + uk;
+    const T *uq = u + it.u_off + (int64_t)urow * cols + uk;
     int32_t r0, e0;
     pm_fused_thread(t, &r0, &e0);
     const int32_t pe = pm_fused_pos(e0);
@@ -181,14 +180,14 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
     // destination elements and aligned (a box's destination run, n a multiple of 4).
     const int4 dc = *reinterpret_cast<const int4 *>(dcol + tab + e0);
     const int32_t col[kTN] = {dc.x, dc.y, dc.z, dc.w};
-    const bool vec = (n & 3) == 0 && (b->dst_off & 3) == 0 && (dc.x & 3) == 0 && dc.y == dc.x + 1 &&
+    const bool vec = (n & 3) == 0 && (it.dst_off & 3) == 0 && (dc.x & 3) == 0 && dc.y == dc.x + 1 &&
                      dc.z == dc.x + 2 && dc.w == dc.x + 3;
 #pragma unroll
     for (int i = 0; i < kTM; i++) {
         const int32_t row = it.row0 + r0 + i;
         if (row >= rows)
             break;
-        const int64_t d = b->dst_off + (int64_t)row * n;
+        const int64_t d = it.dst_off + (int64_t)row * n;
         T c[kTN], v[kTN];
         if (vec) {
             if (BETA)
@@ -208,36 +207,31 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
 }
 
 template <typename T>
-cudaError_t launch(const pm_fused_plan *h, const pm_fused_block *blk, const pm_fused_gather *gather,
-                   const int32_t *dcol, const pm_fused_item *items, const void *src,
-                   const void *cin, const void *u, void *out, double alpha, double beta,
-                   cudaStream_t s)
+cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
+                   const pm_fused_item *items, const void *src, const void *cin, const void *u,
+                   void *out, double alpha, double beta, cudaStream_t s)
 {
     const unsigned grid = (unsigned)h->items;
     if (beta != 0.0)
-        fused<T, true><<<grid, kNT, 0, s>>>(blk, gather, dcol, items, (const T *)src,
-                                            (const T *)cin, (const T *)u, (T *)out, (T)alpha,
-                                            (T)beta);
+        fused<T, true><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src, (const T *)cin,
+                                            (const T *)u, (T *)out, (T)alpha, (T)beta);
     else
-        fused<T, false><<<grid, kNT, 0, s>>>(blk, gather, dcol, items, (const T *)src,
-                                             (const T *)cin, (const T *)u, (T *)out, (T)alpha,
-                                             (T)beta);
+        fused<T, false><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src, (const T *)cin,
+                                             (const T *)u, (T *)out, (T)alpha, (T)beta);
     return cudaGetLastError();
 }
 
 } // namespace
 
-extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_block *dblk,
-                            const pm_fused_gather *dgather, const int32_t *ddcol,
-                            const pm_fused_item *ditem, const void *src, const void *cin,
-                            const void *u, void *out, double alpha, double beta, void *stream)
+extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
+                            const int32_t *didcol, const pm_fused_item *ditem, const void *src,
+                            const void *cin, const void *u, void *out, double alpha, double beta,
+                            void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     if (hplan->items == 0)
         return (int)cudaSuccess;
     if (esize == 4)
-        return (int)launch<float>(hplan, dblk, dgather, ddcol, ditem, src, cin, u, out, alpha, beta,
-                                  s);
-    return (int)launch<double>(hplan, dblk, dgather, ddcol, ditem, src, cin, u, out, alpha, beta,
-                               s);
+        return (int)launch<float>(hplan, digather, didcol, ditem, src, cin, u, out, alpha, beta, s);
+    return (int)launch<double>(hplan, digather, didcol, ditem, src, cin, u, out, alpha, beta, s);
 }

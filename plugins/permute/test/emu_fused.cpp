@@ -52,8 +52,8 @@ int main()
                 const size_t bytes = (size_t)p.dst_elems * esize;
                 char *out = (char *)malloc(bytes);
                 memset(out, 0xff, bytes); /* NaN: an element nobody writes fails */
-                int rc = pm_run_fused(esize, &f, f.blk, f.gather, f.dcol, f.item, p.src, p.cin, p.u,
-                                      out, p.alpha, p.beta, NULL);
+                int rc = pm_run_fused(esize, &f, f.igather, f.idcol, f.item, p.src, p.cin, p.u, out,
+                                      p.alpha, p.beta, NULL);
                 /* Checked: the recoupling blocks (the problem with its abelian blocks left out). */
                 pm_problem q = p;
                 pm_block *kept = (pm_block *)malloc((size_t)(p.n_blocks + 1) * sizeof *kept);
