@@ -92,8 +92,10 @@ step_permute_ncu() {
 }
 
 # large_u at full size (issue 12: auto within 2x of copy): every path on it, float32 and
-# float64, beta 0 and 0.5 (24 cases, about 40 s), then Nsight Compute (full set, SASS stall
-# samples) of auto's kernels in float32 and float64 at beta 0 (about 20 s each).
+# float64, beta 0 and 0.5 (24 cases), and fused against copy at half and twice the blocks (4
+# cases: the fixed cost of a launch against the per-tile rate); about 40 s.  Then Nsight
+# Compute (full set, SASS stall samples) of auto's kernels in float32 and float64 at beta 0
+# (about 20 s each).
 step_permute_large_u() {
   cat >/tmp/permute-large-u.ini <<'INI'
 [run]
@@ -112,6 +114,13 @@ preset = large_u
 dtype = f32, f64
 beta = 0, 0.5
 scale = 1
+
+[permute.scale]
+variants = fused, copy
+baseline = copy
+preset = large_u
+dtype = f32
+scale = 0.5, 2
 INI
   "$B/kbench" run /tmp/permute-large-u.ini --out "$OUT/results/permute-large-u"
   local c d i=0
