@@ -7,14 +7,15 @@
 // for the gather in source order, so each thread loads one column (consecutive threads:
 // ascending source addresses, runs of 8-16 elements) and the stores write runs too.  P goes
 // from global memory to shared memory directly: no extract, no workspace, no second pass over
-// the output, which is what the extract + GEMM path pays twice.  The
-// product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared memory with
-// the next fill's global loads in flight during the current fill's FMAs (one barrier a fill);
-// every thread accumulates 8 trees x 4 elements in registers from two vector reads of U and one
-// of P per source tree; a warp covers 16 trees and skips the product where they are all past
-// the block.  Accumulation is a plain FMA chain over the source trees in order, so
-// the error bound of the other variants holds unchanged.  One launch covers every block auto
-// gives it; the tiles come in the order of the host's work list (most source trees first).
+// the output, which is what the extract + GEMM path pays twice.
+// The product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared
+// memory with the next fill's global loads in flight during the current fill's FMAs (one
+// barrier a fill); every thread accumulates 8 trees x 4 columns in registers from two vector
+// reads of U and one of P per source tree; a warp covers 16 trees and skips the product where
+// they all lie past the block.  Accumulation is a plain FMA chain over the source trees in
+// order, so the error bound of the other variants holds unchanged.  One launch covers every
+// block auto gives it; the tiles come in the order of the host's work list (most source trees
+// first), each with its own copy of its columns (permute.h, pm_fused_plan).
 #include "common.cuh"
 
 namespace
