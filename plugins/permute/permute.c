@@ -73,6 +73,7 @@ static const kb_metric_def metrics[] = {
     {"launches", "1", KB_BETTER_NONE, 0, 0, 0, "kernel launches, copies and cuBLAS calls per run"},
     {"gemm_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks sent through extract + GEMM"},
     {"fused_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks sent through the fused kernel"},
+    {"tiled_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks permuted by the tiled kernel itself"},
     {"fused_tiles", "1", KB_BETTER_NONE, 0, 0, 0, "tiles (CTAs) of the fused launch"},
 };
 
@@ -583,6 +584,8 @@ static int init(const kb_case *c, void **out, char *msg)
         report(s, "launches", (double)s->launches, 0.0, "1");
         report(s, "gemm_blocks", (double)s->gp.count, 0.0, "1");
         report(s, "fused_blocks", (double)s->fp.n_blocks, 0.0, "1");
+        /* The tiled launch's blocks less the GEMM's extracts (per_element: none). */
+        report(s, "tiled_blocks", (double)(s->tp.n_blocks - s->gp.count), 0.0, "1");
         report(s, "fused_tiles", (double)s->fp.items, 0.0, "1");
     }
     *out = s;
