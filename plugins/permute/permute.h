@@ -148,7 +148,7 @@ typedef struct pm_elem_plan {
  * one block: out tile = alpha * U(tile trees, all cols) * P(all cols, tile columns) + beta * cin,
  * with P the permuted source trees gathered straight into shared memory (no workspace).
  * The columns of a tile are not consecutive destination elements but boxes of up to
- * PM_FUSED_RX destination-consecutive x PM_FUSED_RY source-consecutive elements (host-built
+ * PM_FUSED_RX destination-consecutive x BN / RX source-consecutive elements (host-built
  * column tables), so that both the gather and the stores move whole runs; the gather reads the
  * tile's columns in ascending source order.  PM_FUSED_BK source trees per shared-memory fill;
  * each of the PM_FUSED_THREADS threads gathers one column and accumulates 8 trees x 4 columns. */
@@ -156,11 +156,16 @@ typedef struct pm_elem_plan {
 #define PM_FUSED_BN 128
 #define PM_FUSED_BK 16
 #define PM_FUSED_THREADS 128
-#define PM_FUSED_TM 8  /* trees per thread */
-#define PM_FUSED_TN 4  /* columns per thread */
-#define PM_FUSED_RX 16 /* a box's extent along the destination-consecutive elements */
-/* Shared-memory row of P: 4 pad elements per 32 columns keep the gather's stores (consecutive
- * threads: columns PM_FUSED_RX apart) off one bank and the 4-column reads 16-byte aligned. */
+#define PM_FUSED_TM 8 /* trees per thread */
+#define PM_FUSED_TN 4 /* columns per thread */
+/* A box's extent along the destination-consecutive elements (and BN / RX along the source-
+ * consecutive ones).  On large_u, 8 moves the fewest 32-byte sectors per tile: a warp's gather
+ * touches 5.2 (4 at best), 64 columns of a tree stored 10.0 (8); 16 gives 6.9 and 8.9, 4 gives
+ * 4.6 and 17.0, and the gather runs cols / 8 times as often as the stores. */
+#define PM_FUSED_RX 8
+/* Shared-memory row of P: 4 pad elements per 32 columns spread the gather's stores
+ * (consecutive threads: columns PM_FUSED_RX apart; at most 2 to a bank) and keep the 4-column
+ * reads 16-byte aligned. */
 #define PM_FUSED_PROW (PM_FUSED_BN + PM_FUSED_BN / 8)
 
 /* A block of the fused launch; its column tables start at `tab` (ceil(n / BN) * BN entries). */

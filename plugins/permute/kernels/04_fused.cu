@@ -5,7 +5,7 @@
 // where P[j][c] = src tree j at the source offset of column c.  The host's column tables make a
 // tile's columns boxes of destination-consecutive x source-consecutive elements and list them
 // for the gather in source order, so each thread loads one column (consecutive threads:
-// ascending source addresses, runs of 8-16 elements) and the stores write runs too.  P goes
+// ascending source addresses, runs of up to 16 elements) and the stores write runs too.  P goes
 // from global memory to shared memory directly: no extract, no workspace, no second pass over
 // the output, which is what the extract + GEMM path pays twice.
 // The product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared
