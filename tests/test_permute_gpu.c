@@ -36,7 +36,7 @@ Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
     cr_expect_eq(
         run_profile_text(
             "[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\ntimeout = 120\ncache = hot\n"
-            "[permute]\nvariants = per_element, tiled, gemm, auto, copy, fused\n"
+            "[permute]\nvariants = per_element, tiled, gemm, auto, copy, fused, fused_async\n"
             "preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed, "
             "dense, custom\ndtype = f32, f64\nalpha = 1.5\nbeta = 0, -0.75\nscale = 0.05\n"
             "[permute.lengths]\nvariants = tiled, auto\n"
@@ -48,7 +48,7 @@ Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
             "gemm_call = loop\nbeta = 0, 0.5\n",
             &set),
         0);
-    cr_assert_eq(set.n_cases, 6 * 8 * 2 * 2 + 2 * 4 * 4 + 2 * 2 + 2 * 2 * 2);
+    cr_assert_eq(set.n_cases, 7 * 8 * 2 * 2 + 2 * 4 * 4 + 2 * 2 + 2 * 2 * 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);

@@ -92,8 +92,8 @@ step_permute_ncu() {
 }
 
 # large_u at full size (issue 12: auto within 2x of copy): every path on it, float32 and
-# float64, beta 0 and 0.5 (24 cases), and fused against copy at half and twice the blocks (4
-# cases: the fixed cost of a launch against the per-tile rate); about 40 s.  Then Nsight
+# float64, beta 0 and 0.5 (28 cases), and fused against copy at half and twice the blocks (6
+# cases: the fixed cost of a launch against the per-tile rate); about 45 s.  Then Nsight
 # Compute (full set, SASS stall samples) of auto's kernels in float32 and float64 at beta 0
 # (about 20 s each).
 step_permute_large_u() {
@@ -108,7 +108,7 @@ cache = hot
 seed = 1
 
 [permute]
-variants = per_element, tiled, gemm, fused, auto, copy
+variants = per_element, tiled, gemm, fused, fused_async, auto, copy
 baseline = copy
 preset = large_u
 dtype = f32, f64
@@ -116,7 +116,7 @@ beta = 0, 0.5
 scale = 1
 
 [permute.scale]
-variants = fused, copy
+variants = fused, fused_async, copy
 baseline = copy
 preset = large_u
 dtype = f32

@@ -18,7 +18,7 @@
 #include "kbench/plugin.h"
 #include "permute.h"
 
-enum { V_HOST, V_PER_ELEMENT, V_TILED, V_GEMM, V_AUTO, V_COPY, V_FUSED, V_COUNT };
+enum { V_HOST, V_PER_ELEMENT, V_TILED, V_GEMM, V_AUTO, V_COPY, V_FUSED, V_FUSED_ASYNC, V_COUNT };
 
 static const kb_variant variants[V_COUNT] = {
     [V_HOST] = {"host", "C loops on the CPU in the element type (small sizes)", KB_HOST, 0},
@@ -36,6 +36,10 @@ static const kb_variant variants[V_COUNT] = {
     [V_FUSED] = {"fused",
                  "recoupling blocks: one register-tiled GEMM gathering the permute; abelian: tiled",
                  KB_DEVICE, 0},
+    [V_FUSED_ASYNC] =
+        {"fused_async",
+         "fused with cp.async fills: no registers hold the next fill (more CTAs an SM)", KB_DEVICE,
+         0},
 };
 
 static const kb_param params[] = {
@@ -364,6 +368,7 @@ static int plan_gemm(state *s, const unsigned char *via, const int64_t *ws_off, 
 static int plan_fused(state *s, const unsigned char *via, char *msg)
 {
     int rc = pm_plan_fused(s->prob, via, &s->fp, msg);
+    s->fp.async = s->variant == V_FUSED_ASYNC;
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
     const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
@@ -415,7 +420,7 @@ static int plan_device(state *s, int len_log, char *msg)
     }
     for (int b = 0; b < p->n_blocks; b++)
         via[b] = 1;
-    if (s->variant == V_GEMM || s->variant == V_FUSED) {
+    if (s->variant == V_GEMM || s->variant == V_FUSED || s->variant == V_FUSED_ASYNC) {
         for (int b = 0; b < p->n_blocks; b++)
             via[b] = pm_is_unique(&p->blocks[b]) ? 1 : s->variant == V_GEMM ? 2 : 3;
     } else if (s->variant == V_AUTO) {
@@ -502,7 +507,7 @@ static int init(const kb_case *c, void **out, char *msg)
         return KB_BAD_PARAM;
     }
     if (tile_len != 0 && c->variant != V_TILED && c->variant != V_GEMM && c->variant != V_AUTO &&
-        c->variant != V_FUSED) {
+        c->variant != V_FUSED && c->variant != V_FUSED_ASYNC) {
         kb_msgf(msg, "tile_len belongs to tiled, gemm, fused and auto");
         return KB_SKIP;
     }

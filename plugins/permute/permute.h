@@ -206,6 +206,7 @@ typedef struct pm_fused_plan {
     pm_fused_gather *igather;
     int32_t *idcol;
     double predicted_ns;
+    int async; /* fill shared memory by cp.async instead of through registers (set by the caller) */
 } pm_fused_plan;
 
 /* Source offset (within a tree) of destination element e of a block: one division per axis. */

@@ -85,18 +85,68 @@ fill_load(const T *__restrict__ sp, bool valid, int32_t n, int32_t rows, int32_t
         uv[q] = urow + q * kUS < rows && jc + uk < cols ? uq[q * kUS * cols + jc] : T(0);
 }
 
+// The same fill by cp.async straight into shared memory (fused_load = async): no registers
+// hold the next fill and no stores move it, and a slot with ok false is zero-filled without a
+// read (its address stays a valid one).  Made visible by copy_wait and the barrier after it.
+template <typename T> __device__ __forceinline__ void copy_async(T *smem, const T *gmem, bool ok)
+{
+#if defined(__CUDA_ARCH__)
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    if (sizeof(T) == 4)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem),
+                     "r"(ok ? 4 : 0)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gmem),
+                     "r"(ok ? 8 : 0)
+                     : "memory");
+#else
+    *smem = ok ? *gmem : T(0); // the CPU emulation (test/run_emu_fused.sh): copied at issue
+#endif
+}
+
+// This thread's copies have landed (a barrier must follow before others read them).
+__device__ __forceinline__ void copy_wait()
+{
+#if defined(__CUDA_ARCH__)
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+template <typename T>
+__device__ __forceinline__ void
+fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t spos, const T *__restrict__ sp, bool valid,
+           int32_t n, int32_t rows, int32_t cols, int32_t jc, const T *__restrict__ uq,
+           int32_t urow, int32_t ur, int32_t uk)
+{
+#pragma unroll
+    for (int k = 0; k < kBK; k++) {
+        const bool ok = valid && jc + k < cols;
+        copy_async(&ps[k][spos], ok ? sp + (int64_t)(jc + k) * n : sp, ok);
+    }
+#pragma unroll
+    for (int q = 0; q < kUL; q++) {
+        const bool ok = urow + q * kUS < rows && jc + uk < cols;
+        copy_async(&us[uk][ur + q * kUS], ok ? uq + q * kUS * cols + jc : sp, ok);
+    }
+}
+
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
 // loads.  Capped for 4 CTAs an SM in float32 (115 registers on sm_90a, 120 on sm_80, no
 // spills) and 3 in float64 on sm_90a (164, no spills; uncapped it takes 230, 2 CTAs; 4 CTAs
-// spill); sm_80 keeps float64 at 2 CTAs (220), as 3 spill there.
+// spill); sm_80 keeps float64 at 2 CTAs (220), as 3 spill there.  With cp.async fills
+// (fused_async) nothing holds the next fill: 5 CTAs in float32 (95 / 91 registers), 4 in
+// float64 (128), no spills.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 constexpr int kCtas64 = 2;
 #else
 constexpr int kCtas64 = 3;
 #endif
 
-template <typename T, bool BETA>
-__global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
+template <typename T, bool BETA, bool ASYNC>
+__global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 4)
+                                       : sizeof(T) == 4 ? 4
+                                                        : kCtas64)
     fused(const pm_fused_gather *__restrict__ gather, const int32_t *__restrict__ dcol,
           const pm_fused_item *__restrict__ items, const T *__restrict__ src,
           const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out, T alpha, T beta)
@@ -131,13 +181,18 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
         for (int j = 0; j < kTN; j++)
             acc[i][j] = T(0);
 
-    fill_load(sp, valid, n, rows, cols, 0, uq, urow, uk, pv, uv);
+    if (ASYNC) {
+        fill_async(ps[0], us[0], g.spos, sp, valid, n, rows, cols, 0, uq, urow, ur, uk);
+        copy_wait();
+    } else {
+        fill_load(sp, valid, n, rows, cols, 0, uq, urow, uk, pv, uv);
 #pragma unroll
-    for (int k = 0; k < kBK; k++)
-        ps[0][k][g.spos] = pv[k];
+        for (int k = 0; k < kBK; k++)
+            ps[0][k][g.spos] = pv[k];
 #pragma unroll
-    for (int q = 0; q < kUL; q++)
-        us[0][uk][ur + q * kUS] = uv[q];
+        for (int q = 0; q < kUL; q++)
+            us[0][uk][ur + q * kUS] = uv[q];
+    }
     __syncthreads();
 
     int buf = 0;
@@ -145,7 +200,10 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
         // The next fill's loads go out before this fill's FMAs; its buffer was last read in
         // the previous fill, which the barrier below that fill closed.
         const bool more = jc + kBK < cols;
-        if (more)
+        if (more && ASYNC)
+            fill_async(ps[buf ^ 1], us[buf ^ 1], g.spos, sp, valid, n, rows, cols, jc + kBK, uq,
+                       urow, ur, uk);
+        else if (more)
             fill_load(sp, valid, n, rows, cols, jc + kBK, uq, urow, uk, pv, uv);
         const int32_t nc = busy ? min(kBK, cols - jc) : 0;
 #pragma unroll
@@ -165,7 +223,7 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
                         acc[i][j] = fma(a[i], p[j], acc[i][j]);
             }
         }
-        if (more) {
+        if (more && !ASYNC) {
 #pragma unroll
             for (int k = 0; k < kBK; k++)
                 ps[buf ^ 1][k][g.spos] = pv[k];
@@ -173,6 +231,8 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
             for (int q = 0; q < kUL; q++)
                 us[buf ^ 1][uk][ur + q * kUS] = uv[q];
         }
+        if (ASYNC)
+            copy_wait();
         __syncthreads();
         buf ^= 1;
     }
@@ -207,18 +267,20 @@ __global__ void __launch_bounds__(kNT, sizeof(T) == 4 ? 4 : kCtas64)
     }
 }
 
-template <typename T>
+template <typename T, bool ASYNC>
 cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
                    const pm_fused_item *items, const void *src, const void *cin, const void *u,
                    void *out, double alpha, double beta, cudaStream_t s)
 {
     const unsigned grid = (unsigned)h->items;
     if (beta != 0.0)
-        fused<T, true><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src, (const T *)cin,
-                                            (const T *)u, (T *)out, (T)alpha, (T)beta);
+        fused<T, true, ASYNC><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src,
+                                                   (const T *)cin, (const T *)u, (T *)out, (T)alpha,
+                                                   (T)beta);
     else
-        fused<T, false><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src, (const T *)cin,
-                                             (const T *)u, (T *)out, (T)alpha, (T)beta);
+        fused<T, false, ASYNC><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src,
+                                                    (const T *)cin, (const T *)u, (T *)out,
+                                                    (T)alpha, (T)beta);
     return cudaGetLastError();
 }
 
@@ -233,6 +295,12 @@ extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fuse
     if (hplan->items == 0)
         return (int)cudaSuccess;
     if (esize == 4)
-        return (int)launch<float>(hplan, digather, didcol, ditem, src, cin, u, out, alpha, beta, s);
-    return (int)launch<double>(hplan, digather, didcol, ditem, src, cin, u, out, alpha, beta, s);
+        return (int)(hplan->async ? launch<float, true>(hplan, digather, didcol, ditem, src, cin, u,
+                                                        out, alpha, beta, s)
+                                  : launch<float, false>(hplan, digather, didcol, ditem, src, cin,
+                                                         u, out, alpha, beta, s));
+    return (int)(hplan->async ? launch<double, true>(hplan, digather, didcol, ditem, src, cin, u,
+                                                     out, alpha, beta, s)
+                              : launch<double, false>(hplan, digather, didcol, ditem, src, cin, u,
+                                                      out, alpha, beta, s));
 }
