@@ -52,6 +52,73 @@ static pm_spec spec_of(pm_preset preset, int esize, double beta, double scale)
 
 /* ---- host emulation of the kernels -------------------------------------------------------- */
 
+/* The tiled kernel's lean tiles, thread by thread and phase by phase (the patch in shared
+ * memory poisoned with NaN before each tile); returns how many tiles were whole patches. */
+static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *out, void *ws,
+                            int *writes, int64_t ws_elems)
+{
+    const int nt = 32 << tp->len_log, ept = PM_LEAN_EPT(p->esize);
+    double *sm = malloc((tp->smem_elems + 1) * sizeof *sm);
+    double *v = malloc((size_t)nt * ept * sizeof *v);
+    int64_t whole = 0;
+    cr_assert(sm && v);
+    for (int64_t ti = 0; ti < tp->lean_tiles; ti++) {
+        const pm_lean_tile *t = &tp->lean[ti];
+        const int lx = t->info & 15, ly = (t->info >> 4) & 15, copy = !!(t->info & PM_LEAN_COPY);
+        const int to_ws = !!(t->info & PM_LEAN_WS);
+        cr_assert_leq(1 << (lx + ly), nt * ept, "patch %dx%d for %d threads", 1 << lx, 1 << ly, nt);
+        cr_assert(t->nx <= 1 << lx && t->ny <= 1 << ly && t->nx > 0 && t->ny > 0);
+        whole += t->nx == 1 << lx && t->ny == 1 << ly;
+        for (size_t i = 0; i < tp->smem_elems; i++)
+            sm[i] = NAN;
+        for (int th = 0; th < nt; th++)
+            for (int i = 0; i < ept; i++) {
+                const int32_t l = th + nt * i;
+                int32_t x, y, from;
+                if (copy) {
+                    x = l & ((1 << lx) - 1);
+                    y = l >> lx;
+                    from = x + y * t->sx;
+                } else {
+                    y = l & ((1 << ly) - 1);
+                    x = l >> ly;
+                    from = x * t->sx + y;
+                }
+                v[th * ept + i] = NAN;
+                if (x < t->nx && y < t->ny) {
+                    cr_assert(t->src + from >= 0 && t->src + from < p->src_elems,
+                              "source read out of range");
+                    v[th * ept + i] = get(p->src, p->esize, t->src + from);
+                    if (!copy) {
+                        int64_t at = (int64_t)x * ((1 << ly) + 1) + y;
+                        cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
+                        sm[at] = v[th * ept + i];
+                    }
+                }
+            }
+        for (int th = 0; th < nt; th++)
+            for (int i = 0; i < ept; i++) {
+                const int32_t l = th + nt * i, x = l & ((1 << lx) - 1), y = l >> lx;
+                if (x >= t->nx || y >= t->ny)
+                    continue;
+                const double w = copy ? v[th * ept + i] : sm[(int64_t)x * ((1 << ly) + 1) + y];
+                const int64_t d = t->dst + x + (int64_t)y * t->dy;
+                if (to_ws) {
+                    cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
+                    set(ws, p->esize, d, w);
+                } else {
+                    cr_assert(d >= 0 && d < p->dst_elems, "write out of range");
+                    writes[d]++;
+                    set(out, p->esize, d,
+                        p->alpha * w + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+                }
+            }
+    }
+    free(sm);
+    free(v);
+    return whole;
+}
+
 /* The tiled kernel, thread by thread and phase by phase, in double, rounded to the element
  * type on store.  Counts the writes of every output element into `writes`; returns how many
  * tiles took the interior fast path. */
@@ -180,7 +247,7 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
     free(doff);
     free(tree);
     free(ok);
-    return n_inside;
+    return n_inside + emulate_lean(p, tp, out, ws, writes, ws_elems);
 }
 
 /* The per-element kernels, thread by thread. */

@@ -82,6 +82,7 @@ typedef struct state {
     pm_tile_plan tp;
     pm_tile_block *d_tblk;
     int32_t *d_tbegin, *d_towner;
+    pm_lean_tile *d_tlean;
     pm_elem_plan ep[2]; /* generic, unique */
     pm_elem_block *d_eblk[2];
     int32_t *d_ebegin[2], *d_eowner[2];
@@ -228,6 +229,7 @@ static int teardown(void *p, char *msg)
     cudaFree(s->d_tblk);
     cudaFree(s->d_tbegin);
     cudaFree(s->d_towner);
+    cudaFree(s->d_tlean);
     for (int i = 0; i < 2; i++) {
         cudaFree(s->d_eblk[i]);
         cudaFree(s->d_ebegin[i]);
@@ -429,7 +431,7 @@ static int plan_device(state *s, int len_log, char *msg)
     if (rc != KB_OK)
         goto done;
     s->predicted_ns = s->tp.predicted_ns;
-    s->launches = s->tp.tiles > 0;
+    s->launches = s->tp.tiles + s->tp.lean_tiles > 0;
     rc =
         upload((void **)&s->d_tblk, s->tp.blk, (size_t)s->tp.n_blocks * sizeof(pm_tile_block), msg);
     if (rc == KB_OK)
@@ -437,6 +439,9 @@ static int plan_device(state *s, int len_log, char *msg)
                     ((size_t)s->tp.n_blocks + 1) * sizeof(int32_t), msg);
     if (rc == KB_OK)
         rc = upload((void **)&s->d_towner, s->tp.owner, (size_t)s->tp.tiles * sizeof(int32_t), msg);
+    if (rc == KB_OK)
+        rc = upload((void **)&s->d_tlean, s->tp.lean,
+                    (size_t)s->tp.lean_tiles * sizeof(pm_lean_tile), msg);
     if (rc == KB_OK && ws)
         rc = plan_gemm(s, via, ws_off, msg);
 done:
@@ -538,7 +543,7 @@ static int init(const kb_case *c, void **out, char *msg)
     }
     if (variants[c->variant].target == KB_DEVICE) {
         report(s, "predicted_us", s->predicted_ns * 1e-3, 0.0, "us");
-        report(s, "tiles", (double)s->tp.tiles, 0.0, "1");
+        report(s, "tiles", (double)(s->tp.tiles + s->tp.lean_tiles), 0.0, "1");
         report(s, "launches", (double)s->launches, 0.0, "1");
         report(s, "gemm_blocks", (double)s->gp.count, 0.0, "1");
     }
@@ -599,8 +604,8 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
     default: {
         int blas = 0, e;
         KB_CUDA_TRY((cudaError_t)pm_run_tiled(p->esize, &s->tp, s->d_tblk, s->d_tbegin, s->d_towner,
-                                              s->d_src, s->d_cin, s->d_u, out, s->d_ws, p->alpha,
-                                              p->beta, st),
+                                              s->d_tlean, s->d_src, s->d_cin, s->d_u, out, s->d_ws,
+                                              p->alpha, p->beta, st),
                     msg);
         if (s->gp.count == 0)
             return KB_OK;

@@ -111,15 +111,42 @@ typedef struct pm_tile_block {
     int32_t sstr[PM_MAX_RANK]; /* source stride of destination axis k */
 } pm_tile_block;
 
+/* ---- the lean path: abelian blocks and GEMM extracts ---------------------------------------- */
+
+/* One tile of the lean path: a TX x TY patch (powers of two, TX*TY <= threads * PM_LEAN_EPT)
+ * of a unique block whose axes the host has merged (adjacent in both orders) and reduced to two:
+ * x along the destination's stride-1 axis, y along the source's (transpose), or, where both
+ * are the same axis (copy), x along it and y along the next destination axis.  Everything else
+ * (the remaining axes, the tree of an extract) is in the two origins, computed on the host, so
+ * a CTA does one 32-byte load and then only 32-bit multiply-adds:
+ *   transpose: src[src + x*sx + y] -> dst[dst + x + y*dy]
+ *   copy:      src[src + x + y*sx] -> dst[dst + x + y*dy]          for x < nx, y < ny. */
+typedef struct pm_lean_tile {
+    int64_t src, dst; /* element offsets of the patch's origin (dst: in out, or in the ws) */
+    int32_t sx;       /* source stride along x (transpose) or along y (copy) */
+    int32_t dy;       /* destination stride along y */
+    uint16_t nx, ny;  /* the patch's extents inside the block */
+    int32_t info;     /* bits 0-3: log2 TX; 4-7: log2 TY; PM_LEAN_COPY, PM_LEAN_WS */
+} pm_lean_tile;
+
+#define PM_LEAN_COPY 0x100 /* source and destination share the stride-1 axis */
+#define PM_LEAN_WS 0x200   /* an extract: write the workspace, no alpha or beta */
+/* Elements per thread on the lean path: 32 bytes of each element type in flight per thread. */
+#define PM_LEAN_EPT(esize) (32 / (esize))
+
 /* A whole tiled launch: blocks in schedule order (most source trees first), and the first
- * tile of each (begin[n_blocks] = the number of tiles). */
+ * tile of each (begin[n_blocks] = the number of tiles); then the lean tiles.  The grid is
+ * tiles + lean_tiles CTAs: CTA t < tiles runs general tile t, the others lean tile t - tiles. */
 typedef struct pm_tile_plan {
     int n_blocks;
     int len_log;        /* tile length (threads) = 32 << len_log */
     pm_tile_block *blk; /* host copy */
     int32_t *begin;
     int32_t *owner; /* the block of each tile: one load a tile instead of a binary search */
-    int64_t tiles;
+    int64_t tiles;  /* general tiles (recoupling blocks) */
+    pm_lean_tile *lean;
+    int64_t lean_tiles;
+    int n_lean_blocks; /* blocks (or extracts) on the lean path */
     size_t smem_elems; /* shared memory of one tile, elements */
     double predicted_ns;
 } pm_tile_plan;
@@ -329,8 +356,9 @@ int pm_run_per_element(int esize, int unique, const pm_elem_plan *hplan, const p
                        const void *cin, const void *u, void *out, double alpha, double beta,
                        void *stream);
 int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
-                 const int32_t *dbegin, const int32_t *downer, const void *src, const void *cin,
-                 const void *u, void *out, void *ws, double alpha, double beta, void *stream);
+                 const int32_t *dbegin, const int32_t *downer, const pm_lean_tile *dlean,
+                 const void *src, const void *cin, const void *u, void *out, void *ws, double alpha,
+                 double beta, void *stream);
 /* Largest dynamic shared memory the tiled kernel may need, so init can refuse a plan. */
 size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
 /* Copies (beta != 0) and the grouped GEMM; `handle` is a cublasHandle_t with its workspace set.

@@ -23,6 +23,9 @@
 #define NS_PER_SYNC 0.02         /* one shared-memory fill (two barriers) */
 #define GEMM_FLOP_PER_NS 30000.0 /* cuBLAS on mid-size problems: 30 TFLOP/s */
 #define NS_PER_GEMM 500.0        /* each problem of a grouped GEMM */
+/* The general tiles ran 2.5-5x slower than the model says (NOTES.md, first outcome) where the
+ * lean ones are plain copies and transposes: the choice between the two weighs that in. */
+#define GENERAL_SLOWDOWN 3.0
 
 typedef struct geom {
     int rank, rows, cols, esize, beta, extract;
@@ -220,6 +223,166 @@ double pm_gemm_cost(const pm_problem *p, const pm_block *b)
     return extract + fmax(flops / GEMM_FLOP_PER_NS, bytes * NS_PER_BYTE) + NS_PER_GEMM;
 }
 
+/* ---- the lean path ----------------------------------------------------------------------- */
+
+/* A unique block (or the trees of an extract) as the lean tiles see it: destination axes with
+ * dims of 1 dropped and each merged into its predecessor where the two are adjacent in the
+ * source too (its source stride is the predecessor's stride times dim), so a transpose stays a
+ * transpose whatever the rank; x is the destination's stride-1 axis, y the source's (or, where
+ * that is x itself, the next destination axis: a strided copy). */
+typedef struct lean_geom {
+    int m, ya, copy, lx, ly;
+    int64_t dim[PM_MAX_RANK], sst[PM_MAX_RANK], dst[PM_MAX_RANK];
+} lean_geom;
+
+static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int len_log);
+
+static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, lean_geom *g)
+{
+    int64_t st[PM_MAX_RANK], acc = 1, dacc = 1;
+    int lt = 5 + len_log + log2_ceil(PM_LEAN_EPT(esize)), lgx, lgy;
+    for (int q = 0; q < b->rank; q++) {
+        st[q] = acc;
+        acc *= b->dims[q];
+    }
+    g->m = 0;
+    for (int k = 0; k < b->rank; k++) {
+        int64_t d = b->dims[b->perm[k]], sk = st[b->perm[k]];
+        if (d > 1) {
+            if (g->m && sk == g->sst[g->m - 1] * g->dim[g->m - 1]) {
+                g->dim[g->m - 1] *= d;
+            } else {
+                g->dim[g->m] = d;
+                g->sst[g->m] = sk;
+                g->dst[g->m] = dacc;
+                g->m++;
+            }
+        }
+        dacc *= d;
+    }
+    if (g->m == 0) {
+        g->m = 1;
+        g->dim[0] = g->sst[0] = g->dst[0] = 1;
+    }
+    g->copy = g->sst[0] == 1;
+    g->ya = g->copy ? (g->m > 1 ? 1 : -1) : 0;
+    if (!g->copy)
+        for (int k = 1; k < g->m; k++)
+            if (g->sst[k] == 1)
+                g->ya = k;
+    lgx = log2_ceil(g->dim[0] < (1 << 20) ? (int)g->dim[0] : (1 << 20));
+    lgy = g->ya < 0 ? 0 : log2_ceil(g->dim[g->ya] < (1 << 20) ? (int)g->dim[g->ya] : (1 << 20));
+    /* The patch of least modelled cost among TX = 2^lx (TY the rest of the tile's elements):
+     * whole sectors along both runs against idle threads at the edges (48 = 3 x 16, not
+     * 2 x 32). */
+    double best = INFINITY;
+    int bx = 0;
+    for (int lx = 0; lx <= (lgx < lt ? lgx : lt); lx++) {
+        double c;
+        g->lx = lx;
+        g->ly = lgy < lt - lx ? lgy : lt - lx;
+        c = lean_cost(g, 1, esize, beta, len_log);
+        if (c < best - 1e-9) {
+            best = c;
+            bx = lx;
+        }
+    }
+    g->lx = bx;
+    g->ly = lgy < lt - bx ? lgy : lt - bx;
+}
+
+static int64_t ceil_div64(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Lean tiles of `trees` trees of a block (n elements each); out NULL: count only. */
+static int64_t lean_fill(const lean_geom *g, int64_t src_off, int64_t dst_off, int trees, int64_t n,
+                         int ws, pm_lean_tile *out)
+{
+    int rest[PM_MAX_RANK], nr = 0;
+    const int64_t tx = (int64_t)1 << g->lx, ty = (int64_t)1 << g->ly, dx = g->dim[0];
+    const int64_t dy = g->ya < 0 ? 1 : g->dim[g->ya], ssy = g->ya < 0 ? 0 : g->sst[g->ya];
+    const int64_t dsy = g->ya < 0 ? 0 : g->dst[g->ya];
+    int64_t cnt = 0;
+    for (int k = 1; k < g->m; k++)
+        if (k != g->ya)
+            rest[nr++] = k;
+    if (!out) {
+        cnt = (int64_t)trees * ceil_div64(dx, tx) * ceil_div64(dy, ty);
+        for (int r = 0; r < nr; r++)
+            cnt *= g->dim[rest[r]];
+        return cnt;
+    }
+    for (int tree = 0; tree < trees; tree++) {
+        int64_t c[PM_MAX_RANK] = {0};
+        for (;;) {
+            int64_t so = src_off + tree * n, de = dst_off + tree * n;
+            for (int r = 0; r < nr; r++) {
+                so += c[r] * g->sst[rest[r]];
+                de += c[r] * g->dst[rest[r]];
+            }
+            for (int64_t y = 0; y < dy; y += ty)
+                for (int64_t x = 0; x < dx; x += tx) {
+                    pm_lean_tile *t = &out[cnt++];
+                    t->src = so + x * g->sst[0] + y * ssy;
+                    t->dst = de + x + y * dsy;
+                    t->sx = (int32_t)(g->copy ? ssy : g->sst[0]);
+                    t->dy = (int32_t)dsy;
+                    t->nx = (uint16_t)(dx - x < tx ? dx - x : tx);
+                    t->ny = (uint16_t)(dy - y < ty ? dy - y : ty);
+                    t->info =
+                        g->lx | g->ly << 4 | (g->copy ? PM_LEAN_COPY : 0) | (ws ? PM_LEAN_WS : 0);
+                }
+            int r = 0;
+            while (r < nr && ++c[r] == g->dim[rest[r]])
+                c[r++] = 0;
+            if (r == nr)
+                break;
+        }
+    }
+    return cnt;
+}
+
+/* Predicted ns of a block (trees trees) on the lean path at tile length len_log. */
+static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int len_log)
+{
+    const double dx = (double)g->dim[0], dy = g->ya < 0 ? 1.0 : (double)g->dim[g->ya];
+    const double ntx = ceil(dx / (1 << g->lx)), nty = ceil(dy / (1 << g->ly));
+    const double ex = dx / ntx, ey = dy / nty; /* mean extents of a tile */
+    double tiles = (double)lean_fill(g, 0, 0, trees, 0, 0, NULL);
+    double rd = g->copy ? ey * sectors(ex * esize, esize) : ex * sectors(ey * esize, esize);
+    double wr = ey * sectors(ex * esize, esize) * (beta ? 2 : 1);
+    double runs = (g->copy ? ey : ex) + ey * (beta ? 2 : 1);
+    return tiles * ((rd + wr) * NS_PER_SECTOR + runs * NS_PER_RUN + NS_PER_TILE +
+                    (32 << len_log) * NS_PER_THREAD + (g->copy ? 0.0 : NS_PER_SYNC));
+}
+
+/* A block's best cost at tile length len_log and whether the lean path gives it: abelian
+ * blocks and extracts go lean unless the general tile is cheaper (tiny blocks whose lean
+ * tiles would be mostly idle). */
+static double block_cost(const pm_problem *p, const pm_block *b, int extract, int len_log,
+                         int *lean)
+{
+    geom g;
+    int lg[PM_MAX_RANK], lr;
+    double general;
+    geom_of(p, b, extract, &g);
+    general = best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
+    *lean = 0;
+    if ((extract || pm_is_unique(b)) && b->n < INT32_MAX) {
+        lean_geom lgm;
+        double c;
+        lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
+        c = lean_cost(&lgm, extract ? b->cols : 1, p->esize, !extract && p->beta != 0.0, len_log);
+        if (c <= GENERAL_SLOWDOWN * general) {
+            *lean = 1;
+            return c;
+        }
+    }
+    return general;
+}
+
 /* Schedule order: blocks with more source trees first (their tiles run longest). */
 typedef struct order {
     int idx, cols;
@@ -237,6 +400,7 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
                   int len_log, pm_tile_plan *out, char *msg)
 {
     order *ord = NULL;
+    unsigned char *lean_of = NULL;
     int n = 0, rc = KB_OK;
     memset(out, 0, sizeof *out);
     ord = malloc((size_t)(p->n_blocks ? p->n_blocks : 1) * sizeof *ord);
@@ -255,11 +419,9 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         for (int l = 0; l < PM_N_LENGTHS; l++) {
             double total = 0.0;
             for (int i = 0; i < n; i++) {
-                const pm_block *b = &p->blocks[ord[i].idx];
-                int extract = which && which[ord[i].idx] == 2, lg[PM_MAX_RANK], lr;
-                geom g;
-                geom_of(p, b, extract, &g);
-                total += best_shape(&g, l, extract || pm_is_unique(b), lg, &lr);
+                int lean;
+                total += block_cost(p, &p->blocks[ord[i].idx], which && which[ord[i].idx] == 2, l,
+                                    &lean);
             }
             if (total < best) {
                 best = total;
@@ -273,11 +435,53 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
     out->begin = calloc((size_t)n + 1, sizeof *out->begin);
     if (!out->blk || !out->begin)
         goto nomem;
+    /* The lean blocks first (counted, then filled), the general ones in schedule order. */
+    lean_of = calloc((size_t)(n ? n : 1), 1);
+    if (!lean_of)
+        goto nomem;
     for (int i = 0; i < n; i++) {
+        const pm_block *b = &p->blocks[ord[i].idx];
+        int extract = which && which[ord[i].idx] == 2, lean;
+        double c = block_cost(p, b, extract, len_log, &lean);
+        lean_of[i] = (unsigned char)lean;
+        if (lean) {
+            lean_geom lgm;
+            lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
+            out->predicted_ns += c;
+            out->lean_tiles += lean_fill(&lgm, 0, 0, extract ? b->cols : 1, 0, 0, NULL);
+            out->n_lean_blocks++;
+            size_t sm = ((size_t)1 << lgm.lx) * (((size_t)1 << lgm.ly) + 1);
+            if (!lgm.copy && sm > out->smem_elems)
+                out->smem_elems = sm;
+        }
+    }
+    if (out->lean_tiles >= INT32_MAX) {
+        kb_msgf(msg, "over 2^31 tiles in one launch");
+        rc = KB_SKIP;
+        goto fail;
+    }
+    out->lean = malloc((size_t)(out->lean_tiles ? out->lean_tiles : 1) * sizeof *out->lean);
+    if (!out->lean)
+        goto nomem;
+    for (int i = 0, j = 0; i < n; i++) {
+        const pm_block *b = &p->blocks[ord[i].idx];
+        int extract = which && which[ord[i].idx] == 2;
+        lean_geom lgm;
+        if (!lean_of[i])
+            continue;
+        lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
+        j += (int)lean_fill(&lgm, b->src_off, extract ? ws_off[ord[i].idx] : b->dst_off,
+                            extract ? b->cols : 1, b->n, extract, out->lean + j);
+    }
+    out->n_blocks = 0;
+    for (int i = 0, k = 0; i < n; i++) {
         const pm_block *b = &p->blocks[ord[i].idx];
         int extract = which && which[ord[i].idx] == 2, lg[PM_MAX_RANK], lr;
         geom g;
-        pm_tile_block *t = &out->blk[i];
+        if (lean_of[i])
+            continue;
+        pm_tile_block *t = &out->blk[k++];
+        out->n_blocks = k;
         geom_of(p, b, extract, &g);
         out->predicted_ns += best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
         fill_tile(p, b, &g, lg, lr, len_log, extract ? ws_off[ord[i].idx] : b->dst_off, t);
@@ -287,35 +491,44 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
             rc = KB_SKIP;
             goto fail;
         }
-        out->begin[i] = (int32_t)out->tiles;
+        out->begin[k - 1] = (int32_t)out->tiles;
         out->tiles += tiles;
         size_t p_el = (size_t)1 << t->log_p;
         size_t smem = (size_t)t->chunk * (p_el + (p_el >> t->pad_shift));
         if (smem > out->smem_elems)
             out->smem_elems = smem;
     }
+    n = out->n_blocks;
     out->begin[n] = (int32_t)out->tiles;
+    if (out->tiles + out->lean_tiles >= INT32_MAX) {
+        kb_msgf(msg, "over 2^31 tiles in one launch");
+        rc = KB_SKIP;
+        goto fail;
+    }
     out->owner = malloc((size_t)(out->tiles ? out->tiles : 1) * sizeof *out->owner);
     if (!out->owner)
         goto nomem;
     for (int i = 0; i < n; i++)
         for (int32_t t = out->begin[i]; t < out->begin[i + 1]; t++)
             out->owner[t] = i;
-    if (n)
+    if (out->tiles + out->lean_tiles)
         out->predicted_ns += PM_LAUNCH_NS;
     free(ord);
+    free(lean_of);
     return KB_OK;
 nomem:
     kb_msgf(msg, "out of host memory planning tiles");
     rc = KB_NOMEM;
 fail:
     free(ord);
+    free(lean_of);
     pm_tile_plan_free(out);
     return rc;
 }
 
 void pm_tile_plan_free(pm_tile_plan *t)
 {
+    free(t->lean);
     free(t->blk);
     free(t->begin);
     free(t->owner);
