@@ -27,6 +27,8 @@
  * lean ones are plain copies and transposes: the choice between the two weighs that in. */
 #define GENERAL_SLOWDOWN 3.0
 
+static void merge_block(const pm_block *b, pm_block *v);
+
 typedef struct geom {
     int rank, rows, cols, esize, beta, extract;
     int ddim[PM_MAX_RANK];
@@ -110,26 +112,33 @@ static double shape_cost(const geom *g, const int *lg, int log_r, int len_log, i
 }
 
 /* Greedy doubling of the extents (trees included), keeping the cheapest shape seen. */
+/* Whether a region of 2^log_p elements times 2^log_r trees fits the tile length: a thread
+ * holds PM_GEN_EPP elements times PM_GEN_RB trees. */
+static int fits(int log_p, int log_r, int len_log)
+{
+    return (log_p > 2 ? log_p - 2 : 0) + (log_r > 2 ? log_r - 2 : 0) <= 5 + len_log;
+}
+
 static double best_shape(const geom *g, int len_log, int unique, int *lg_out, int *log_r_out)
 {
-    int lg[PM_MAX_RANK] = {0}, log_r = 0, log_s = 0, max_s = 5 + len_log + 3; /* S <= NT*8 */
+    int lg[PM_MAX_RANK] = {0}, log_r = 0, log_p = 0;
     int max_r = g->extract ? 0 : log2_ceil(g->rows < PM_MAX_TREES ? g->rows : PM_MAX_TREES);
     double best = shape_cost(g, lg, log_r, len_log, unique);
     memcpy(lg_out, lg, sizeof lg);
     *log_r_out = 0;
-    while (log_s < max_s) {
+    for (;;) {
         int pick = -1;
         double pick_cost = INFINITY;
         for (int k = 0; k <= g->rank; k++) {
             double c;
             if (k < g->rank) {
-                if ((1 << lg[k]) >= g->ddim[k])
+                if ((1 << lg[k]) >= g->ddim[k] || !fits(log_p + 1, log_r, len_log))
                     continue;
                 lg[k]++;
                 c = shape_cost(g, lg, log_r, len_log, unique);
                 lg[k]--;
             } else {
-                if (log_r >= max_r)
+                if (log_r >= max_r || !fits(log_p, log_r + 1, len_log))
                     continue;
                 c = shape_cost(g, lg, log_r + 1, len_log, unique);
             }
@@ -140,11 +149,12 @@ static double best_shape(const geom *g, int len_log, int unique, int *lg_out, in
         }
         if (pick < 0)
             break;
-        if (pick < g->rank)
+        if (pick < g->rank) {
             lg[pick]++;
-        else
+            log_p++;
+        } else {
             log_r++;
-        log_s++;
+        }
         if (pick_cost < best) {
             best = pick_cost;
             memcpy(lg_out, lg, sizeof lg);
@@ -204,10 +214,12 @@ double pm_tiled_cost(const pm_problem *p, const pm_block *b, int len_log, pm_til
     geom g;
     int lg[PM_MAX_RANK], log_r;
     double c;
-    geom_of(p, b, 0, &g);
+    pm_block v;
+    merge_block(b, &v);
+    geom_of(p, &v, 0, &g);
     c = best_shape(&g, len_log, pm_is_unique(b), lg, &log_r);
     if (shape)
-        fill_tile(p, b, &g, lg, log_r, len_log, b->dst_off, shape);
+        fill_tile(p, &v, &g, lg, log_r, len_log, b->dst_off, shape);
     return c;
 }
 
@@ -237,10 +249,9 @@ typedef struct lean_geom {
 
 static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int len_log);
 
-static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, lean_geom *g)
+static void lean_merge(const pm_block *b, lean_geom *g)
 {
     int64_t st[PM_MAX_RANK], acc = 1, dacc = 1;
-    int lt = 5 + len_log + log2_ceil(PM_LEAN_EPT(esize)), lgx, lgy;
     for (int q = 0; q < b->rank; q++) {
         st[q] = acc;
         acc *= b->dims[q];
@@ -264,6 +275,35 @@ static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, le
         g->m = 1;
         g->dim[0] = g->sst[0] = g->dst[0] = 1;
     }
+}
+
+/* The block with its axes merged as lean_merge does (same offsets, trees and U): the general
+ * tiles see fewer axes, and no axis of 1. */
+static void merge_block(const pm_block *b, pm_block *v)
+{
+    lean_geom g;
+    int order[PM_MAX_RANK];
+    lean_merge(b, &g);
+    *v = *b;
+    v->rank = g.m;
+    for (int q = 0; q < g.m; q++) /* source axis q: the q-th smallest source stride */
+        order[q] = q;
+    for (int q = 1; q < g.m; q++)
+        for (int r = q; r > 0 && g.sst[order[r]] < g.sst[order[r - 1]]; r--) {
+            int t = order[r];
+            order[r] = order[r - 1];
+            order[r - 1] = t;
+        }
+    for (int q = 0; q < g.m; q++) {
+        v->dims[q] = (int)g.dim[order[q]];
+        v->perm[order[q]] = q;
+    }
+}
+
+static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, lean_geom *g)
+{
+    int lt = 5 + len_log + log2_ceil(PM_LEAN_EPT(esize)), lgx, lgy;
+    lean_merge(b, g);
     g->copy = g->sst[0] == 1;
     g->ya = g->copy ? (g->m > 1 ? 1 : -1) : 0;
     if (!g->copy)
@@ -367,20 +407,55 @@ static double block_cost(const pm_problem *p, const pm_block *b, int extract, in
     geom g;
     int lg[PM_MAX_RANK], lr;
     double general;
-    geom_of(p, b, extract, &g);
+    pm_block v;
+    merge_block(b, &v);
+    geom_of(p, &v, extract, &g);
     general = best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
-    *lean = 0;
-    if ((extract || pm_is_unique(b)) && b->n < INT32_MAX) {
+    *lean = extract; /* the general tiles do not write the workspace */
+    if (extract || pm_is_unique(b)) {
         lean_geom lgm;
         double c;
         lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
         c = lean_cost(&lgm, extract ? b->cols : 1, p->esize, !extract && p->beta != 0.0, len_log);
-        if (c <= GENERAL_SLOWDOWN * general) {
+        if (extract || c <= GENERAL_SLOWDOWN * general) {
             *lean = 1;
             return c;
         }
     }
     return general;
+}
+
+/* The records of block bi's general tiles: groups of 2^log_r destination trees, and within a
+ * group the regions with destination axis 0 fastest (neighbouring CTAs write neighbouring
+ * memory). */
+static void gen_fill(const pm_tile_block *t, int bi, pm_gen_tile *out)
+{
+    const int32_t r = 1 << t->log_r;
+    int64_t at = 0;
+    for (int32_t i0 = 0; i0 < t->rows; i0 += r) {
+        int32_t c[PM_MAX_RANK] = {0};
+        for (;;) {
+            pm_gen_tile *g = &out[at++];
+            int64_t so = 0, de = 0;
+            memset(g, 0, sizeof *g);
+            for (int k = 0; k < t->rank; k++) {
+                const int32_t org = c[k] << t->lg[k], e = t->ddim[k] - org;
+                so += (int64_t)org * t->sstr[k];
+                de += (int64_t)org * t->dstr[k];
+                g->rem[k] = (uint16_t)(e < (1 << t->lg[k]) ? e : (1 << t->lg[k]));
+            }
+            g->src = t->src_off + so;
+            g->dst = t->dst_off + (int64_t)i0 * t->n + de;
+            g->u = t->u_off + (int64_t)i0 * t->cols;
+            g->blk = bi;
+            g->nr = t->rows - i0 < r ? t->rows - i0 : r;
+            int k = 0;
+            while (k < t->rank && ++c[k] == t->nt[k])
+                c[k++] = 0;
+            if (k == t->rank)
+                break;
+        }
+    }
 }
 
 /* Schedule order: blocks with more source trees first (their tiles run longest). */
@@ -476,15 +551,17 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
     out->n_blocks = 0;
     for (int i = 0, k = 0; i < n; i++) {
         const pm_block *b = &p->blocks[ord[i].idx];
-        int extract = which && which[ord[i].idx] == 2, lg[PM_MAX_RANK], lr;
+        int lg[PM_MAX_RANK], lr;
         geom g;
+        pm_block v;
         if (lean_of[i])
             continue;
         pm_tile_block *t = &out->blk[k++];
         out->n_blocks = k;
-        geom_of(p, b, extract, &g);
-        out->predicted_ns += best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
-        fill_tile(p, b, &g, lg, lr, len_log, extract ? ws_off[ord[i].idx] : b->dst_off, t);
+        merge_block(b, &v);
+        geom_of(p, &v, 0, &g);
+        out->predicted_ns += best_shape(&g, len_log, pm_is_unique(b), lg, &lr);
+        fill_tile(p, &v, &g, lg, lr, len_log, b->dst_off, t);
         int64_t tiles = (int64_t)t->n_sp * ((t->rows + (1 << t->log_r) - 1) >> t->log_r);
         if (out->tiles + tiles >= INT32_MAX) {
             kb_msgf(msg, "over 2^31 tiles in one launch");
@@ -505,12 +582,11 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         rc = KB_SKIP;
         goto fail;
     }
-    out->owner = malloc((size_t)(out->tiles ? out->tiles : 1) * sizeof *out->owner);
-    if (!out->owner)
+    out->gen = malloc((size_t)(out->tiles ? out->tiles : 1) * sizeof *out->gen);
+    if (!out->gen)
         goto nomem;
     for (int i = 0; i < n; i++)
-        for (int32_t t = out->begin[i]; t < out->begin[i + 1]; t++)
-            out->owner[t] = i;
+        gen_fill(&out->blk[i], i, out->gen + out->begin[i]);
     if (out->tiles + out->lean_tiles)
         out->predicted_ns += PM_LAUNCH_NS;
     free(ord);
@@ -531,7 +607,7 @@ void pm_tile_plan_free(pm_tile_plan *t)
     free(t->lean);
     free(t->blk);
     free(t->begin);
-    free(t->owner);
+    free(t->gen);
     memset(t, 0, sizeof *t);
 }
 
