@@ -16,16 +16,17 @@
 #define NS_PER_SECTOR (32.0 / 4180.0) /* one 32-byte sector at the copy bandwidth */
 #define NS_PER_BYTE (1.0 / 4180.0)
 #define NS_PER_RUN 0.002         /* address arithmetic and a partial sector per contiguous run */
-#define NS_PER_FMA 0.0005        /* a recoupling FMA with its shared-memory read (float32) */
+#define NS_PER_FMA 0.0002        /* a recoupling FMA slot, its share of the reads (float32) */
 #define NS_PER_COEF 0.001        /* one coefficient read per tile */
 #define NS_PER_TILE 0.25         /* scheduling a tile */
 #define NS_PER_THREAD 0.001      /* each thread of a tile, busy or idle */
 #define NS_PER_SYNC 0.02         /* one shared-memory fill (two barriers) */
 #define GEMM_FLOP_PER_NS 30000.0 /* cuBLAS on mid-size problems: 30 TFLOP/s */
 #define NS_PER_GEMM 500.0        /* each problem of a grouped GEMM */
-/* The general tiles ran 2.5-5x slower than the model says (NOTES.md, first outcome) where the
- * lean ones are plain copies and transposes: the choice between the two weighs that in. */
-#define GENERAL_SLOWDOWN 3.0
+/* An abelian block on a general tile costs more than the model's bytes and tiles say (the
+ * seed's kernel ran 2.5-5x over them: NOTES.md, first outcome; the v2 general tile still
+ * does a few times the lean tile's instructions per element): the choice weighs that in. */
+#define GENERAL_SLOWDOWN 2.0
 
 static void merge_block(const pm_block *b, pm_block *v);
 

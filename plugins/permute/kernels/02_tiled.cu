@@ -21,10 +21,21 @@
 // CTAs [0, tiles) run general tiles (scheduled most source trees first: the host orders the
 // descriptors), the rest lean tiles; a launch with no general tile uses a kernel without the
 // general code.  The tile length (32 to 256 threads) and beta != 0 are template parameters.
+#include <cstddef>
+
 #include "common.cuh"
 
 namespace
 {
+
+// The records are read as int4 vectors: their layout is part of the kernel.
+static_assert(sizeof(pm_lean_tile) == 32 && offsetof(pm_lean_tile, sx) == 16 &&
+                  offsetof(pm_lean_tile, nx) == 24 && offsetof(pm_lean_tile, info) == 28,
+              "pm_lean_tile layout");
+static_assert(sizeof(pm_gen_tile) == 48 && offsetof(pm_gen_tile, u) == 16 &&
+                  offsetof(pm_gen_tile, blk) == 24 && offsetof(pm_gen_tile, nr) == 28 &&
+                  offsetof(pm_gen_tile, rem) == 32,
+              "pm_gen_tile layout");
 
 template <int NT> __device__ __forceinline__ constexpr int kLog()
 {
