@@ -90,3 +90,14 @@ step_permute_ncu() {
     rm -f "$d/profile.ncu-rep"
   done
 }
+
+# The dense permutes of profiles/permute.ini (rank 2 to 8, 21 to 537 MB), tiled and copy only,
+# short sampling (about 2-3 minutes, most of it generating and checking the tensors on the
+# host): the "median >= 0.8x, worst >= 0.65x copy bandwidth" over rank 2-6.
+step_permute_dense_quick() {
+  {
+    printf '[run]\nwarmup = 2\nmin_samples = 5\nmin_time = 0.05\nmax_noise = 0.05\ntimeout = 120\ncache = hot\nseed = 1\n'
+    sed -n '/^\[permute.dense2\]/,$p' profiles/permute.ini | sed 's/^variants = .*/variants = tiled, copy/'
+  } >/tmp/permute-dense-quick.ini
+  "$B/kbench" run /tmp/permute-dense-quick.ini --out "$OUT/results/permute-dense-quick"
+}
