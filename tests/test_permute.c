@@ -64,33 +64,36 @@ static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *o
     cr_assert(sm && v);
     for (int64_t ti = 0; ti < tp->lean_tiles; ti++) {
         const pm_lean_tile *t = &tp->lean[ti];
-        const int lx = t->info & 15, ly = (t->info >> 4) & 15, copy = !!(t->info & PM_LEAN_COPY);
-        const int to_ws = !!(t->info & PM_LEAN_WS);
-        cr_assert_leq(1 << (lx + ly), nt * ept, "patch %dx%d for %d threads", 1 << lx, 1 << ly, nt);
-        cr_assert(t->nx <= 1 << lx && t->ny <= 1 << ly && t->nx > 0 && t->ny > 0);
-        whole += t->nx == 1 << lx && t->ny == 1 << ly;
+        const int lx = t->info & 15, ly = (t->info >> 4) & 15, lz = (t->info >> 8) & 15;
+        const int copy = !!(t->info & PM_LEAN_COPY), to_ws = !!(t->info & PM_LEAN_WS);
+        const int32_t pitch = (1 << ly) + 1;
+        cr_assert_leq(1 << (lx + ly + lz), nt * ept, "patch %dx%dx%d for %d threads", 1 << lx,
+                      1 << ly, 1 << lz, nt);
+        cr_assert(t->nx <= 1 << lx && t->ny <= 1 << ly && t->nz <= 1 << lz);
+        cr_assert(t->nx > 0 && t->ny > 0 && t->nz > 0);
+        whole += t->nx == 1 << lx && t->ny == 1 << ly && t->nz == 1 << lz;
         for (size_t i = 0; i < tp->smem_elems; i++)
             sm[i] = NAN;
         for (int th = 0; th < nt; th++)
             for (int i = 0; i < ept; i++) {
-                const int32_t l = th + nt * i;
+                const int32_t l = th + nt * i, z = l >> (lx + ly);
                 int32_t x, y, from;
                 if (copy) {
                     x = l & ((1 << lx) - 1);
-                    y = l >> lx;
-                    from = x + y * t->sx;
+                    y = (l >> lx) & ((1 << ly) - 1);
+                    from = x + y * t->sx + z * t->sz;
                 } else {
                     y = l & ((1 << ly) - 1);
-                    x = l >> ly;
-                    from = x * t->sx + y;
+                    x = (l >> ly) & ((1 << lx) - 1);
+                    from = x * t->sx + y + z * t->sz;
                 }
                 v[th * ept + i] = NAN;
-                if (x < t->nx && y < t->ny) {
+                if (x < t->nx && y < t->ny && z < t->nz) {
                     cr_assert(t->src + from >= 0 && t->src + from < p->src_elems,
                               "source read out of range");
                     v[th * ept + i] = get(p->src, p->esize, t->src + from);
                     if (!copy) {
-                        int64_t at = (int64_t)x * ((1 << ly) + 1) + y;
+                        int64_t at = ((int64_t)(z << lx) + x) * pitch + y;
                         cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
                         sm[at] = v[th * ept + i];
                     }
@@ -98,11 +101,12 @@ static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *o
             }
         for (int th = 0; th < nt; th++)
             for (int i = 0; i < ept; i++) {
-                const int32_t l = th + nt * i, x = l & ((1 << lx) - 1), y = l >> lx;
-                if (x >= t->nx || y >= t->ny)
+                const int32_t l = th + nt * i, x = l & ((1 << lx) - 1);
+                const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> (lx + ly);
+                if (x >= t->nx || y >= t->ny || z >= t->nz)
                     continue;
-                const double w = copy ? v[th * ept + i] : sm[(int64_t)x * ((1 << ly) + 1) + y];
-                const int64_t d = t->dst + x + (int64_t)y * t->dy;
+                const double w = copy ? v[th * ept + i] : sm[((int64_t)(z << lx) + x) * pitch + y];
+                const int64_t d = t->dst + x + (int64_t)y * t->dy + (int64_t)z * t->dz;
                 if (to_ws) {
                     cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
                     set(ws, p->esize, d, w);

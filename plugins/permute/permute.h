@@ -113,24 +113,29 @@ typedef struct pm_tile_block {
 
 /* ---- the lean path: abelian blocks and GEMM extracts ---------------------------------------- */
 
-/* One tile of the lean path: a TX x TY patch (powers of two, TX*TY <= threads * PM_LEAN_EPT)
- * of a unique block whose axes the host has merged (adjacent in both orders) and reduced to two:
+/* One tile of the lean path: a TX x TY x TZ patch (powers of two, TX*TY*TZ <= threads *
+ * PM_LEAN_EPT) of a unique block whose axes the host has merged (adjacent in both orders):
  * x along the destination's stride-1 axis, y along the source's (transpose), or, where both
- * are the same axis (copy), x along it and y along the next destination axis.  Everything else
- * (the remaining axes, the tree of an extract) is in the two origins, computed on the host, so
- * a CTA does one 32-byte load and then only 32-bit multiply-adds:
- *   transpose: src[src + x*sx + y] -> dst[dst + x + y*dy]
- *   copy:      src[src + x + y*sx] -> dst[dst + x + y*dy]          for x < nx, y < ny. */
+ * are the same axis (copy), x along it and y along the next destination axis; z along one more
+ * axis, so that blocks of short axes still fill a tile (each z-slice is its own x-y patch).
+ * Everything else (the remaining axes, the tree of an extract) is in the two origins, computed
+ * on the host, so a CTA does one 48-byte load and then only 32-bit multiply-adds:
+ *   transpose: src[src + x*sx + y + z*sz] -> dst[dst + x + y*dy + z*dz]
+ *   copy:      src[src + x + y*sx + z*sz] -> dst[dst + x + y*dy + z*dz]
+ * for x < nx, y < ny, z < nz. */
 typedef struct pm_lean_tile {
-    int64_t src, dst; /* element offsets of the patch's origin (dst: in out, or in the ws) */
-    int32_t sx;       /* source stride along x (transpose) or along y (copy) */
-    int32_t dy;       /* destination stride along y */
-    uint16_t nx, ny;  /* the patch's extents inside the block */
-    int32_t info;     /* bits 0-3: log2 TX; 4-7: log2 TY; PM_LEAN_COPY, PM_LEAN_WS */
+    int64_t src, dst;    /* element offsets of the patch's origin (dst: in out, or in the ws) */
+    int32_t sx;          /* source stride along x (transpose) or along y (copy) */
+    int32_t dy;          /* destination stride along y */
+    int32_t sz, dz;      /* source and destination strides along z */
+    uint16_t nx, ny, nz; /* the patch's extents inside the block */
+    uint16_t pad;
+    int32_t info; /* bits 0-3: log2 TX; 4-7: log2 TY; 8-11: log2 TZ; PM_LEAN_COPY, PM_LEAN_WS */
+    int32_t pad2;
 } pm_lean_tile;
 
-#define PM_LEAN_COPY 0x100 /* source and destination share the stride-1 axis */
-#define PM_LEAN_WS 0x200   /* an extract: write the workspace, no alpha or beta */
+#define PM_LEAN_COPY 0x1000 /* source and destination share the stride-1 axis */
+#define PM_LEAN_WS 0x2000   /* an extract: write the workspace, no alpha or beta */
 /* Elements per thread on the lean path: 32 bytes of each element type in flight per thread. */
 #define PM_LEAN_EPT(esize) (32 / (esize))
 

@@ -244,7 +244,7 @@ double pm_gemm_cost(const pm_problem *p, const pm_block *b)
  * transpose whatever the rank; x is the destination's stride-1 axis, y the source's (or, where
  * that is x itself, the next destination axis: a strided copy). */
 typedef struct lean_geom {
-    int m, ya, copy, lx, ly;
+    int m, ya, za, copy, lx, ly, lz; /* za: the z axis (-1: none) */
     int64_t dim[PM_MAX_RANK], sst[PM_MAX_RANK], dst[PM_MAX_RANK];
 } lean_geom;
 
@@ -301,9 +301,14 @@ static void merge_block(const pm_block *b, pm_block *v)
     }
 }
 
+static int lg_of(int64_t d)
+{
+    return log2_ceil(d < (1 << 20) ? (int)d : (1 << 20));
+}
+
 static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, lean_geom *g)
 {
-    int lt = 5 + len_log + log2_ceil(PM_LEAN_EPT(esize)), lgx, lgy;
+    int lt = 5 + len_log + log2_ceil(PM_LEAN_EPT(esize)), lgx, lgy, lgz;
     lean_merge(b, g);
     g->copy = g->sst[0] == 1;
     g->ya = g->copy ? (g->m > 1 ? 1 : -1) : 0;
@@ -311,17 +316,23 @@ static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, le
         for (int k = 1; k < g->m; k++)
             if (g->sst[k] == 1)
                 g->ya = k;
-    lgx = log2_ceil(g->dim[0] < (1 << 20) ? (int)g->dim[0] : (1 << 20));
-    lgy = g->ya < 0 ? 0 : log2_ceil(g->dim[g->ya] < (1 << 20) ? (int)g->dim[g->ya] : (1 << 20));
-    /* The patch of least modelled cost among TX = 2^lx (TY the rest of the tile's elements):
-     * whole sectors along both runs against idle threads at the edges (48 = 3 x 16, not
-     * 2 x 32). */
+    g->za = -1; /* the longest of the other axes */
+    for (int k = 1; k < g->m; k++)
+        if (k != g->ya && (g->za < 0 || g->dim[k] > g->dim[g->za]))
+            g->za = k;
+    lgx = lg_of(g->dim[0]);
+    lgy = g->ya < 0 ? 0 : lg_of(g->dim[g->ya]);
+    lgz = g->za < 0 ? 0 : lg_of(g->dim[g->za]);
+    /* The patch of least modelled cost among TX = 2^lx (TY, then TZ the rest of the tile's
+     * elements): whole sectors along both runs against idle threads at the edges (48 = 3 x
+     * 16, not 2 x 32). */
     double best = INFINITY;
     int bx = 0;
     for (int lx = 0; lx <= (lgx < lt ? lgx : lt); lx++) {
         double c;
         g->lx = lx;
         g->ly = lgy < lt - lx ? lgy : lt - lx;
+        g->lz = lgz < lt - lx - g->ly ? lgz : lt - lx - g->ly;
         c = lean_cost(g, 1, esize, beta, len_log);
         if (c < best - 1e-9) {
             best = c;
@@ -330,6 +341,7 @@ static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, le
     }
     g->lx = bx;
     g->ly = lgy < lt - bx ? lgy : lt - bx;
+    g->lz = lgz < lt - bx - g->ly ? lgz : lt - bx - g->ly;
 }
 
 static int64_t ceil_div64(int64_t a, int64_t b)
@@ -342,15 +354,17 @@ static int64_t lean_fill(const lean_geom *g, int64_t src_off, int64_t dst_off, i
                          int ws, pm_lean_tile *out)
 {
     int rest[PM_MAX_RANK], nr = 0;
-    const int64_t tx = (int64_t)1 << g->lx, ty = (int64_t)1 << g->ly, dx = g->dim[0];
-    const int64_t dy = g->ya < 0 ? 1 : g->dim[g->ya], ssy = g->ya < 0 ? 0 : g->sst[g->ya];
-    const int64_t dsy = g->ya < 0 ? 0 : g->dst[g->ya];
+    const int64_t tx = (int64_t)1 << g->lx, ty = (int64_t)1 << g->ly, tz = (int64_t)1 << g->lz;
+    const int64_t dx = g->dim[0], dy = g->ya < 0 ? 1 : g->dim[g->ya];
+    const int64_t dz = g->za < 0 ? 1 : g->dim[g->za];
+    const int64_t ssy = g->ya < 0 ? 0 : g->sst[g->ya], dsy = g->ya < 0 ? 0 : g->dst[g->ya];
+    const int64_t ssz = g->za < 0 ? 0 : g->sst[g->za], dsz = g->za < 0 ? 0 : g->dst[g->za];
     int64_t cnt = 0;
     for (int k = 1; k < g->m; k++)
-        if (k != g->ya)
+        if (k != g->ya && k != g->za)
             rest[nr++] = k;
     if (!out) {
-        cnt = (int64_t)trees * ceil_div64(dx, tx) * ceil_div64(dy, ty);
+        cnt = (int64_t)trees * ceil_div64(dx, tx) * ceil_div64(dy, ty) * ceil_div64(dz, tz);
         for (int r = 0; r < nr; r++)
             cnt *= g->dim[rest[r]];
         return cnt;
@@ -363,18 +377,23 @@ static int64_t lean_fill(const lean_geom *g, int64_t src_off, int64_t dst_off, i
                 so += c[r] * g->sst[rest[r]];
                 de += c[r] * g->dst[rest[r]];
             }
-            for (int64_t y = 0; y < dy; y += ty)
-                for (int64_t x = 0; x < dx; x += tx) {
-                    pm_lean_tile *t = &out[cnt++];
-                    t->src = so + x * g->sst[0] + y * ssy;
-                    t->dst = de + x + y * dsy;
-                    t->sx = (int32_t)(g->copy ? ssy : g->sst[0]);
-                    t->dy = (int32_t)dsy;
-                    t->nx = (uint16_t)(dx - x < tx ? dx - x : tx);
-                    t->ny = (uint16_t)(dy - y < ty ? dy - y : ty);
-                    t->info =
-                        g->lx | g->ly << 4 | (g->copy ? PM_LEAN_COPY : 0) | (ws ? PM_LEAN_WS : 0);
-                }
+            for (int64_t z = 0; z < dz; z += tz)
+                for (int64_t y = 0; y < dy; y += ty)
+                    for (int64_t x = 0; x < dx; x += tx) {
+                        pm_lean_tile *t = &out[cnt++];
+                        memset(t, 0, sizeof *t);
+                        t->src = so + x * g->sst[0] + y * ssy + z * ssz;
+                        t->dst = de + x + y * dsy + z * dsz;
+                        t->sx = (int32_t)(g->copy ? ssy : g->sst[0]);
+                        t->dy = (int32_t)dsy;
+                        t->sz = (int32_t)ssz;
+                        t->dz = (int32_t)dsz;
+                        t->nx = (uint16_t)(dx - x < tx ? dx - x : tx);
+                        t->ny = (uint16_t)(dy - y < ty ? dy - y : ty);
+                        t->nz = (uint16_t)(dz - z < tz ? dz - z : tz);
+                        t->info = g->lx | g->ly << 4 | g->lz << 8 | (g->copy ? PM_LEAN_COPY : 0) |
+                                  (ws ? PM_LEAN_WS : 0);
+                    }
             int r = 0;
             while (r < nr && ++c[r] == g->dim[rest[r]])
                 c[r++] = 0;
@@ -389,12 +408,14 @@ static int64_t lean_fill(const lean_geom *g, int64_t src_off, int64_t dst_off, i
 static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int len_log)
 {
     const double dx = (double)g->dim[0], dy = g->ya < 0 ? 1.0 : (double)g->dim[g->ya];
+    const double dz = g->za < 0 ? 1.0 : (double)g->dim[g->za];
     const double ntx = ceil(dx / (1 << g->lx)), nty = ceil(dy / (1 << g->ly));
-    const double ex = dx / ntx, ey = dy / nty; /* mean extents of a tile */
+    const double ntz = ceil(dz / (1 << g->lz));
+    const double ex = dx / ntx, ey = dy / nty, ez = dz / ntz; /* mean extents of a tile */
     double tiles = (double)lean_fill(g, 0, 0, trees, 0, 0, NULL);
-    double rd = g->copy ? ey * sectors(ex * esize, esize) : ex * sectors(ey * esize, esize);
-    double wr = ey * sectors(ex * esize, esize) * (beta ? 2 : 1);
-    double runs = (g->copy ? ey : ex) + ey * (beta ? 2 : 1);
+    double rd = ez * (g->copy ? ey * sectors(ex * esize, esize) : ex * sectors(ey * esize, esize));
+    double wr = ez * ey * sectors(ex * esize, esize) * (beta ? 2 : 1);
+    double runs = ez * ((g->copy ? ey : ex) + ey * (beta ? 2 : 1));
     return tiles * ((rd + wr) * NS_PER_SECTOR + runs * NS_PER_RUN + NS_PER_TILE +
                     (32 << len_log) * NS_PER_THREAD + (g->copy ? 0.0 : NS_PER_SYNC));
 }
@@ -526,7 +547,7 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
             out->predicted_ns += c;
             out->lean_tiles += lean_fill(&lgm, 0, 0, extract ? b->cols : 1, 0, 0, NULL);
             out->n_lean_blocks++;
-            size_t sm = ((size_t)1 << lgm.lx) * (((size_t)1 << lgm.ly) + 1);
+            size_t sm = ((size_t)1 << (lgm.lx + lgm.lz)) * (((size_t)1 << lgm.ly) + 1);
             if (!lgm.copy && sm > out->smem_elems)
                 out->smem_elems = sm;
         }

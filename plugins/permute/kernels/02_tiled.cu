@@ -29,8 +29,9 @@ namespace
 {
 
 // The records are read as int4 vectors: their layout is part of the kernel.
-static_assert(sizeof(pm_lean_tile) == 32 && offsetof(pm_lean_tile, sx) == 16 &&
-                  offsetof(pm_lean_tile, nx) == 24 && offsetof(pm_lean_tile, info) == 28,
+static_assert(sizeof(pm_lean_tile) == 48 && offsetof(pm_lean_tile, sx) == 16 &&
+                  offsetof(pm_lean_tile, sz) == 24 && offsetof(pm_lean_tile, nx) == 32 &&
+                  offsetof(pm_lean_tile, nz) == 36 && offsetof(pm_lean_tile, info) == 40,
               "pm_lean_tile layout");
 static_assert(sizeof(pm_gen_tile) == 48 && offsetof(pm_gen_tile, u) == 16 &&
                   offsetof(pm_gen_tile, blk) == 24 && offsetof(pm_gen_tile, nr) == 28 &&
@@ -195,8 +196,8 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
 // A lean tile (permute.h, pm_lean_tile): every thread loads its EPT elements first, then
 // (transpose) stores them into the padded patch, and after the barrier reads and writes them
 // in destination order.  Patch slot l of thread t is l = t + NT*i; the read phase takes y from
-// its low bits (consecutive threads along the source's stride-1 axis), the write phase x.  The
-// patch is [x][TY + 1]: both phases hit distinct banks.
+// its low bits (consecutive threads along the source's stride-1 axis), then x, then z; the
+// write phase x, then y, then z.  The patch is [z][x][TY + 1]: both phases hit distinct banks.
 template <typename T, int NT, bool BETA>
 __device__ __forceinline__ void lean_tile(const pm_lean_tile *__restrict__ rec,
                                           const T *__restrict__ src, const T *__restrict__ cin,
@@ -206,10 +207,12 @@ __device__ __forceinline__ void lean_tile(const pm_lean_tile *__restrict__ rec,
     constexpr int EPT = PM_LEAN_EPT(sizeof(T));
     const int4 r0 = __ldg(reinterpret_cast<const int4 *>(rec));
     const int4 r1 = __ldg(reinterpret_cast<const int4 *>(rec) + 1);
+    const int4 r2 = __ldg(reinterpret_cast<const int4 *>(rec) + 2);
     const int64_t so = (int64_t)(((uint64_t)(uint32_t)r0.y << 32) | (uint32_t)r0.x);
     const int64_t dof = (int64_t)(((uint64_t)(uint32_t)r0.w << 32) | (uint32_t)r0.z);
-    const int32_t sx = r1.x, dy = r1.y, nx = r1.z & 0xffff, ny = (int32_t)((uint32_t)r1.z >> 16);
-    const int32_t info = r1.w, lx = info & 15, ly = (info >> 4) & 15;
+    const int32_t sx = r1.x, dy = r1.y, sz = r1.z, dz = r1.w;
+    const int32_t nx = r2.x & 0xffff, ny = (int32_t)((uint32_t)r2.x >> 16), nz = r2.y & 0xffff;
+    const int32_t info = r2.z, lx = info & 15, ly = (info >> 4) & 15, lxy = lx + ly;
     const T *s = src + so;
     const bool to_ws = (info & PM_LEAN_WS) != 0;
     T *d = (to_ws ? ws : out) + dof;
@@ -219,14 +222,16 @@ __device__ __forceinline__ void lean_tile(const pm_lean_tile *__restrict__ rec,
         // Both sides run along x: no shared memory, no barrier.
 #pragma unroll
         for (int i = 0; i < EPT; i++) {
-            const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1), y = l >> lx;
-            v[i] = x < nx && y < ny ? s[x + y * sx] : T(0);
+            const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1);
+            const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
+            v[i] = x < nx && y < ny && z < nz ? s[x + y * sx + z * sz] : T(0);
         }
 #pragma unroll
         for (int i = 0; i < EPT; i++) {
-            const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1), y = l >> lx;
-            if (x < nx && y < ny) {
-                const int32_t o = x + y * dy;
+            const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1);
+            const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
+            if (x < nx && y < ny && z < nz) {
+                const int32_t o = x + y * dy + z * dz;
                 d[o] = to_ws ? v[i] : BETA ? alpha * v[i] + beta * c[o] : alpha * v[i];
             }
         }
@@ -235,22 +240,25 @@ __device__ __forceinline__ void lean_tile(const pm_lean_tile *__restrict__ rec,
     const int32_t pitch = (1 << ly) + 1;
 #pragma unroll
     for (int i = 0; i < EPT; i++) {
-        const int32_t l = (int32_t)threadIdx.x + NT * i, y = l & ((1 << ly) - 1), x = l >> ly;
-        v[i] = x < nx && y < ny ? s[x * sx + y] : T(0);
+        const int32_t l = (int32_t)threadIdx.x + NT * i, y = l & ((1 << ly) - 1);
+        const int32_t x = (l >> ly) & ((1 << lx) - 1), z = l >> lxy;
+        v[i] = x < nx && y < ny && z < nz ? s[x * sx + y + z * sz] : T(0);
     }
 #pragma unroll
     for (int i = 0; i < EPT; i++) {
-        const int32_t l = (int32_t)threadIdx.x + NT * i, y = l & ((1 << ly) - 1), x = l >> ly;
-        if (x < nx && y < ny)
-            sm[x * pitch + y] = v[i];
+        const int32_t l = (int32_t)threadIdx.x + NT * i, y = l & ((1 << ly) - 1);
+        const int32_t x = (l >> ly) & ((1 << lx) - 1), z = l >> lxy;
+        if (x < nx && y < ny && z < nz)
+            sm[((z << lx) + x) * pitch + y] = v[i];
     }
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < EPT; i++) {
-        const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1), y = l >> lx;
-        if (x < nx && y < ny) {
-            const int32_t o = x + y * dy;
-            const T w = sm[x * pitch + y];
+        const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1);
+        const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
+        if (x < nx && y < ny && z < nz) {
+            const int32_t o = x + y * dy + z * dz;
+            const T w = sm[((z << lx) + x) * pitch + y];
             d[o] = to_ws ? w : BETA ? alpha * w + beta * c[o] : alpha * w;
         }
     }
