@@ -53,135 +53,162 @@ static pm_spec spec_of(pm_preset preset, int esize, double beta, double scale)
 
 /* ---- host emulation of the kernels -------------------------------------------------------- */
 
+/* The tiled kernel's lean tiles, thread by thread and phase by phase (the patch in shared
+ * memory poisoned with NaN before each tile); returns how many tiles were whole patches. */
+static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *out, void *ws,
+                            int *writes, int64_t ws_elems)
+{
+    const int nt = 32 << tp->len_log, ept = PM_LEAN_EPT(p->esize);
+    double *sm = malloc((tp->smem_elems + 1) * sizeof *sm);
+    double *v = malloc((size_t)nt * ept * sizeof *v);
+    int64_t whole = 0;
+    cr_assert(sm && v);
+    for (int64_t ti = 0; ti < tp->lean_tiles; ti++) {
+        const pm_lean_tile *t = &tp->lean[ti];
+        const int lx = t->info & 15, ly = (t->info >> 4) & 15, lz = (t->info >> 8) & 15;
+        const int copy = !!(t->info & PM_LEAN_COPY), to_ws = !!(t->info & PM_LEAN_WS);
+        const int32_t pitch = (1 << ly) + 1;
+        cr_assert_leq(1 << (lx + ly + lz), nt * ept, "patch %dx%dx%d for %d threads", 1 << lx,
+                      1 << ly, 1 << lz, nt);
+        cr_assert(t->nx <= 1 << lx && t->ny <= 1 << ly && t->nz <= 1 << lz);
+        cr_assert(t->nx > 0 && t->ny > 0 && t->nz > 0);
+        whole += t->nx == 1 << lx && t->ny == 1 << ly && t->nz == 1 << lz;
+        for (size_t i = 0; i < tp->smem_elems; i++)
+            sm[i] = NAN;
+        for (int th = 0; th < nt; th++)
+            for (int i = 0; i < ept; i++) {
+                const int32_t l = th + nt * i, z = l >> (lx + ly);
+                int32_t x, y, from;
+                if (copy) {
+                    x = l & ((1 << lx) - 1);
+                    y = (l >> lx) & ((1 << ly) - 1);
+                    from = x + y * t->sx + z * t->sz;
+                } else {
+                    y = l & ((1 << ly) - 1);
+                    x = (l >> ly) & ((1 << lx) - 1);
+                    from = x * t->sx + y + z * t->sz;
+                }
+                v[th * ept + i] = NAN;
+                if (x < t->nx && y < t->ny && z < t->nz) {
+                    cr_assert(t->src + from >= 0 && t->src + from < p->src_elems,
+                              "source read out of range");
+                    v[th * ept + i] = get(p->src, p->esize, t->src + from);
+                    if (!copy) {
+                        int64_t at = ((int64_t)(z << lx) + x) * pitch + y;
+                        cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
+                        sm[at] = v[th * ept + i];
+                    }
+                }
+            }
+        for (int th = 0; th < nt; th++)
+            for (int i = 0; i < ept; i++) {
+                const int32_t l = th + nt * i, x = l & ((1 << lx) - 1);
+                const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> (lx + ly);
+                if (x >= t->nx || y >= t->ny || z >= t->nz)
+                    continue;
+                const double w = copy ? v[th * ept + i] : sm[((int64_t)(z << lx) + x) * pitch + y];
+                const int64_t d = t->dst + x + (int64_t)y * t->dy + (int64_t)z * t->dz;
+                if (to_ws) {
+                    cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
+                    set(ws, p->esize, d, w);
+                } else {
+                    cr_assert(d >= 0 && d < p->dst_elems, "write out of range");
+                    writes[d]++;
+                    set(out, p->esize, d,
+                        p->alpha * w + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+                }
+            }
+    }
+    free(sm);
+    free(v);
+    return whole;
+}
+
 /* The tiled kernel, thread by thread and phase by phase, in double, rounded to the element
- * type on store.  Counts the writes of every output element into `writes`; returns how many
- * tiles took the interior fast path. */
+ * type on store: its general tiles, then its lean ones.  Counts the writes of every output
+ * element into `writes`; returns how many tiles lay wholly inside their block. */
 static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *out, void *ws,
                              int *writes, int64_t ws_elems)
 {
-    const int nt = 32 << tp->len_log;
+    const int nt = 32 << tp->len_log, slots = nt * PM_GEN_EPP * PM_GEN_RB;
     double *sm = malloc((tp->smem_elems + 1) * sizeof *sm);
-    double *acc = malloc((size_t)nt * PM_MAX_ACC * sizeof *acc);
-    int32_t *dpos = malloc((size_t)nt * PM_MAX_ACC * sizeof *dpos);
-    int32_t *doff = malloc((size_t)nt * PM_MAX_ACC * sizeof *doff);
-    int32_t *tree = malloc((size_t)nt * PM_MAX_ACC * sizeof *tree);
-    char *ok = malloc((size_t)nt * PM_MAX_ACC);
-    int64_t n_inside = 0;
-    cr_assert(sm && acc && dpos && doff && tree && ok);
+    double *acc = malloc((size_t)slots * sizeof *acc);
+    int64_t whole = 0;
+    cr_assert(sm && acc);
     for (int32_t tile = 0; tile < (int32_t)tp->tiles; tile++) {
-        const int bi = tp->owner[tile];
+        const pm_gen_tile *rec = &tp->gen[tile];
+        const int bi = rec->blk;
         const pm_tile_block *b = &tp->blk[bi];
+        int32_t rem[PM_MAX_RANK] = {0}, inside = 1;
         cr_assert_eq(bi, pm_find_block(tp->begin, tp->n_blocks, tile));
-        int32_t i0, org[PM_MAX_RANK] = {0};
-        cr_assert(tile >= tp->begin[bi] && tile < tp->begin[bi + 1]);
-        pm_tile_origin(b, tile - tp->begin[bi], &i0, org);
-        const int32_t log_p = b->log_p, pmask = (1 << log_p) - 1;
-        const int32_t slots = (1 << log_p) << b->log_r;
-        const int32_t pp = (1 << log_p) + ((1 << log_p) >> b->pad_shift);
-        const int to_ws = (b->flags & PM_FLAG_TO_WS) != 0;
-        const int no_u = (b->flags & (PM_FLAG_UNIQUE | PM_FLAG_TO_WS)) != 0;
-        cr_assert_leq(slots, nt * PM_MAX_ACC, "tile of %d slots for %d threads", slots, nt);
-        /* The kernel's two paths: parts for interior tiles, coordinates for the others. */
-        pm_part part[PM_MAX_ACC];
-        int32_t dorg, sorg;
-        const int inside = pm_tile_base(b, org, &dorg, &sorg);
-        for (int m = 0; m < PM_MAX_ACC; m++)
-            pm_part_of(b, m * nt, &part[m]);
-        n_inside += inside;
-        for (int t = 0; t < nt; t++) {
-            pm_part mine;
-            pm_part_of(b, t, &mine);
-            for (int m = 0; m < PM_MAX_ACC; m++) {
-                int x = t * PM_MAX_ACC + m;
-                int32_t s = t + nt * m, es = 0, off = 0;
-                if (inside) {
-                    tree[x] = i0 + mine.tree + part[m].tree;
-                    ok[x] = s < slots && tree[x] < b->rows;
-                    doff[x] = dorg + mine.doff + part[m].doff;
-                    dpos[x] = mine.dpos + part[m].dpos;
-                } else {
-                    tree[x] = i0 + (s >> log_p);
-                    ok[x] =
-                        s < slots && pm_tile_dst(b, org, s & pmask, &off, &es) && tree[x] < b->rows;
-                    dpos[x] = pm_pad(es, b->pad_shift);
-                    doff[x] = off;
-                }
-                acc[x] = 0.0;
+        for (int k = 0; k < PM_MAX_RANK; k++) {
+            rem[k] = rec->rem[k];
+            if (k < b->rank) {
+                cr_assert(rem[k] > 0 && rem[k] <= 1 << b->lg[k]);
+                inside &= rem[k] == 1 << b->lg[k];
             }
         }
-        const int32_t ncols = to_ws ? 1 : b->cols;
-        const int64_t sbase = b->src_off + (to_ws ? (int64_t)i0 * b->n : 0);
-        for (int32_t jc = 0; jc < ncols; jc += b->chunk) {
-            const int32_t nc = b->chunk < ncols - jc ? b->chunk : ncols - jc, ng = nc << log_p;
-            cr_assert_leq(ng, nt * PM_MAX_ACC, "gather of %d for %d threads", ng, nt);
+        whole += inside;
+        const int32_t log_p = b->log_p, log_l = log_p > 2 ? log_p - 2 : 0;
+        const int32_t epp = log_p >= 2 ? PM_GEN_EPP : 1 << log_p, pitch = pm_gen_pitch(b);
+        cr_assert(rec->nr > 0 && rec->nr <= 1 << b->log_r && rec->nr <= b->rows);
+        cr_assert_leq((rec->nr + PM_GEN_RB - 1) / PM_GEN_RB << log_l, nt,
+                      "%d trees of %d elements for %d threads", rec->nr, 1 << log_p, nt);
+        for (int x = 0; x < slots; x++)
+            acc[x] = 0.0;
+        for (int32_t jc = 0; jc < b->cols; jc += b->chunk) {
+            const int32_t nc = b->chunk < b->cols - jc ? b->chunk : b->cols - jc;
             for (size_t i = 0; i < tp->smem_elems; i++)
                 sm[i] = NAN; /* a read of a slot this fill did not write poisons the result */
-            for (int t = 0; t < nt; t++) {
-                pm_part mine;
-                pm_part_of(b, t, &mine);
-                for (int g = 0; g < PM_MAX_ACC; g++) {
-                    const int32_t s = t + nt * g;
-                    int64_t at, from = -1;
-                    if (s >= ng)
-                        break;
-                    if (inside) {
-                        const int32_t jj = mine.tree + part[g].tree;
-                        at = jj * pp + mine.spos + part[g].spos;
-                        from = sbase + (int64_t)(jc + jj) * b->n + sorg + mine.soff + part[g].soff;
-                    } else {
-                        const int32_t jj = s >> log_p, es = s & pmask;
-                        int32_t off;
-                        at = jj * pp + pm_pad(es, b->pad_shift);
-                        if (pm_tile_src(b, org, es, &off))
-                            from = sbase + (int64_t)(jc + jj) * b->n + off;
-                    }
-                    cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
-                    if (from >= 0) {
-                        cr_assert(from >= b->src_off &&
-                                      from <
-                                          b->src_off + (int64_t)b->n * (to_ws ? b->rows : b->cols),
-                                  "source read outside the block");
-                        sm[at] = get(p->src, p->esize, from);
-                    } else {
-                        sm[at] = 0.0;
-                    }
+            for (int32_t l = 0; l < nc << log_p; l++) {
+                const int32_t s = l & ((1 << log_p) - 1), j = l >> log_p;
+                const int64_t at = (int64_t)j * pitch + s + (s >> b->pad_shift);
+                int32_t off;
+                cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
+                sm[at] = 0.0;
+                if (pm_gen_src(b, rem, s, &off)) {
+                    const int64_t from = rec->src + (int64_t)(jc + j) * b->n + off;
+                    cr_assert(from >= b->src_off && from < b->src_off + (int64_t)b->n * b->cols,
+                              "source read outside the block");
+                    sm[at] = get(p->src, p->esize, from);
                 }
             }
-            for (int x = 0; x < nt * PM_MAX_ACC; x++) {
-                if (!ok[x])
-                    continue;
-                if (no_u)
-                    acc[x] = sm[dpos[x]];
-                else
-                    for (int32_t jj = 0; jj < nc; jj++)
-                        acc[x] +=
-                            get(p->u, p->esize, b->u_off + (int64_t)tree[x] * b->cols + jc + jj) *
-                            sm[jj * pp + dpos[x]];
+            for (int t = 0; t < nt; t++) {
+                const int32_t q = t & ((1 << log_l) - 1), i0 = (t >> log_l) * PM_GEN_RB;
+                for (int e = 0; e < epp; e++) {
+                    int32_t doff, spos;
+                    if (i0 >= rec->nr || !pm_gen_dst(b, rem, q + (e << log_l), &doff, &spos))
+                        continue;
+                    for (int r = 0; r < PM_GEN_RB && i0 + r < rec->nr; r++)
+                        for (int32_t jj = 0; jj < nc; jj++)
+                            acc[(t * PM_GEN_EPP + e) * PM_GEN_RB + r] +=
+                                get(p->u, p->esize,
+                                    rec->u + (int64_t)(i0 + r) * b->cols + jc + jj) *
+                                sm[jj * pitch + spos];
+                }
             }
         }
-        for (int x = 0; x < nt * PM_MAX_ACC; x++) {
-            if (!ok[x])
-                continue;
-            const int64_t d = b->dst_off + (int64_t)tree[x] * b->n + doff[x];
-            if (to_ws) {
-                cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
-                set(ws, p->esize, d, acc[x]);
-            } else {
-                cr_assert(d >= b->dst_off && d < b->dst_off + (int64_t)b->n * b->rows,
-                          "write outside the block");
-                writes[d]++;
-                set(out, p->esize, d,
-                    p->alpha * acc[x] + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+        for (int t = 0; t < nt; t++) {
+            const int32_t q = t & ((1 << log_l) - 1), i0 = (t >> log_l) * PM_GEN_RB;
+            for (int e = 0; e < epp; e++) {
+                int32_t doff, spos;
+                if (i0 >= rec->nr || !pm_gen_dst(b, rem, q + (e << log_l), &doff, &spos))
+                    continue;
+                for (int r = 0; r < PM_GEN_RB && i0 + r < rec->nr; r++) {
+                    const int64_t d = rec->dst + (int64_t)(i0 + r) * b->n + doff;
+                    const double a = acc[(t * PM_GEN_EPP + e) * PM_GEN_RB + r];
+                    cr_assert(d >= b->dst_off && d < b->dst_off + (int64_t)b->n * b->rows,
+                              "write outside the block");
+                    writes[d]++;
+                    set(out, p->esize, d,
+                        p->alpha * a + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+                }
             }
         }
     }
     free(sm);
     free(acc);
-    free(dpos);
-    free(doff);
-    free(tree);
-    free(ok);
-    return n_inside;
+    return whole + emulate_lean(p, tp, out, ws, writes, ws_elems);
 }
 
 /* The per-element kernels, thread by thread. */

@@ -73,14 +73,15 @@ step_permute_tests() {
   "$B/tests/test_permute_gpu" --jobs 1 --verbose
 }
 
-# Nsight Compute (full set, SASS stall samples) of tiled and per_element on recoupling_small
-# and of tiled on few_large (float32, beta 0, full size), for the performance notes.
+# Nsight Compute (full set, SASS stall samples) of tiled and per_element on recoupling_small,
+# of tiled on few_large and (4) of tiled on large_u (float32, beta 0, full size), for the
+# performance notes.
 step_permute_ncu() {
-  printf '[run]\nwarmup = 2\nmin_samples = 2\nmin_time = 0\ntimeout = 120\nseed = 1\n[permute]\nvariants = per_element, tiled\npreset = recoupling_small, few_large\ndtype = f32\nbeta = 0\n' \
+  printf '[run]\nwarmup = 2\nmin_samples = 2\nmin_time = 0\ntimeout = 120\nseed = 1\n[permute]\nvariants = per_element, tiled\npreset = recoupling_small, few_large, large_u\ndtype = f32\nbeta = 0\n' \
     >/tmp/permute-ncu.ini
   local c d i=0
   for c in 'permute/tiled/preset=recoupling_small,*' 'permute/per_element/preset=recoupling_small,*' \
-           'permute/tiled/preset=few_large,*'; do
+           'permute/tiled/preset=few_large,*' 'permute/tiled/preset=large_u,*'; do
     i=$((i + 1))
     d="$OUT/results/ncu-permute-$i"
     "$B/kbench" profile /tmp/permute-ncu.ini --set full --keep-report --case "$c" --out "$d"
@@ -134,4 +135,15 @@ INI
     gzip -f "$d/sass.csv"
     rm -f "$d/profile.ncu-rep"
   done
+}
+
+# The dense permutes of profiles/permute.ini (rank 2 to 8, 21 to 537 MB), tiled and copy only,
+# short sampling (about 2-3 minutes, most of it generating and checking the tensors on the
+# host): the "median >= 0.8x, worst >= 0.65x copy bandwidth" over rank 2-6.
+step_permute_dense_quick() {
+  {
+    printf '[run]\nwarmup = 2\nmin_samples = 5\nmin_time = 0.05\nmax_noise = 0.05\ntimeout = 120\ncache = hot\nseed = 1\n'
+    sed -n '/^\[permute.dense2\]/,$p' profiles/permute.ini | sed 's/^variants = .*/variants = tiled, copy/'
+  } >/tmp/permute-dense-quick.ini
+  "$B/kbench" run /tmp/permute-dense-quick.ini --out "$OUT/results/permute-dense-quick"
 }

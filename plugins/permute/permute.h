@@ -111,15 +111,63 @@ typedef struct pm_tile_block {
     int32_t sstr[PM_MAX_RANK]; /* source stride of destination axis k */
 } pm_tile_block;
 
-/* A whole tiled launch: blocks in schedule order (most source trees first), and the first
- * tile of each (begin[n_blocks] = the number of tiles). */
+/* ---- the lean path: abelian blocks and GEMM extracts ---------------------------------------- */
+
+/* One tile of the lean path: a TX x TY x TZ patch (powers of two, TX*TY*TZ <= threads *
+ * PM_LEAN_EPT) of a unique block whose axes the host has merged (adjacent in both orders):
+ * x along the destination's stride-1 axis, y along the source's (transpose), or, where both
+ * are the same axis (copy), x along it and y along the next destination axis; z along one more
+ * axis, so that blocks of short axes still fill a tile (each z-slice is its own x-y patch).
+ * Everything else (the remaining axes, the tree of an extract) is in the two origins, computed
+ * on the host, so a CTA does one 48-byte load and then only 32-bit multiply-adds:
+ *   transpose: src[src + x*sx + y + z*sz] -> dst[dst + x + y*dy + z*dz]
+ *   copy:      src[src + x + y*sx + z*sz] -> dst[dst + x + y*dy + z*dz]
+ * for x < nx, y < ny, z < nz. */
+typedef struct pm_lean_tile {
+    int64_t src, dst;    /* element offsets of the patch's origin (dst: in out, or in the ws) */
+    int32_t sx;          /* source stride along x (transpose) or along y (copy) */
+    int32_t dy;          /* destination stride along y */
+    int32_t sz, dz;      /* source and destination strides along z */
+    uint16_t nx, ny, nz; /* the patch's extents inside the block */
+    uint16_t pad;
+    int32_t info; /* bits 0-3: log2 TX; 4-7: log2 TY; 8-11: log2 TZ; PM_LEAN_COPY, PM_LEAN_WS */
+    int32_t pad2;
+} pm_lean_tile;
+
+#define PM_LEAN_COPY 0x1000 /* source and destination share the stride-1 axis */
+#define PM_LEAN_WS 0x2000   /* an extract: write the workspace, no alpha or beta */
+/* Elements per thread on the lean path: 32 bytes of each element type in flight per thread. */
+#define PM_LEAN_EPT(esize) (32 / (esize))
+
+/* One tile of the general path, its origins computed on the host: the region starting at
+ * its origin, destination trees i0 .. i0 + nr - 1. */
+typedef struct pm_gen_tile {
+    int64_t src;               /* the region's origin in source tree 0 of the block */
+    int64_t dst;               /* the region's origin in destination tree i0 */
+    int64_t u;                 /* U[i0][0] */
+    int32_t blk;               /* the block's descriptor */
+    int32_t nr;                /* destination trees of the tile */
+    uint16_t rem[PM_MAX_RANK]; /* the region's extent inside the block along destination axis k */
+} pm_gen_tile;
+
+/* Destination trees one thread of a general tile accumulates, and region elements. */
+#define PM_GEN_RB 4
+#define PM_GEN_EPP 4
+
+/* A whole tiled launch: general blocks in schedule order (most source trees first), the first
+ * tile of each (begin[n_blocks] = the number of general tiles) and every tile's record; then
+ * the lean tiles.  The grid is tiles + lean_tiles CTAs: CTA t < tiles runs general tile t,
+ * the others lean tile t - tiles. */
 typedef struct pm_tile_plan {
     int n_blocks;
     int len_log;        /* tile length (threads) = 32 << len_log */
     pm_tile_block *blk; /* host copy */
     int32_t *begin;
-    int32_t *owner; /* the block of each tile: one load a tile instead of a binary search */
-    int64_t tiles;
+    pm_gen_tile *gen;
+    int64_t tiles; /* general tiles (recoupling blocks) */
+    pm_lean_tile *lean;
+    int64_t lean_tiles;
+    int n_lean_blocks; /* blocks (or extracts) on the lean path */
     size_t smem_elems; /* shared memory of one tile, elements */
     double predicted_ns;
 } pm_tile_plan;
@@ -274,115 +322,49 @@ PM_HD int pm_find_block(const int32_t *begin, int n, int32_t x)
     return lo;
 }
 
-/* Where tile `local` of block b starts: its first tree and origin along each destination axis
- * (one division per axis, once per tile). */
-PM_HD void pm_tile_origin(const pm_tile_block *b, int32_t local, int32_t *i0, int32_t *org)
-{
-    int32_t group = local / b->n_sp, sp = local - group * b->n_sp;
-    *i0 = group << b->log_r;
-    for (int k = 0; k < PM_MAX_RANK; k++) {
-        if (k < b->rank) {
-            int32_t q = sp / b->nt[k];
-            org[k] = (sp - q * b->nt[k]) << b->lg[k];
-            sp = q;
-        }
-    }
-}
-
-/* Source offset (within a tree) of source-order tile index es, and whether it is inside the
- * block: shifts and masks only. */
-PM_HD int pm_tile_src(const pm_tile_block *b, const int32_t *org, int32_t es, int32_t *off)
-{
-    int32_t o = 0;
-    int ok = 1;
-    for (int k = 0; k < PM_MAX_RANK; k++) {
-        if (k < b->rank) {
-            int32_t c = org[k] + ((es >> b->ssh[k]) & ((1 << b->lg[k]) - 1));
-            ok &= c < b->ddim[k];
-            o += c * b->sstr[k];
-        }
-    }
-    *off = o;
-    return ok;
-}
-
-/* Destination offset (within a tree) of destination-order tile index ed, the source-order
- * index of the same element (for the shared-memory read), and whether it is inside. */
-PM_HD int pm_tile_dst(const pm_tile_block *b, const int32_t *org, int32_t ed, int32_t *off,
-                      int32_t *es)
+/* Destination-order index p of a general tile's region: its offset from the tile's origin in
+ * a destination tree, its shared-memory slot (the source-order index, one pad element per
+ * 2^pad_shift), and whether it lies inside the block (rem: the region's extent inside it along
+ * each destination axis).  Shifts, masks and multiply-adds on 32-bit integers. */
+PM_HD int pm_gen_dst(const pm_tile_block *b, const int32_t *rem, int32_t p, int32_t *doff,
+                     int32_t *spos)
 {
     int32_t o = 0, s = 0;
     int ok = 1;
     for (int k = 0; k < PM_MAX_RANK; k++) {
         if (k < b->rank) {
-            int32_t c = (ed >> b->dsh[k]) & ((1 << b->lg[k]) - 1);
-            s |= c << b->ssh[k];
-            c += org[k];
-            ok &= c < b->ddim[k];
+            const int32_t c = (p >> b->dsh[k]) & ((1 << b->lg[k]) - 1);
+            ok &= c < rem[k];
             o += c * b->dstr[k];
+            s |= c << b->ssh[k];
         }
     }
-    *off = o;
-    *es = s;
+    *doff = o;
+    *spos = s + (s >> b->pad_shift);
     return ok;
 }
 
-/* Shared-memory slot of source-order index es: one pad element per source row of the tile. */
-PM_HD int32_t pm_pad(int32_t es, int32_t pad_shift)
+/* Source-order index s of the region: its offset from the tile's origin in a source tree, and
+ * whether it lies inside the block. */
+PM_HD int pm_gen_src(const pm_tile_block *b, const int32_t *rem, int32_t s, int32_t *soff)
 {
-    return es + (es >> pad_shift);
-}
-
-/* The fast path of interior tiles.  Slot s = t + NT*m of thread t is t | (m << log2 NT), two
- * disjoint bit fields, and every quantity below is a sum over the bits of its index (each
- * axis's coordinate is a bit field, offsets are linear in the coordinates, the pad shift
- * distributes over disjoint bits): so a slot's offsets are the thread's part plus the slot's
- * part, the latter the same for every thread (a table in shared memory).  Only tiles that
- * stick out of their block need the coordinates checked one by one. */
-typedef struct pm_part {
-    int32_t doff; /* destination offset from the tile's origin */
-    int32_t dpos; /* shared-memory slot of the same element */
-    int32_t soff; /* source offset from the origin of the source-order index x */
-    int32_t spos; /* shared-memory slot of the source-order index x */
-    int32_t tree; /* x >> log_p: trees (destination) or gathered trees (source) */
-} pm_part;
-
-PM_HD void pm_part_of(const pm_tile_block *b, int32_t x, pm_part *out)
-{
-    const int32_t e = x & ((1 << b->log_p) - 1);
-    int32_t doff = 0, es = 0, soff = 0;
+    int32_t o = 0;
+    int ok = 1;
     for (int k = 0; k < PM_MAX_RANK; k++) {
         if (k < b->rank) {
-            const int32_t mask = (1 << b->lg[k]) - 1;
-            const int32_t cd = (e >> b->dsh[k]) & mask, cs = (e >> b->ssh[k]) & mask;
-            doff += cd * b->dstr[k];
-            es |= cd << b->ssh[k];
-            soff += cs * b->sstr[k];
+            const int32_t c = (s >> b->ssh[k]) & ((1 << b->lg[k]) - 1);
+            ok &= c < rem[k];
+            o += c * b->sstr[k];
         }
     }
-    out->doff = doff;
-    out->dpos = pm_pad(es, b->pad_shift);
-    out->soff = soff;
-    out->spos = pm_pad(e, b->pad_shift);
-    out->tree = x >> b->log_p;
+    *soff = o;
+    return ok;
 }
 
-/* Offsets of the tile's origin in a destination and a source tree; whether the tile lies
- * wholly inside the block (every slot in range but for its tree). */
-PM_HD int pm_tile_base(const pm_tile_block *b, const int32_t *org, int32_t *dorg, int32_t *sorg)
+/* Shared-memory pitch of one gathered source tree of a general tile. */
+PM_HD int32_t pm_gen_pitch(const pm_tile_block *b)
 {
-    int32_t d = 0, s = 0;
-    int inside = 1;
-    for (int k = 0; k < PM_MAX_RANK; k++) {
-        if (k < b->rank) {
-            d += org[k] * b->dstr[k];
-            s += org[k] * b->sstr[k];
-            inside &= org[k] + (1 << b->lg[k]) <= b->ddim[k];
-        }
-    }
-    *dorg = d;
-    *sorg = s;
-    return inside;
+    return (1 << b->log_p) + ((1 << b->log_p) >> b->pad_shift);
 }
 
 /* ---- host side (gen.c, host.c, plan.c) ------------------------------------------------------- */
@@ -454,8 +436,9 @@ int pm_run_per_element(int esize, int unique, const pm_elem_plan *hplan, const p
                        const void *cin, const void *u, void *out, double alpha, double beta,
                        void *stream);
 int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
-                 const int32_t *dbegin, const int32_t *downer, const void *src, const void *cin,
-                 const void *u, void *out, void *ws, double alpha, double beta, void *stream);
+                 const pm_gen_tile *dgen, const pm_lean_tile *dlean, const void *src,
+                 const void *cin, const void *u, void *out, void *ws, double alpha, double beta,
+                 void *stream);
 /* Largest dynamic shared memory the tiled kernel may need, so init can refuse a plan. */
 size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
 /* Copies (beta != 0) and the grouped GEMM; `handle` is a cublasHandle_t with its workspace set.

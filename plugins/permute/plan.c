@@ -16,13 +16,19 @@
 #define NS_PER_SECTOR (32.0 / 4180.0) /* one 32-byte sector at the copy bandwidth */
 #define NS_PER_BYTE (1.0 / 4180.0)
 #define NS_PER_RUN 0.002         /* address arithmetic and a partial sector per contiguous run */
-#define NS_PER_FMA 0.0005        /* a recoupling FMA with its shared-memory read (float32) */
+#define NS_PER_FMA 0.0002        /* a recoupling FMA slot, its share of the reads (float32) */
 #define NS_PER_COEF 0.001        /* one coefficient read per tile */
 #define NS_PER_TILE 0.25         /* scheduling a tile */
 #define NS_PER_THREAD 0.001      /* each thread of a tile, busy or idle */
 #define NS_PER_SYNC 0.02         /* one shared-memory fill (two barriers) */
 #define GEMM_FLOP_PER_NS 30000.0 /* cuBLAS on mid-size problems: 30 TFLOP/s */
 #define NS_PER_GEMM 500.0        /* each problem of a grouped GEMM */
+/* An abelian block on a general tile costs more than the model's bytes and tiles say (the
+ * seed's kernel ran 2.5-5x over them: NOTES.md, first outcome; the v2 general tile still
+ * does a few times the lean tile's instructions per element): the choice weighs that in. */
+#define GENERAL_SLOWDOWN 2.0
+
+static void merge_block(const pm_block *b, pm_block *v);
 
 typedef struct geom {
     int rank, rows, cols, esize, beta, extract;
@@ -107,26 +113,33 @@ static double shape_cost(const geom *g, const int *lg, int log_r, int len_log, i
 }
 
 /* Greedy doubling of the extents (trees included), keeping the cheapest shape seen. */
+/* Whether a region of 2^log_p elements times 2^log_r trees fits the tile length: a thread
+ * holds PM_GEN_EPP elements times PM_GEN_RB trees. */
+static int fits(int log_p, int log_r, int len_log)
+{
+    return (log_p > 2 ? log_p - 2 : 0) + (log_r > 2 ? log_r - 2 : 0) <= 5 + len_log;
+}
+
 static double best_shape(const geom *g, int len_log, int unique, int *lg_out, int *log_r_out)
 {
-    int lg[PM_MAX_RANK] = {0}, log_r = 0, log_s = 0, max_s = 5 + len_log + 3; /* S <= NT*8 */
+    int lg[PM_MAX_RANK] = {0}, log_r = 0, log_p = 0;
     int max_r = g->extract ? 0 : log2_ceil(g->rows < PM_MAX_TREES ? g->rows : PM_MAX_TREES);
     double best = shape_cost(g, lg, log_r, len_log, unique);
     memcpy(lg_out, lg, sizeof lg);
     *log_r_out = 0;
-    while (log_s < max_s) {
+    for (;;) {
         int pick = -1;
         double pick_cost = INFINITY;
         for (int k = 0; k <= g->rank; k++) {
             double c;
             if (k < g->rank) {
-                if ((1 << lg[k]) >= g->ddim[k])
+                if ((1 << lg[k]) >= g->ddim[k] || !fits(log_p + 1, log_r, len_log))
                     continue;
                 lg[k]++;
                 c = shape_cost(g, lg, log_r, len_log, unique);
                 lg[k]--;
             } else {
-                if (log_r >= max_r)
+                if (log_r >= max_r || !fits(log_p, log_r + 1, len_log))
                     continue;
                 c = shape_cost(g, lg, log_r + 1, len_log, unique);
             }
@@ -137,11 +150,12 @@ static double best_shape(const geom *g, int len_log, int unique, int *lg_out, in
         }
         if (pick < 0)
             break;
-        if (pick < g->rank)
+        if (pick < g->rank) {
             lg[pick]++;
-        else
+            log_p++;
+        } else {
             log_r++;
-        log_s++;
+        }
         if (pick_cost < best) {
             best = pick_cost;
             memcpy(lg_out, lg, sizeof lg);
@@ -201,10 +215,12 @@ double pm_tiled_cost(const pm_problem *p, const pm_block *b, int len_log, pm_til
     geom g;
     int lg[PM_MAX_RANK], log_r;
     double c;
-    geom_of(p, b, 0, &g);
+    pm_block v;
+    merge_block(b, &v);
+    geom_of(p, &v, 0, &g);
     c = best_shape(&g, len_log, pm_is_unique(b), lg, &log_r);
     if (shape)
-        fill_tile(p, b, &g, lg, log_r, len_log, b->dst_off, shape);
+        fill_tile(p, &v, &g, lg, log_r, len_log, b->dst_off, shape);
     return c;
 }
 
@@ -218,6 +234,250 @@ double pm_gemm_cost(const pm_problem *p, const pm_block *b)
     bytes = (double)p->esize * (b->n * b->cols + b->n * b->rows * (p->beta != 0.0 ? 4 : 1) +
                                 (double)b->rows * b->cols);
     return extract + fmax(flops / GEMM_FLOP_PER_NS, bytes * NS_PER_BYTE) + NS_PER_GEMM;
+}
+
+/* ---- the lean path ----------------------------------------------------------------------- */
+
+/* A unique block (or the trees of an extract) as the lean tiles see it: destination axes with
+ * dims of 1 dropped and each merged into its predecessor where the two are adjacent in the
+ * source too (its source stride is the predecessor's stride times dim), so a transpose stays a
+ * transpose whatever the rank; x is the destination's stride-1 axis, y the source's (or, where
+ * that is x itself, the next destination axis: a strided copy). */
+typedef struct lean_geom {
+    int m, ya, za, copy, lx, ly, lz; /* za: the z axis (-1: none) */
+    int64_t dim[PM_MAX_RANK], sst[PM_MAX_RANK], dst[PM_MAX_RANK];
+} lean_geom;
+
+static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int len_log);
+
+static void lean_merge(const pm_block *b, lean_geom *g)
+{
+    int64_t st[PM_MAX_RANK], acc = 1, dacc = 1;
+    for (int q = 0; q < b->rank; q++) {
+        st[q] = acc;
+        acc *= b->dims[q];
+    }
+    g->m = 0;
+    for (int k = 0; k < b->rank; k++) {
+        int64_t d = b->dims[b->perm[k]], sk = st[b->perm[k]];
+        if (d > 1) {
+            if (g->m && sk == g->sst[g->m - 1] * g->dim[g->m - 1]) {
+                g->dim[g->m - 1] *= d;
+            } else {
+                g->dim[g->m] = d;
+                g->sst[g->m] = sk;
+                g->dst[g->m] = dacc;
+                g->m++;
+            }
+        }
+        dacc *= d;
+    }
+    if (g->m == 0) {
+        g->m = 1;
+        g->dim[0] = g->sst[0] = g->dst[0] = 1;
+    }
+}
+
+/* The block with its axes merged as lean_merge does (same offsets, trees and U): the general
+ * tiles see fewer axes, and no axis of 1. */
+static void merge_block(const pm_block *b, pm_block *v)
+{
+    lean_geom g;
+    int order[PM_MAX_RANK];
+    lean_merge(b, &g);
+    *v = *b;
+    v->rank = g.m;
+    for (int q = 0; q < g.m; q++) /* source axis q: the q-th smallest source stride */
+        order[q] = q;
+    for (int q = 1; q < g.m; q++)
+        for (int r = q; r > 0 && g.sst[order[r]] < g.sst[order[r - 1]]; r--) {
+            int t = order[r];
+            order[r] = order[r - 1];
+            order[r - 1] = t;
+        }
+    for (int q = 0; q < g.m; q++) {
+        v->dims[q] = (int)g.dim[order[q]];
+        v->perm[order[q]] = q;
+    }
+}
+
+static int lg_of(int64_t d)
+{
+    return log2_ceil(d < (1 << 20) ? (int)d : (1 << 20));
+}
+
+static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, lean_geom *g)
+{
+    int lt = 5 + len_log + log2_ceil(PM_LEAN_EPT(esize)), lgx, lgy, lgz;
+    lean_merge(b, g);
+    g->copy = g->sst[0] == 1;
+    g->ya = g->copy ? (g->m > 1 ? 1 : -1) : 0;
+    if (!g->copy)
+        for (int k = 1; k < g->m; k++)
+            if (g->sst[k] == 1)
+                g->ya = k;
+    g->za = -1; /* the longest of the other axes */
+    for (int k = 1; k < g->m; k++)
+        if (k != g->ya && (g->za < 0 || g->dim[k] > g->dim[g->za]))
+            g->za = k;
+    lgx = lg_of(g->dim[0]);
+    lgy = g->ya < 0 ? 0 : lg_of(g->dim[g->ya]);
+    lgz = g->za < 0 ? 0 : lg_of(g->dim[g->za]);
+    /* The patch of least modelled cost among TX = 2^lx (TY, then TZ the rest of the tile's
+     * elements): whole sectors along both runs against idle threads at the edges (48 = 3 x
+     * 16, not 2 x 32). */
+    double best = INFINITY;
+    int bx = 0;
+    for (int lx = 0; lx <= (lgx < lt ? lgx : lt); lx++) {
+        double c;
+        g->lx = lx;
+        g->ly = lgy < lt - lx ? lgy : lt - lx;
+        g->lz = lgz < lt - lx - g->ly ? lgz : lt - lx - g->ly;
+        c = lean_cost(g, 1, esize, beta, len_log);
+        if (c < best - 1e-9) {
+            best = c;
+            bx = lx;
+        }
+    }
+    g->lx = bx;
+    g->ly = lgy < lt - bx ? lgy : lt - bx;
+    g->lz = lgz < lt - bx - g->ly ? lgz : lt - bx - g->ly;
+}
+
+static int64_t ceil_div64(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* Lean tiles of `trees` trees of a block (n elements each); out NULL: count only. */
+static int64_t lean_fill(const lean_geom *g, int64_t src_off, int64_t dst_off, int trees, int64_t n,
+                         int ws, pm_lean_tile *out)
+{
+    int rest[PM_MAX_RANK], nr = 0;
+    const int64_t tx = (int64_t)1 << g->lx, ty = (int64_t)1 << g->ly, tz = (int64_t)1 << g->lz;
+    const int64_t dx = g->dim[0], dy = g->ya < 0 ? 1 : g->dim[g->ya];
+    const int64_t dz = g->za < 0 ? 1 : g->dim[g->za];
+    const int64_t ssy = g->ya < 0 ? 0 : g->sst[g->ya], dsy = g->ya < 0 ? 0 : g->dst[g->ya];
+    const int64_t ssz = g->za < 0 ? 0 : g->sst[g->za], dsz = g->za < 0 ? 0 : g->dst[g->za];
+    int64_t cnt = 0;
+    for (int k = 1; k < g->m; k++)
+        if (k != g->ya && k != g->za)
+            rest[nr++] = k;
+    if (!out) {
+        cnt = (int64_t)trees * ceil_div64(dx, tx) * ceil_div64(dy, ty) * ceil_div64(dz, tz);
+        for (int r = 0; r < nr; r++)
+            cnt *= g->dim[rest[r]];
+        return cnt;
+    }
+    for (int tree = 0; tree < trees; tree++) {
+        int64_t c[PM_MAX_RANK] = {0};
+        for (;;) {
+            int64_t so = src_off + tree * n, de = dst_off + tree * n;
+            for (int r = 0; r < nr; r++) {
+                so += c[r] * g->sst[rest[r]];
+                de += c[r] * g->dst[rest[r]];
+            }
+            for (int64_t z = 0; z < dz; z += tz)
+                for (int64_t y = 0; y < dy; y += ty)
+                    for (int64_t x = 0; x < dx; x += tx) {
+                        pm_lean_tile *t = &out[cnt++];
+                        memset(t, 0, sizeof *t);
+                        t->src = so + x * g->sst[0] + y * ssy + z * ssz;
+                        t->dst = de + x + y * dsy + z * dsz;
+                        t->sx = (int32_t)(g->copy ? ssy : g->sst[0]);
+                        t->dy = (int32_t)dsy;
+                        t->sz = (int32_t)ssz;
+                        t->dz = (int32_t)dsz;
+                        t->nx = (uint16_t)(dx - x < tx ? dx - x : tx);
+                        t->ny = (uint16_t)(dy - y < ty ? dy - y : ty);
+                        t->nz = (uint16_t)(dz - z < tz ? dz - z : tz);
+                        t->info = g->lx | g->ly << 4 | g->lz << 8 | (g->copy ? PM_LEAN_COPY : 0) |
+                                  (ws ? PM_LEAN_WS : 0);
+                    }
+            int r = 0;
+            while (r < nr && ++c[r] == g->dim[rest[r]])
+                c[r++] = 0;
+            if (r == nr)
+                break;
+        }
+    }
+    return cnt;
+}
+
+/* Predicted ns of a block (trees trees) on the lean path at tile length len_log. */
+static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int len_log)
+{
+    const double dx = (double)g->dim[0], dy = g->ya < 0 ? 1.0 : (double)g->dim[g->ya];
+    const double dz = g->za < 0 ? 1.0 : (double)g->dim[g->za];
+    const double ntx = ceil(dx / (1 << g->lx)), nty = ceil(dy / (1 << g->ly));
+    const double ntz = ceil(dz / (1 << g->lz));
+    const double ex = dx / ntx, ey = dy / nty, ez = dz / ntz; /* mean extents of a tile */
+    double tiles = (double)lean_fill(g, 0, 0, trees, 0, 0, NULL);
+    double rd = ez * (g->copy ? ey * sectors(ex * esize, esize) : ex * sectors(ey * esize, esize));
+    double wr = ez * ey * sectors(ex * esize, esize) * (beta ? 2 : 1);
+    double runs = ez * ((g->copy ? ey : ex) + ey * (beta ? 2 : 1));
+    return tiles * ((rd + wr) * NS_PER_SECTOR + runs * NS_PER_RUN + NS_PER_TILE +
+                    (32 << len_log) * NS_PER_THREAD + (g->copy ? 0.0 : NS_PER_SYNC));
+}
+
+/* A block's best cost at tile length len_log and whether the lean path gives it: abelian
+ * blocks and extracts go lean unless the general tile is cheaper (tiny blocks whose lean
+ * tiles would be mostly idle). */
+static double block_cost(const pm_problem *p, const pm_block *b, int extract, int len_log,
+                         int *lean)
+{
+    geom g;
+    int lg[PM_MAX_RANK], lr;
+    double general;
+    pm_block v;
+    merge_block(b, &v);
+    geom_of(p, &v, extract, &g);
+    general = best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
+    *lean = extract; /* the general tiles do not write the workspace */
+    if (extract || pm_is_unique(b)) {
+        lean_geom lgm;
+        double c;
+        lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
+        c = lean_cost(&lgm, extract ? b->cols : 1, p->esize, !extract && p->beta != 0.0, len_log);
+        if (extract || c <= GENERAL_SLOWDOWN * general) {
+            *lean = 1;
+            return c;
+        }
+    }
+    return general;
+}
+
+/* The records of block bi's general tiles: groups of 2^log_r destination trees, and within a
+ * group the regions with destination axis 0 fastest (neighbouring CTAs write neighbouring
+ * memory). */
+static void gen_fill(const pm_tile_block *t, int bi, pm_gen_tile *out)
+{
+    const int32_t r = 1 << t->log_r;
+    int64_t at = 0;
+    for (int32_t i0 = 0; i0 < t->rows; i0 += r) {
+        int32_t c[PM_MAX_RANK] = {0};
+        for (;;) {
+            pm_gen_tile *g = &out[at++];
+            int64_t so = 0, de = 0;
+            memset(g, 0, sizeof *g);
+            for (int k = 0; k < t->rank; k++) {
+                const int32_t org = c[k] << t->lg[k], e = t->ddim[k] - org;
+                so += (int64_t)org * t->sstr[k];
+                de += (int64_t)org * t->dstr[k];
+                g->rem[k] = (uint16_t)(e < (1 << t->lg[k]) ? e : (1 << t->lg[k]));
+            }
+            g->src = t->src_off + so;
+            g->dst = t->dst_off + (int64_t)i0 * t->n + de;
+            g->u = t->u_off + (int64_t)i0 * t->cols;
+            g->blk = bi;
+            g->nr = t->rows - i0 < r ? t->rows - i0 : r;
+            int k = 0;
+            while (k < t->rank && ++c[k] == t->nt[k])
+                c[k++] = 0;
+            if (k == t->rank)
+                break;
+        }
+    }
 }
 
 /* Schedule order: blocks with more source trees first (their tiles run longest). */
@@ -237,6 +497,7 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
                   int len_log, pm_tile_plan *out, char *msg)
 {
     order *ord = NULL;
+    unsigned char *lean_of = NULL;
     int n = 0, rc = KB_OK;
     memset(out, 0, sizeof *out);
     ord = malloc((size_t)(p->n_blocks ? p->n_blocks : 1) * sizeof *ord);
@@ -255,11 +516,9 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         for (int l = 0; l < PM_N_LENGTHS; l++) {
             double total = 0.0;
             for (int i = 0; i < n; i++) {
-                const pm_block *b = &p->blocks[ord[i].idx];
-                int extract = which && which[ord[i].idx] == 2, lg[PM_MAX_RANK], lr;
-                geom g;
-                geom_of(p, b, extract, &g);
-                total += best_shape(&g, l, extract || pm_is_unique(b), lg, &lr);
+                int lean;
+                total += block_cost(p, &p->blocks[ord[i].idx], which && which[ord[i].idx] == 2, l,
+                                    &lean);
             }
             if (total < best) {
                 best = total;
@@ -273,52 +532,104 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
     out->begin = calloc((size_t)n + 1, sizeof *out->begin);
     if (!out->blk || !out->begin)
         goto nomem;
+    /* The lean blocks first (counted, then filled), the general ones in schedule order. */
+    lean_of = calloc((size_t)(n ? n : 1), 1);
+    if (!lean_of)
+        goto nomem;
     for (int i = 0; i < n; i++) {
         const pm_block *b = &p->blocks[ord[i].idx];
-        int extract = which && which[ord[i].idx] == 2, lg[PM_MAX_RANK], lr;
+        int extract = which && which[ord[i].idx] == 2, lean;
+        double c = block_cost(p, b, extract, len_log, &lean);
+        lean_of[i] = (unsigned char)lean;
+        if (lean) {
+            lean_geom lgm;
+            lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
+            out->predicted_ns += c;
+            out->lean_tiles += lean_fill(&lgm, 0, 0, extract ? b->cols : 1, 0, 0, NULL);
+            out->n_lean_blocks++;
+            size_t sm = ((size_t)1 << (lgm.lx + lgm.lz)) * (((size_t)1 << lgm.ly) + 1);
+            if (!lgm.copy && sm > out->smem_elems)
+                out->smem_elems = sm;
+        }
+    }
+    if (out->lean_tiles >= INT32_MAX) {
+        kb_msgf(msg, "over 2^31 tiles in one launch");
+        rc = KB_SKIP;
+        goto fail;
+    }
+    out->lean = malloc((size_t)(out->lean_tiles ? out->lean_tiles : 1) * sizeof *out->lean);
+    if (!out->lean)
+        goto nomem;
+    for (int i = 0, j = 0; i < n; i++) {
+        const pm_block *b = &p->blocks[ord[i].idx];
+        int extract = which && which[ord[i].idx] == 2;
+        lean_geom lgm;
+        if (!lean_of[i])
+            continue;
+        lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
+        j += (int)lean_fill(&lgm, b->src_off, extract ? ws_off[ord[i].idx] : b->dst_off,
+                            extract ? b->cols : 1, b->n, extract, out->lean + j);
+    }
+    out->n_blocks = 0;
+    for (int i = 0, k = 0; i < n; i++) {
+        const pm_block *b = &p->blocks[ord[i].idx];
+        int lg[PM_MAX_RANK], lr;
         geom g;
-        pm_tile_block *t = &out->blk[i];
-        geom_of(p, b, extract, &g);
-        out->predicted_ns += best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
-        fill_tile(p, b, &g, lg, lr, len_log, extract ? ws_off[ord[i].idx] : b->dst_off, t);
+        pm_block v;
+        if (lean_of[i])
+            continue;
+        pm_tile_block *t = &out->blk[k++];
+        out->n_blocks = k;
+        merge_block(b, &v);
+        geom_of(p, &v, 0, &g);
+        out->predicted_ns += best_shape(&g, len_log, pm_is_unique(b), lg, &lr);
+        fill_tile(p, &v, &g, lg, lr, len_log, b->dst_off, t);
         int64_t tiles = (int64_t)t->n_sp * ((t->rows + (1 << t->log_r) - 1) >> t->log_r);
         if (out->tiles + tiles >= INT32_MAX) {
             kb_msgf(msg, "over 2^31 tiles in one launch");
             rc = KB_SKIP;
             goto fail;
         }
-        out->begin[i] = (int32_t)out->tiles;
+        out->begin[k - 1] = (int32_t)out->tiles;
         out->tiles += tiles;
         size_t p_el = (size_t)1 << t->log_p;
         size_t smem = (size_t)t->chunk * (p_el + (p_el >> t->pad_shift));
         if (smem > out->smem_elems)
             out->smem_elems = smem;
     }
+    n = out->n_blocks;
     out->begin[n] = (int32_t)out->tiles;
-    out->owner = malloc((size_t)(out->tiles ? out->tiles : 1) * sizeof *out->owner);
-    if (!out->owner)
+    if (out->tiles + out->lean_tiles >= INT32_MAX) {
+        kb_msgf(msg, "over 2^31 tiles in one launch");
+        rc = KB_SKIP;
+        goto fail;
+    }
+    out->gen = malloc((size_t)(out->tiles ? out->tiles : 1) * sizeof *out->gen);
+    if (!out->gen)
         goto nomem;
     for (int i = 0; i < n; i++)
-        for (int32_t t = out->begin[i]; t < out->begin[i + 1]; t++)
-            out->owner[t] = i;
-    if (n)
+        gen_fill(&out->blk[i], i, out->gen + out->begin[i]);
+    if (out->tiles + out->lean_tiles)
         out->predicted_ns += PM_LAUNCH_NS;
     free(ord);
+    free(lean_of);
     return KB_OK;
 nomem:
     kb_msgf(msg, "out of host memory planning tiles");
     rc = KB_NOMEM;
 fail:
     free(ord);
+    free(lean_of);
     pm_tile_plan_free(out);
     return rc;
 }
 
 void pm_tile_plan_free(pm_tile_plan *t)
 {
+    free(t->lean);
     free(t->blk);
     free(t->begin);
-    free(t->owner);
+    free(t->gen);
     memset(t, 0, sizeof *t);
 }
 
