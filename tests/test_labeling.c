@@ -392,7 +392,7 @@ static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint3
         }
         free(fp);
         for (uint32_t k = 0; k < n; k++)
-            lb_flatten_jump_site(L, perm[k]);
+            lb_flatten_site(L, perm[k]);
         it = 1;
     }
     }

@@ -2,8 +2,8 @@
  * Allegretti et al.'s BUF): each block first joins the bonds inside its tile in shared memory
  * and writes the tile's roots as global site indices; a second kernel, over the tile faces
  * only, joins the bonds that cross tile borders, on the global label array with atomicMin; a
- * third flattens every label to its root.  Every find relinks the nodes it passes to their
- * grandparents (lb_find_jump).  No host round trip: the run is capturable.  Per-site bodies in
+ * third flattens every label to its root.  The unions' finds relink the nodes they pass to
+ * their grandparents (lb_find_jump); the flatten's finds only read.  No host round trip: the run is capturable.  Per-site bodies in
  * 04_union_find.cuh. */
 #include "kernels/04_union_find.cuh"
 #include "kernels/common.cuh"
@@ -38,14 +38,6 @@ static __global__ void __launch_bounds__(LB_THREADS)
     lb_uf_face_site(&lat, TX, TY, TZ, bx, by, bz, (int)(threadIdx.x % LANES), bonds, labels);
 }
 
-/* Every label replaced by its root, relinking on the way (lb_find_jump). */
-static __global__ void uf_flatten(uint32_t n, uint32_t *labels)
-{
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        lb_flatten_jump_site(labels, i);
-}
-
 template <int TX, int TY, int TZ>
 static cudaError_t union_find(const lb_dev *d, const uint8_t *bonds, cudaStream_t st)
 {
@@ -65,7 +57,10 @@ static cudaError_t union_find(const lb_dev *d, const uint8_t *bonds, cudaStream_
             lat, (int)tiles.x, (int)tiles.y, n_tiles, bonds, d->labels);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
-    uf_flatten<<<g, LB_THREADS, 0, st>>>(lat.n, d->labels);
+    /* The flatten must not relink: a relink stores an ancestor that need not be the root into
+     * a site whose own thread may already have written its root there (H200, v2: 3-4000 sites
+     * left off their root per lattice).  Read-only finds leave every label a root. */
+    lb_flatten_kernel<<<g, LB_THREADS, 0, st>>>(lat.n, d->labels);
     return cudaGetLastError();
 }
 

@@ -127,10 +127,4 @@ LB_HD void lb_flatten_site(uint32_t *labels, uint32_t i)
     labels[i] = lb_find(labels, i);
 }
 
-/* The same with lb_find_jump (union_find). */
-LB_HD void lb_flatten_jump_site(uint32_t *labels, uint32_t i)
-{
-    labels[i] = lb_find_jump(labels, i);
-}
-
 #endif /* LABELING_SITES_H */
