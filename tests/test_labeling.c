@@ -315,6 +315,43 @@ static void shuffle(uint32_t *perm, uint32_t n, uint64_t seed)
     }
 }
 
+/* The flatten as a kernel in which every thread reads before any thread writes, a legal
+ * interleaving of a phase without atomics (each find reads only earlier links): each site's
+ * body runs on its own copy of the labels as they were at the launch, and the stores it made
+ * are then applied, those of all sites interleaved in a shuffled order.  A flatten whose finds
+ * relinked (stored an ancestor into a site other than its own) fails here: such a store can
+ * land after that site's own root (as on the H200 in union_find v2's first run). */
+static void flatten_reads_first(uint32_t *L, uint32_t n, uint64_t seed)
+{
+    uint32_t *copy = malloc(n * sizeof *copy), *addr = NULL, *val = NULL, *order;
+    size_t m = 0, cap = 0;
+    cr_assert_not_null(copy);
+    for (uint32_t i = 0; i < n; i++) {
+        memcpy(copy, L, n * sizeof *copy);
+        lb_flatten_site(copy, i);
+        for (uint32_t j = 0; j < n; j++)
+            if (copy[j] != L[j]) {
+                if (m == cap) {
+                    cap = cap ? 2 * cap : 1024;
+                    addr = realloc(addr, cap * sizeof *addr);
+                    val = realloc(val, cap * sizeof *val);
+                    cr_assert(addr && val);
+                }
+                addr[m] = j;
+                val[m++] = copy[j];
+            }
+    }
+    order = malloc((m ? m : 1) * sizeof *order);
+    cr_assert_not_null(order);
+    shuffle(order, (uint32_t)m, seed);
+    for (size_t k = 0; k < m; k++)
+        L[addr[order[k]]] = val[order[k]];
+    free(copy);
+    free(addr);
+    free(val);
+    free(order);
+}
+
 /* Emulates labeler `which` (LB_HAWICK..LB_UNION_FIND); returns the scans of an iterative one. */
 static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint32_t *L, uint32_t *R,
                    uint32_t *perm, uint64_t seed)
@@ -391,8 +428,7 @@ static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint3
                             (int)(tile / (uint32_t)(nbx * nby)), (int)(fp[k] % lanes), bonds, L);
         }
         free(fp);
-        for (uint32_t k = 0; k < n; k++)
-            lb_flatten_site(L, perm[k]);
+        flatten_reads_first(L, n, seed + 99);
         it = 1;
     }
     }
