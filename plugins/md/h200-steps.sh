@@ -1,11 +1,11 @@
 # md plugin steps for scripts/h200-batch.sh (sourced there: $B is the build, $OUT the output).
 #   step_md_quick   every variant at small and medium sizes, short sampling (< 2 min)
-#   step_md         the full profiles/md.ini (86 cases, budget <= 4 min, expected ~3 min)
+#   step_md         the full profiles/md.ini (87 cases, budget <= 4 min; run 3: 2.0 min)
 #   step_md_1, step_md_2  the same profile in two deterministic halves (--shard), if one call
 #                   must stay shorter; results in md-1 and md-2
 #   step_md_tests   the GPU test binary (~30 s)
 #   step_md_hostprobe  the host layer assignment taken apart (test/host_probe.cu: pinned and
-#                   pageable copies, the loop alone, v1's round trip vs v2/v3's pieces) at
+#                   pageable copies, the plain and v2 loops alone, one copy vs pieces) at
 #                   SP N_e 128 and 102 (~20 s with the compile)
 
 step_md_quick() {

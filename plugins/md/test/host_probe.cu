@@ -2,8 +2,10 @@
  * copy bandwidth of 4 B per atom pinned and pageable, the host loop l_i = k_{c_i}++ alone
  * (caches flushed first, as after a DMA), and the whole round trip as v1 did it (one copy each
  * way, a stream sync) and as v2/v3 do it (8 pieces with an event each, copies overlapping the
- * loop).  Cell indices are those of the SP lattice at N_e (sorted by cell or in the lattice's
- * order), so the loop sees the plugin's access pattern.  Prints one line per measurement, the
+ * loop).  Cell indices are those of a liquid sorted by cell (uniform random positions: the
+ * occupancy varies as after a reordering) or of the SP lattice in its own order, so the loop
+ * sees the plugin's access patterns; the loop is timed as v3.1 has it (plain) and as v2/v3 had
+ * it (the current cell's count in a register, a branch when the cell changes).  Prints one line per measurement, the
  * median and the best of 15.  Not part of the build:
  *   nvcc -O2 -o host_probe plugins/md/test/host_probe.cu && ./host_probe 128 102
  */
@@ -56,8 +58,15 @@ static void flush_caches(int k)
     memset(junk, k, junk_bytes);
 }
 
-/* The plugin's loop: the running count of the current cell kept in a register. */
+/* The plugin's loop (v3.1): l_i = k_{c_i}++. */
 static void layer_loop(const int *cell, int *layer, int *kc, int lo, int hi)
+{
+    for (int i = lo; i < hi; i++)
+        layer[i] = kc[cell[i]]++;
+}
+
+/* v2/v3's loop: the running count of the current cell kept in a register. */
+static void layer_loop_branch(const int *cell, int *layer, int *kc, int lo, int hi)
 {
     int prev = -1, run = 0;
     for (int i = lo; i < hi; i++) {
@@ -85,7 +94,7 @@ static int probe(int ne, int sorted)
     cudaEvent_t ev[CHUNKS];
     (void)rho;
     printf("\nN_e %d: %d atoms, %d cells (%s)\n", ne, n, ncell,
-           sorted ? "sorted by cell" : "lattice order");
+           sorted ? "liquid, sorted by cell" : "lattice order");
     CHECK(cudaStreamCreate(&s));
     for (int k = 0; k < CHUNKS; k++)
         CHECK(cudaEventCreate(&ev[k]));
@@ -99,7 +108,10 @@ static int probe(int ne, int sorted)
     CHECK(cudaMalloc((void **)&d_kc, (size_t)ncell * 4));
     if (!p_cell || !p_layer)
         return 1;
-    for (int i = 0; i < n; i++) {
+    srand(1);
+    for (int i = 0; i < n && sorted; i++) /* uniform random positions */
+        p_cell[i] = (int)((double)rand() / ((double)RAND_MAX + 1.0) * ncell);
+    for (int i = 0; i < n && !sorted; i++) {
         int x = i % ne, y = (i / ne) % ne, z = i / (ne * ne);
         int cx = (int)((x + 0.5) * a / w), cy = (int)((y + 0.5) * a / w),
             cz = (int)((z + 0.5) * a / w);
@@ -162,7 +174,16 @@ static int probe(int ne, int sorted)
         layer_loop(h_cell, h_layer, h_kc, 0, n);
         t[r] = now_s() - t0;
     }
-    show("host loop (memset k_c + loop), cold", t, n, 0);
+    show("host loop plain (memset k_c + loop), cold", t, n, 0);
+    for (int r = 0; r < REPS; r++) {
+        double t0;
+        flush_caches(r);
+        t0 = now_s();
+        memset(h_kc, 0, (size_t)ncell * 4);
+        layer_loop_branch(h_cell, h_layer, h_kc, 0, n);
+        t[r] = now_s() - t0;
+    }
+    show("host loop v2 branch (memset + loop), cold", t, n, 0);
 
     /* v1: one copy each way, a stream sync */
     for (int r = 0; r < REPS; r++) {
