@@ -67,22 +67,30 @@ template <> struct vec4<double> {
 
 // The global loads of one fill: kBK source trees of this thread's element column, and its kUL
 // elements of U (zero past the block's trees, so the product needs no bounds).  U load q is
-// tree urow + q * kUS, column uk (pm_fused_u_slot: kNT threads are kUS whole rows of a fill),
-// at uq + q * kUS * cols: one pointer and two indices live through the loop, not 3 x kUL.
+// tree urow + q * kUS, column uk (pm_fused_u_slot: kNT threads are kUS whole rows of a fill).
+// v3: the addresses walk: sj is this fill's first source tree (advanced by kBK trees a fill),
+// each next tree n elements on, uj this fill's U column, its loads ucs = kUS * cols apart; kv
+// (valid trees in this fill, 0 for a column past the block) and uok (bit q: U load q in the
+// block) are one compare each.  The v2 form rebuilt every address from (jc + k) * n in 64 bits
+// with its own predicate: ~13 instructions a load in the SASS, ~5 now.
 constexpr int kUS = kNT / kBK;
 static_assert(kNT % kBK == 0, "a U load's column does not depend on q");
+static_assert(kUL <= 32, "uok holds one bit a U load");
 
 template <typename T>
-__device__ __forceinline__ void
-fill_load(const T *__restrict__ sp, bool valid, int32_t n, int32_t rows, int32_t cols, int32_t jc,
-          const T *__restrict__ uq, int32_t urow, int32_t uk, T *pv, T *uv)
+__device__ __forceinline__ void fill_load(const T *__restrict__ sj, int32_t kv, int32_t n,
+                                          const T *__restrict__ uj, int32_t ucs, unsigned uok,
+                                          T *pv, T *uv)
 {
+    const T *q = sj;
 #pragma unroll
-    for (int k = 0; k < kBK; k++)
-        pv[k] = valid && jc + k < cols ? sp[(int64_t)(jc + k) * n] : T(0);
+    for (int k = 0; k < kBK; k++) {
+        pv[k] = k < kv ? *q : T(0);
+        q += n;
+    }
 #pragma unroll
-    for (int q = 0; q < kUL; q++)
-        uv[q] = urow + q * kUS < rows && jc + uk < cols ? uq[q * kUS * cols + jc] : T(0);
+    for (int i = 0; i < kUL; i++)
+        uv[i] = (uok >> i) & 1u ? uj[i * ucs] : T(0);
 }
 
 // The same fill by cp.async straight into shared memory (fused_load = async): no registers
@@ -114,29 +122,32 @@ __device__ __forceinline__ void copy_wait()
 }
 
 template <typename T>
-__device__ __forceinline__ void
-fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t spos, const T *__restrict__ sp, bool valid,
-           int32_t n, int32_t rows, int32_t cols, int32_t jc, const T *__restrict__ uq,
-           int32_t urow, int32_t ur, int32_t uk)
+__device__ __forceinline__ void fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t spos,
+                                           const T *__restrict__ sj, int32_t kv, int32_t n,
+                                           const T *__restrict__ uj, int32_t ucs, unsigned uok,
+                                           int32_t ur, int32_t uk, const T *__restrict__ safe)
 {
+    // A slot past the block passes safe (a valid address) and is zero-filled without a read.
+    const T *q = sj;
 #pragma unroll
     for (int k = 0; k < kBK; k++) {
-        const bool ok = valid && jc + k < cols;
-        copy_async(&ps[k][spos], ok ? sp + (int64_t)(jc + k) * n : sp, ok);
+        const bool ok = k < kv;
+        copy_async(&ps[k][spos], ok ? q : safe, ok);
+        q += n;
     }
 #pragma unroll
-    for (int q = 0; q < kUL; q++) {
-        const bool ok = urow + q * kUS < rows && jc + uk < cols;
-        copy_async(&us[uk][ur + q * kUS], ok ? uq + q * kUS * cols + jc : sp, ok);
+    for (int i = 0; i < kUL; i++) {
+        const bool ok = (uok >> i) & 1u;
+        copy_async(&us[uk][ur + i * kUS], ok ? uj + i * ucs : safe, ok);
     }
 }
 
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
-// loads.  Capped for 4 CTAs an SM in float32 (115 registers on sm_90a, 120 on sm_80, no
+// loads.  Capped for 4 CTAs an SM in float32 (117 registers on sm_90a, 108 on sm_80, no
 // spills) and 3 in float64 on sm_90a (164, no spills; uncapped it takes 230, 2 CTAs; 4 CTAs
-// spill); sm_80 keeps float64 at 2 CTAs (220), as 3 spill there.  With cp.async fills
-// (fused_async) nothing holds the next fill: 5 CTAs in float32 (95 / 91 registers), 4 in
-// float64 (128), no spills.
+// spill); sm_80 keeps float64 at 2 CTAs (184), as 3 spill there.  With cp.async fills
+// (fused_async, and auto in float32) nothing holds the next fill: 5 CTAs in float32 (95 / 87
+// registers; a cap of 6 spills), 4 in float64 (128), no spills.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 constexpr int kCtas64 = 2;
 #else
@@ -186,11 +197,21 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
         for (int j = 0; j < kTN; j++)
             acc[i][j] = T(0);
 
+    // The walking fill state (fill_load): the source trees and U column of the next fill.
+    const T *sj = sp, *uj = uq;
+    const int64_t sstep = (int64_t)kBK * n;
+    const int32_t ucs = kUS * cols;
+    unsigned urmask = 0;
+#pragma unroll
+    for (int i = 0; i < kUL; i++)
+        urmask |= urow + i * kUS < rows ? 1u << i : 0u;
+
     if (ASYNC) {
-        fill_async(ps[0], us[0], g.spos, sp, valid, n, rows, cols, 0, uq, urow, ur, uk);
+        fill_async(ps[0], us[0], g.spos, sj, valid ? min(kBK, cols) : 0, n, uj, ucs,
+                   uk < cols ? urmask : 0u, ur, uk, src);
         copy_wait();
     } else {
-        fill_load(sp, valid, n, rows, cols, 0, uq, urow, uk, pv, uv);
+        fill_load(sj, valid ? min(kBK, cols) : 0, n, uj, ucs, uk < cols ? urmask : 0u, pv, uv);
 #pragma unroll
         for (int k = 0; k < kBK; k++)
             ps[0][k][g.spos] = pv[k];
@@ -204,12 +225,18 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
     for (int32_t jc = 0; jc < cols; jc += kBK) {
         // The next fill's loads go out before this fill's FMAs; its buffer was last read in
         // the previous fill, which the barrier below that fill closed.
-        const bool more = jc + kBK < cols;
-        if (more && ASYNC)
-            fill_async(ps[buf ^ 1], us[buf ^ 1], g.spos, sp, valid, n, rows, cols, jc + kBK, uq,
-                       urow, ur, uk);
-        else if (more)
-            fill_load(sp, valid, n, rows, cols, jc + kBK, uq, urow, uk, pv, uv);
+        const int32_t jn = jc + kBK;
+        const bool more = jn < cols;
+        if (more) {
+            sj += sstep;
+            uj += kBK;
+            const int32_t kv = valid ? min(kBK, cols - jn) : 0;
+            const unsigned uok = jn + uk < cols ? urmask : 0u;
+            if (ASYNC)
+                fill_async(ps[buf ^ 1], us[buf ^ 1], g.spos, sj, kv, n, uj, ucs, uok, ur, uk, src);
+            else
+                fill_load(sj, kv, n, uj, ucs, uok, pv, uv);
+        }
         const int32_t nc = busy ? min(kBK, cols - jc) : 0;
 #pragma unroll
         for (int k0 = 0; k0 < kBK; k0 += 4) {
