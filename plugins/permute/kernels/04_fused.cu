@@ -5,7 +5,8 @@
 // where P[j][c] = src tree j at the source offset of column c.  The host's column tables make a
 // tile's columns boxes of destination-consecutive x source-consecutive elements and list them
 // for the gather in source order, so each thread loads one column (consecutive threads:
-// ascending source addresses, runs of up to 16 elements) and the stores write runs too.  P goes
+// ascending source addresses, runs of up to 16 elements); the result goes out through shared
+// memory, one column a thread (consecutive threads: destination runs).  P goes
 // from global memory to shared memory directly: no extract, no workspace, no second pass over
 // the output, which is what the extract + GEMM path pays twice.
 // The product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared
@@ -269,35 +270,34 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
         buf ^= 1;
     }
 
-    // Epilogue: 4 columns of 8 trees; one vector access where the 4 columns are consecutive
-    // destination elements and aligned (a box's destination run, n a multiple of 4).
-    const int4 dc = *reinterpret_cast<const int4 *>(dcs + e0);
-    const int32_t col[kTN] = {dc.x, dc.y, dc.z, dc.w};
-    const bool vec = (n & 3) == 0 && (it.dst_off & 3) == 0 && (dc.x & 3) == 0 && dc.y == dc.x + 1 &&
-                     dc.z == dc.x + 2 && dc.w == dc.x + 3;
+    // Epilogue (v3): the tile goes through shared memory (ps is free: the loop's last barrier
+    // closed its reads) and thread t writes column t of every tree.  Columns are destination
+    // runs of up to PM_FUSED_RX elements in order, so a warp's store is 4 runs (4-8 sectors for
+    // 32 elements); v2 stored each thread's 8 x 4 from registers: one float4 where aligned (54%
+    // on large_u), else 4 scalar stores a tree with columns 4 apart (16 sectors for 32
+    // elements: ncu saw 9.5 of 32 bytes a sector used and 25% of the stall samples there).
+    constexpr int kOP = kBN + 4; // rows stay 16-byte aligned for the float4 writes
+    static_assert(sizeof(T) * kBM * kOP <= sizeof(ps), "the staged tile fits in ps");
+    T(*os)[kOP] = reinterpret_cast<T(*)[kOP]>(&ps[0][0][0]);
+    if (busy)
 #pragma unroll
-    for (int i = 0; i < kTM; i++) {
-        const int32_t row = it.row0 + r0 + i;
-        if (row >= rows)
-            break;
-        // One 64-bit row address, then 32-bit column offsets (n < 2^31 elements a tree).
-        const int64_t d = it.dst_off + (int64_t)row * n;
-        T *__restrict__ o = out + d;
-        const T *__restrict__ ci = cin + (BETA ? d : 0);
-        T c[kTN], v[kTN];
-        if (vec) {
-            if (BETA)
-                vec4<T>::load(ci + dc.x, c);
-#pragma unroll
-            for (int j = 0; j < kTN; j++)
-                v[j] = BETA ? alpha * acc[i][j] + beta * c[j] : alpha * acc[i][j];
-            vec4<T>::store(o + dc.x, v);
-        } else {
-#pragma unroll
-            for (int j = 0; j < kTN; j++)
-                if (col[j] >= 0)
-                    o[col[j]] = BETA ? alpha * acc[i][j] + beta * ci[col[j]] : alpha * acc[i][j];
-        }
+        for (int i = 0; i < kTM; i++)
+            vec4<T>::store(&os[r0 + i][e0], acc[i]);
+    __syncthreads();
+    const int32_t c = dcs[t];
+    const int32_t nr = min(kBM, rows - it.row0);
+    if (c < 0)
+        return;
+    const int64_t d = it.dst_off + (int64_t)it.row0 * n + c;
+    T *__restrict__ o = out + d;
+    const T *__restrict__ ci = cin + (BETA ? d : 0);
+#pragma unroll 4
+    for (int32_t r = 0; r < nr; r++) {
+        const T x = os[r][t];
+        *o = BETA ? alpha * x + beta * *ci : alpha * x;
+        o += n;
+        if (BETA)
+            ci += n;
     }
 }
 
