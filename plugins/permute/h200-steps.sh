@@ -95,8 +95,9 @@ step_permute_ncu() {
 # large_u at full size (issue 12: auto within 2x of copy): every path on it, float32 and
 # float64, beta 0 and 0.5 (28 cases), and fused against copy at half and twice the blocks (6
 # cases: the fixed cost of a launch against the per-tile rate); about 45 s.  Then Nsight
-# Compute (full set, SASS stall samples) of auto's kernels in float32 and float64 at beta 0
-# (about 20 s each).
+# Compute (full set, SASS stall samples) of auto's kernels in float32 (the cp.async fill since
+# v3) and float64 (the register fill) at beta 0, and of fused (register fill) float32: -1, -2,
+# -3 (about 20 s each).
 step_permute_large_u() {
   cat >/tmp/permute-large-u.ini <<'INI'
 [run]
@@ -126,7 +127,8 @@ INI
   "$B/kbench" run /tmp/permute-large-u.ini --out "$OUT/results/permute-large-u"
   local c d i=0
   for c in 'permute/auto/preset=large_u,dtype=f32,alpha=1,beta=0,*' \
-           'permute/auto/preset=large_u,dtype=f64,alpha=1,beta=0,*'; do
+           'permute/auto/preset=large_u,dtype=f64,alpha=1,beta=0,*' \
+           'permute/fused/preset=large_u,dtype=f32,alpha=1,beta=0,*'; do
     i=$((i + 1))
     d="$OUT/results/ncu-permute-large-u-$i"
     "$B/kbench" profile /tmp/permute-large-u.ini --set full --keep-report --case "$c" --out "$d"

@@ -369,7 +369,10 @@ static int plan_gemm(state *s, const unsigned char *via, const int64_t *ws_off, 
 static int plan_fused(state *s, const unsigned char *via, char *msg)
 {
     int rc = pm_plan_fused(s->prob, via, &s->fp, msg);
-    s->fp.async = s->variant == V_FUSED_ASYNC;
+    /* auto takes the cp.async fill in float32 (gpu-run-4, large_u: 25.7 against 27.9 µs beta 0,
+     * 27.8 against 29.4 beta 0.5: 5 CTAs an SM instead of 4) and the register fill in float64
+     * (50.5 against 48.7 beta 0, even at beta 0.5). */
+    s->fp.async = s->variant == V_FUSED_ASYNC || (s->variant == V_AUTO && s->prob->esize == 4);
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
     const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */

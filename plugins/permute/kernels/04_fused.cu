@@ -5,7 +5,8 @@
 // where P[j][c] = src tree j at the source offset of column c.  The host's column tables make a
 // tile's columns boxes of destination-consecutive x source-consecutive elements and list them
 // for the gather in source order, so each thread loads one column (consecutive threads:
-// ascending source addresses, runs of up to 16 elements) and the stores write runs too.  P goes
+// ascending source addresses, runs of up to 16 elements); the result goes out through shared
+// memory, one column a thread (consecutive threads: destination runs).  P goes
 // from global memory to shared memory directly: no extract, no workspace, no second pass over
 // the output, which is what the extract + GEMM path pays twice.
 // The product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared
@@ -67,22 +68,30 @@ template <> struct vec4<double> {
 
 // The global loads of one fill: kBK source trees of this thread's element column, and its kUL
 // elements of U (zero past the block's trees, so the product needs no bounds).  U load q is
-// tree urow + q * kUS, column uk (pm_fused_u_slot: kNT threads are kUS whole rows of a fill),
-// at uq + q * kUS * cols: one pointer and two indices live through the loop, not 3 x kUL.
+// tree urow + q * kUS, column uk (pm_fused_u_slot: kNT threads are kUS whole rows of a fill).
+// v3: the addresses walk: sj is this fill's first source tree (advanced by kBK trees a fill),
+// each next tree n elements on, uj this fill's U column, its loads ucs = kUS * cols apart; kv
+// (valid trees in this fill, 0 for a column past the block) and uok (bit q: U load q in the
+// block) are one compare each.  The v2 form rebuilt every address from (jc + k) * n in 64 bits
+// with its own predicate: ~13 instructions a load in the SASS, ~5 now.
 constexpr int kUS = kNT / kBK;
 static_assert(kNT % kBK == 0, "a U load's column does not depend on q");
+static_assert(kUL <= 32, "uok holds one bit a U load");
 
 template <typename T>
-__device__ __forceinline__ void
-fill_load(const T *__restrict__ sp, bool valid, int32_t n, int32_t rows, int32_t cols, int32_t jc,
-          const T *__restrict__ uq, int32_t urow, int32_t uk, T *pv, T *uv)
+__device__ __forceinline__ void fill_load(const T *__restrict__ sj, int32_t kv, int32_t n,
+                                          const T *__restrict__ uj, int32_t ucs, unsigned uok,
+                                          T *pv, T *uv)
 {
+    const T *q = sj;
 #pragma unroll
-    for (int k = 0; k < kBK; k++)
-        pv[k] = valid && jc + k < cols ? sp[(int64_t)(jc + k) * n] : T(0);
+    for (int k = 0; k < kBK; k++) {
+        pv[k] = k < kv ? *q : T(0);
+        q += n;
+    }
 #pragma unroll
-    for (int q = 0; q < kUL; q++)
-        uv[q] = urow + q * kUS < rows && jc + uk < cols ? uq[q * kUS * cols + jc] : T(0);
+    for (int i = 0; i < kUL; i++)
+        uv[i] = (uok >> i) & 1u ? uj[i * ucs] : T(0);
 }
 
 // The same fill by cp.async straight into shared memory (fused_load = async): no registers
@@ -114,29 +123,32 @@ __device__ __forceinline__ void copy_wait()
 }
 
 template <typename T>
-__device__ __forceinline__ void
-fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t spos, const T *__restrict__ sp, bool valid,
-           int32_t n, int32_t rows, int32_t cols, int32_t jc, const T *__restrict__ uq,
-           int32_t urow, int32_t ur, int32_t uk)
+__device__ __forceinline__ void fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t spos,
+                                           const T *__restrict__ sj, int32_t kv, int32_t n,
+                                           const T *__restrict__ uj, int32_t ucs, unsigned uok,
+                                           int32_t ur, int32_t uk, const T *__restrict__ safe)
 {
+    // A slot past the block passes safe (a valid address) and is zero-filled without a read.
+    const T *q = sj;
 #pragma unroll
     for (int k = 0; k < kBK; k++) {
-        const bool ok = valid && jc + k < cols;
-        copy_async(&ps[k][spos], ok ? sp + (int64_t)(jc + k) * n : sp, ok);
+        const bool ok = k < kv;
+        copy_async(&ps[k][spos], ok ? q : safe, ok);
+        q += n;
     }
 #pragma unroll
-    for (int q = 0; q < kUL; q++) {
-        const bool ok = urow + q * kUS < rows && jc + uk < cols;
-        copy_async(&us[uk][ur + q * kUS], ok ? uq + q * kUS * cols + jc : sp, ok);
+    for (int i = 0; i < kUL; i++) {
+        const bool ok = (uok >> i) & 1u;
+        copy_async(&us[uk][ur + i * kUS], ok ? uj + i * ucs : safe, ok);
     }
 }
 
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
-// loads.  Capped for 4 CTAs an SM in float32 (115 registers on sm_90a, 120 on sm_80, no
+// loads.  Capped for 4 CTAs an SM in float32 (117 registers on sm_90a, 108 on sm_80, no
 // spills) and 3 in float64 on sm_90a (164, no spills; uncapped it takes 230, 2 CTAs; 4 CTAs
-// spill); sm_80 keeps float64 at 2 CTAs (220), as 3 spill there.  With cp.async fills
-// (fused_async) nothing holds the next fill: 5 CTAs in float32 (95 / 91 registers), 4 in
-// float64 (128), no spills.
+// spill); sm_80 keeps float64 at 2 CTAs (184), as 3 spill there.  With cp.async fills
+// (fused_async, and auto in float32) nothing holds the next fill: 5 CTAs in float32 (95 / 87
+// registers; a cap of 6 spills), 4 in float64 (128), no spills.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 constexpr int kCtas64 = 2;
 #else
@@ -153,11 +165,16 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
 {
     __shared__ __align__(16) T ps[2][kBK][kPR];
     __shared__ __align__(16) T us[2][kBK][kUP];
+    __shared__ __align__(16) int32_t dcs[kBN]; // the tile's destination columns (epilogue)
     const int32_t t = (int32_t)threadIdx.x;
-    // The tile and this thread's gather entry: two loads, neither waiting on the other.
+    // The tile, this thread's gather entry and one destination column: three loads, none
+    // waiting on another.  The column goes to shared memory before the first fill's barrier,
+    // so the epilogue reads it there instead of starting a dependent global round trip after
+    // the loop (v3: ~4% of the f32 profile's stall samples sat on that load).
     const pm_fused_item it = items[blockIdx.x];
     const int64_t tab = (int64_t)blockIdx.x * kBN;
     const pm_fused_gather g = gather[tab + t];
+    dcs[t] = dcol[tab + t];
     const int32_t n = it.n, rows = it.rows, cols = it.cols;
 
     // The gather: this thread's source offset (-1: past the block) and shared-memory slot.
@@ -181,11 +198,21 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
         for (int j = 0; j < kTN; j++)
             acc[i][j] = T(0);
 
+    // The walking fill state (fill_load): the source trees and U column of the next fill.
+    const T *sj = sp, *uj = uq;
+    const int64_t sstep = (int64_t)kBK * n;
+    const int32_t ucs = kUS * cols;
+    unsigned urmask = 0;
+#pragma unroll
+    for (int i = 0; i < kUL; i++)
+        urmask |= urow + i * kUS < rows ? 1u << i : 0u;
+
     if (ASYNC) {
-        fill_async(ps[0], us[0], g.spos, sp, valid, n, rows, cols, 0, uq, urow, ur, uk);
+        fill_async(ps[0], us[0], g.spos, sj, valid ? min(kBK, cols) : 0, n, uj, ucs,
+                   uk < cols ? urmask : 0u, ur, uk, src);
         copy_wait();
     } else {
-        fill_load(sp, valid, n, rows, cols, 0, uq, urow, uk, pv, uv);
+        fill_load(sj, valid ? min(kBK, cols) : 0, n, uj, ucs, uk < cols ? urmask : 0u, pv, uv);
 #pragma unroll
         for (int k = 0; k < kBK; k++)
             ps[0][k][g.spos] = pv[k];
@@ -199,12 +226,18 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
     for (int32_t jc = 0; jc < cols; jc += kBK) {
         // The next fill's loads go out before this fill's FMAs; its buffer was last read in
         // the previous fill, which the barrier below that fill closed.
-        const bool more = jc + kBK < cols;
-        if (more && ASYNC)
-            fill_async(ps[buf ^ 1], us[buf ^ 1], g.spos, sp, valid, n, rows, cols, jc + kBK, uq,
-                       urow, ur, uk);
-        else if (more)
-            fill_load(sp, valid, n, rows, cols, jc + kBK, uq, urow, uk, pv, uv);
+        const int32_t jn = jc + kBK;
+        const bool more = jn < cols;
+        if (more) {
+            sj += sstep;
+            uj += kBK;
+            const int32_t kv = valid ? min(kBK, cols - jn) : 0;
+            const unsigned uok = jn + uk < cols ? urmask : 0u;
+            if (ASYNC)
+                fill_async(ps[buf ^ 1], us[buf ^ 1], g.spos, sj, kv, n, uj, ucs, uok, ur, uk, src);
+            else
+                fill_load(sj, kv, n, uj, ucs, uok, pv, uv);
+        }
         const int32_t nc = busy ? min(kBK, cols - jc) : 0;
 #pragma unroll
         for (int k0 = 0; k0 < kBK; k0 += 4) {
@@ -237,33 +270,34 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
         buf ^= 1;
     }
 
-    // Epilogue: 4 columns of 8 trees; one vector access where the 4 columns are consecutive
-    // destination elements and aligned (a box's destination run, n a multiple of 4).
-    const int4 dc = *reinterpret_cast<const int4 *>(dcol + tab + e0);
-    const int32_t col[kTN] = {dc.x, dc.y, dc.z, dc.w};
-    const bool vec = (n & 3) == 0 && (it.dst_off & 3) == 0 && (dc.x & 3) == 0 && dc.y == dc.x + 1 &&
-                     dc.z == dc.x + 2 && dc.w == dc.x + 3;
+    // Epilogue (v3): the tile goes through shared memory (ps is free: the loop's last barrier
+    // closed its reads) and thread t writes column t of every tree.  Columns are destination
+    // runs of up to PM_FUSED_RX elements in order, so a warp's store is 4 runs (4-8 sectors for
+    // 32 elements); v2 stored each thread's 8 x 4 from registers: one float4 where aligned (54%
+    // on large_u), else 4 scalar stores a tree with columns 4 apart (16 sectors for 32
+    // elements: ncu saw 9.5 of 32 bytes a sector used and 25% of the stall samples there).
+    constexpr int kOP = kBN + 4; // rows stay 16-byte aligned for the float4 writes
+    static_assert(sizeof(T) * kBM * kOP <= sizeof(ps), "the staged tile fits in ps");
+    T(*os)[kOP] = reinterpret_cast<T(*)[kOP]>(&ps[0][0][0]);
+    if (busy)
 #pragma unroll
-    for (int i = 0; i < kTM; i++) {
-        const int32_t row = it.row0 + r0 + i;
-        if (row >= rows)
-            break;
-        const int64_t d = it.dst_off + (int64_t)row * n;
-        T c[kTN], v[kTN];
-        if (vec) {
-            if (BETA)
-                vec4<T>::load(cin + d + dc.x, c);
-#pragma unroll
-            for (int j = 0; j < kTN; j++)
-                v[j] = BETA ? alpha * acc[i][j] + beta * c[j] : alpha * acc[i][j];
-            vec4<T>::store(out + d + dc.x, v);
-        } else {
-#pragma unroll
-            for (int j = 0; j < kTN; j++)
-                if (col[j] >= 0)
-                    out[d + col[j]] =
-                        BETA ? alpha * acc[i][j] + beta * cin[d + col[j]] : alpha * acc[i][j];
-        }
+        for (int i = 0; i < kTM; i++)
+            vec4<T>::store(&os[r0 + i][e0], acc[i]);
+    __syncthreads();
+    const int32_t c = dcs[t];
+    const int32_t nr = min(kBM, rows - it.row0);
+    if (c < 0)
+        return;
+    const int64_t d = it.dst_off + (int64_t)it.row0 * n + c;
+    T *__restrict__ o = out + d;
+    const T *__restrict__ ci = cin + (BETA ? d : 0);
+#pragma unroll 4
+    for (int32_t r = 0; r < nr; r++) {
+        const T x = os[r][t];
+        *o = BETA ? alpha * x + beta * *ci : alpha * x;
+        o += n;
+        if (BETA)
+            ci += n;
     }
 }
 
