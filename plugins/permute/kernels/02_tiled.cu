@@ -131,7 +131,8 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
 #pragma unroll
     for (int r = 0; r < RB; r++)
         if (i0 + r < nr)
-            asm volatile("prefetch.global.L1 [%0];" ::"l"(u + uo + (int64_t)(i0 + r) * cols));
+            asm volatile("prefetch.global.L1 [%0];" ::"l"(
+                __cvta_generic_to_global(u + uo + (int64_t)(i0 + r) * cols)));
     // Trees a thread gathers: from t / 2^log_p, every NT / 2^log_p (every one when the region
     // has NT elements or more).
     const int32_t j_first = log_p < kLog<NT>() ? t >> log_p : 0;
