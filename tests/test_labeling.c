@@ -43,6 +43,64 @@ Test(labeling, philox_matches_the_known_answers)
     cr_expect_eq(c.v[3], 0x24126ea1u);
 }
 
+/* The threaded random bond sets and union-find (verify's reference at large L) give the
+ * sequential ones' bonds and labels exactly, for thread counts that do and do not divide L, 2-D and
+ * 3-D, below, at and above the percolation threshold and with every bond set (one cluster crossing
+ * every slab). */
+Test(labeling, threaded_union_find_equals_union_find)
+{
+    const int dims[] = {2, 3}, sizes[] = {61, 17}, threads[] = {1, 2, 3, 7, 16, 64, 100};
+    const double ps[] = {0.3, 0.5, 0.8, 0.2488, 1.0};
+    for (int di = 0; di < 2; di++) {
+        lb_lattice lat = {dims[di], sizes[di], 0};
+        lat.n = (uint32_t)(dims[di] == 2 ? lat.L * lat.L : lat.L * lat.L * lat.L);
+        uint8_t *bonds = malloc(lat.n);
+        uint32_t *a = malloc(4 * lat.n), *b = malloc(4 * lat.n), *parent = malloc(4 * lat.n);
+        for (int pi = 0; pi < 5; pi++) {
+            lb_random_bonds(&lat, ps[pi], 7, (uint64_t)pi, bonds);
+            /* The threaded bond sets are the same, byte for byte. */
+            uint8_t *again = malloc(lat.n);
+            lb_random_bonds_threads(&lat, ps[pi], 7, (uint64_t)pi, again, 5);
+            cr_expect(memcmp(again, bonds, lat.n) == 0, "dim %d p %g: threaded bonds differ",
+                      lat.dim, ps[pi]);
+            free(again);
+            const uint32_t ca = lb_host_label_uf(&lat, bonds, a);
+            for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
+                memset(b, 0xFF, 4 * lat.n);
+                const uint32_t cb = lb_host_label_uf_threads(&lat, bonds, b, parent, threads[ti]);
+                cr_expect_eq(ca, cb, "dim %d p %g threads %d: %u vs %u clusters", lat.dim, ps[pi],
+                             threads[ti], ca, cb);
+                cr_expect(memcmp(a, b, 4 * lat.n) == 0, "dim %d p %g threads %d: labels differ",
+                          lat.dim, ps[pi], threads[ti]);
+            }
+            if (ps[pi] == 1.0)
+                cr_expect_eq(ca, 1);
+        }
+        free(bonds);
+        free(a);
+        free(b);
+        free(parent);
+    }
+}
+
+/* The partition comparison: identical arrays pass by the fast path, but a label out of range
+ * still counts; a renamed partition passes; a moved site fails. */
+Test(labeling, partition_mismatches_counts_up_to_renaming)
+{
+    enum { N = 12 };
+    uint32_t a[N] = {0, 0, 2, 2, 2, 5, 5, 7, 7, 7, 7, 11}, b[N], map[N], rev[N];
+    memcpy(b, a, sizeof a);
+    cr_expect_eq(lb_partition_mismatches(N, a, b, map, rev), 0);
+    for (int i = 0; i < N; i++) /* rename: label l -> 11 - l */
+        b[i] = 11 - a[i];
+    cr_expect_eq(lb_partition_mismatches(N, a, b, map, rev), 0);
+    b[4] = b[5]; /* site 4 joins 5's cluster */
+    cr_expect_gt(lb_partition_mismatches(N, a, b, map, rev), 0);
+    a[3] = N; /* out of range, in both */
+    memcpy(b, a, sizeof a);
+    cr_expect_eq(lb_partition_mismatches(N, a, b, map, rev), 1);
+}
+
 /* Union-find and flood fill agree on every site, 2-D and 3-D, below, at and above the
  * percolation threshold; both put each site under its cluster's smallest site; a labeling
  * with one site moved to another cluster is caught. */
@@ -319,8 +377,20 @@ static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint3
                     for (uint32_t t = 0; t < 256; t++)
                         lb_uf_write_site(lat, &tl, s, L, tp[t]);
                 }
-        for (uint32_t k = 0; k < n; k++)
-            lb_uf_border_site(lat, tx, ty, tz, bonds, L, perm[k]);
+        /* Phase 3: every (tile, lane) in a shuffled order. */
+        const int nbx = (lat->L + tx - 1) / tx, nby = (lat->L + ty - 1) / ty;
+        const uint32_t lanes = (uint32_t)lb_uf_face_lanes(lat->dim, tx, ty, tz),
+                       work = (uint32_t)(nbx * nby * nz) * lanes;
+        uint32_t *fp = malloc(work * sizeof *fp);
+        cr_assert_not_null(fp);
+        shuffle(fp, work, seed + 77);
+        for (uint32_t k = 0; k < work; k++) {
+            const uint32_t tile = fp[k] / lanes;
+            lb_uf_face_site(lat, tx, ty, tz, (int)(tile % (uint32_t)nbx),
+                            (int)(tile / (uint32_t)nbx % (uint32_t)nby),
+                            (int)(tile / (uint32_t)(nbx * nby)), (int)(fp[k] % lanes), bonds, L);
+        }
+        free(fp);
         for (uint32_t k = 0; k < n; k++)
             lb_flatten_site(L, perm[k]);
         it = 1;
@@ -331,13 +401,15 @@ static int emulate(int which, const lb_lattice *lat, const uint8_t *bonds, uint3
 
 /* Every device labeler's site code, run in shuffled orders, gives exactly the host
  * union-find's labels (the smallest site of each cluster) on random bond sets and on the
- * bonds of a thermalised Ising lattice at Tc; 2-D and 3-D, sizes that are not multiples of
- * the union_find tiles.  The iterative ones stop after a bounded number of scans. */
+ * bonds of a thermalised Ising lattice at Tc; 2-D and 3-D, sizes that are and are not
+ * multiples of the union_find tiles, and smaller than one.  The iterative ones stop after a
+ * bounded number of scans. */
 Test(labeling, device_labelers_emulated_give_the_reference_labels, .timeout = 120)
 {
-    const int dims[] = {2, 2, 3, 3}, sizes[] = {37, 70, 9, 13};
+    /* Also lattices smaller than one tile and exact multiples of the tiles. */
+    const int dims[] = {2, 2, 2, 2, 3, 3, 3, 3}, sizes[] = {37, 70, 64, 5, 9, 13, 16, 4};
     const char *names[] = {"hawick", "kalentev", "komura", "union_find"};
-    for (int c = 0; c < 4; c++) {
+    for (int c = 0; c < 8; c++) {
         lb_lattice lat = {dims[c], sizes[c], 0};
         lat.n = (uint32_t)(lat.dim == 2 ? lat.L * lat.L : lat.L * lat.L * lat.L);
         uint8_t *bonds = malloc(lat.n);

@@ -2,7 +2,8 @@
  * on the same bonds and evolves the prepared lattice exactly as the host does (verify checks
  * both), for every model in 2-D and 3-D, both modes, on lattices that are not multiples of the
  * union_find tiles; the same seed gives bit-identical observables for every variant, host
- * included; and the direct union-find labels faster than Kalentev's iteration.  Skips without
+ * included; and the issue's ratios: union_find labels >= 2.5x faster than kalentev (2-D and
+ * 3-D) and every device variant steps >= 50x faster than host_uf at L = 4096.  Skips without
  * a GPU. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
@@ -84,27 +85,31 @@ Test(labeling_gpu, same_seed_same_observables_for_every_variant, .timeout = 600)
     kbi_results_free(&set);
 }
 
-/* labeling_only at 2-D L = 2048 (Ising at Tc), hot: union_find's median labeling time beats
- * kalentev's (the issue's target is 2.5x; the figures are printed); the capturable labelers
- * are timed as CUDA graphs. */
-Test(labeling_gpu, union_find_labels_faster_than_kalentev, .timeout = 600)
+/* labeling_only, Ising at Tc, 2-D L = 2048 and 3-D L = 128, hot: the issue's target, the best
+ * device labeler (union_find) labels >= 2.5x faster than kalentev in the same run, in 2-D and
+ * in 3-D (measured on the H200 on 2026-12-01: 3.35x and 3.95x); the capturable labelers are
+ * timed as CUDA graphs. */
+Test(labeling_gpu, union_find_labels_2_5x_faster_than_kalentev_2d_and_3d, .timeout = 600)
 {
     kbi_result_set set = {0};
-    double uf = 0.0, ka = 0.0;
+    double uf[2] = {0.0, 0.0}, ka[2] = {0.0, 0.0};
     need_gpu();
     cr_expect_eq(run_profile_text(
                      "[run]\nwarmup = 2\nmin_samples = 10\nmin_time = 0.2\n"
                      "timeout = 300\ncache = hot\n[labeling]\nvariants = hawick, kalentev, komura, "
                      "union_find\nL = 2048\nmcs_discard = 100\nmcs_measure = 10\n"
+                     "mode = labeling_only\n[labeling.3d]\nvariants = hawick, kalentev, komura, "
+                     "union_find\ndim = 3\nL = 128\nmcs_discard = 100\nmcs_measure = 10\n"
                      "mode = labeling_only\n",
                      &set),
                  0);
-    cr_assert_eq(set.n_cases, 4);
+    cr_assert_eq(set.n_cases, 8);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
+        const int d3 = strstr(c->params_text, "dim=3") != NULL;
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
-        printf("%-12s %10.3f ms  %8.4f ns/site  iterations %.1f\n", c->variant,
-               1e3 * c->stats.median, 1e9 * c->stats.median / c->items,
+        printf("%-12s %s %10.3f ms  %8.4f ns/site  iterations %.1f\n", c->variant,
+               d3 ? "3-D" : "2-D", 1e3 * c->stats.median, 1e9 * c->stats.median / c->items,
                metric_of(c, "label_iterations"));
         /* The device step counter makes komura and union_find capturable; the iterative
          * ones read a flag back and say so (KB_RUN_SYNCS).  A batch of one run (a run of
@@ -118,11 +123,54 @@ Test(labeling_gpu, union_find_labels_faster_than_kalentev, .timeout = 600)
         cr_expect(timing && strcmp(timing, want) == 0, "%s: timing %s with batch %ld, expected %s",
                   c->id, timing ? timing : "(none)", c->batch, want);
         if (strcmp(c->variant, "union_find") == 0)
-            uf = c->stats.median;
+            uf[d3] = c->stats.median;
         if (strcmp(c->variant, "kalentev") == 0)
-            ka = c->stats.median;
+            ka[d3] = c->stats.median;
     }
-    cr_expect(uf > 0.0 && ka > uf, "union_find %.3g s, kalentev %.3g s", uf, ka);
-    printf("kalentev / union_find = %.2f (target >= 2.5)\n", ka / uf);
+    for (int d3 = 0; d3 < 2; d3++) {
+        printf("%s: kalentev / union_find = %.2f (target >= 2.5)\n", d3 ? "3-D" : "2-D",
+               uf[d3] > 0.0 ? ka[d3] / uf[d3] : 0.0);
+        cr_expect(uf[d3] > 0.0 && ka[d3] >= 2.5 * uf[d3],
+                  "%s: union_find %.4g s, kalentev %.4g s: %.2fx, the target is >= 2.5x",
+                  d3 ? "3-D" : "2-D", uf[d3], ka[d3], uf[d3] > 0.0 ? ka[d3] / uf[d3] : 0.0);
+    }
+    kbi_results_free(&set);
+}
+
+/* The whole SW step, 2-D Ising at Tc, L = 4096: the issue's target, every device variant
+ * >= 50x host_uf per spin flip (the H200 on 2026-12-01: host_uf 63.6 ns, hawick ~0.27 ns,
+ * ~235x).  host_uf takes ~1.2 s a step here: two samples, and the two measured steps its
+ * evolution check needs.  Also prints the whole step per spin flip of each (the issue's
+ * <= 0.08 ns is at L = 8192, in the profile, not asserted here). */
+Test(labeling_gpu, every_device_variant_50x_host_uf_at_4096, .timeout = 600)
+{
+    kbi_result_set set = {0};
+    double host = 0.0;
+    need_gpu();
+    cr_expect_eq(run_profile_text("[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\n"
+                                  "max_time = 3\ntimeout = 300\ncache = hot\n[labeling]\n"
+                                  "variants = host_uf, hawick, kalentev, komura, union_find\n"
+                                  "L = 4096\nmcs_discard = 20\nmcs_measure = 2\n",
+                                  &set),
+                 0);
+    cr_assert_eq(set.n_cases, 5);
+    for (size_t i = 0; i < set.n_cases; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
+        cr_expect(c->has_verify && c->verify_passed, "%s: %s", c->id, c->message);
+        if (strcmp(c->variant, "host_uf") == 0)
+            host = c->stats.median / c->items;
+    }
+    cr_assert(host > 0.0, "no host_uf median");
+    for (size_t i = 0; i < set.n_cases; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        const double per = c->stats.median / c->items;
+        printf("%-12s %9.4f ns/flip  host_uf / variant = %.0fx\n", c->variant, 1e9 * per,
+               per > 0.0 ? host / per : 0.0);
+        if (strcmp(c->variant, "host_uf") != 0)
+            cr_expect(per > 0.0 && host >= 50.0 * per,
+                      "%s: %.4g ns/flip against host_uf's %.4g: %.1fx, the target is >= 50x",
+                      c->variant, 1e9 * per, 1e9 * host, per > 0.0 ? host / per : 0.0);
+    }
     kbi_results_free(&set);
 }

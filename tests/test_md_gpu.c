@@ -1,10 +1,14 @@
 /* The md plugin on a real GPU: every strategy verifies (forces and energy against the double
  * reference, neighbour sets against brute force, energy drift, first-step energy and pair count
  * against the point's reference) on the three systems, with and without reordering and the
- * read-only cache, and from a shuffled atom order; all strategies report the same N_p/N_a
- * within the dynamics' spread; and the capturable fast variant keeps a loose floor on the
- * standard LJ liquid (far below the issue's target: it catches a broken fast path, not noise).
- * Skips with the reason without a device. */
+ * read-only cache, and from a shuffled atom order (never reordered, and sorted at the load); all
+ * strategies report the same N_p/N_a within the dynamics' spread; every case reports the metrics
+ * the issue asks for (time per atom-step, the fractions in neighbour building and forces, N_p/N_a,
+ * N_l, N_u, bytes per atom within the paper's order, drift, energies, pressure), the host-layer
+ * strategies the host layer assignment's pieces and every neighbour-matrix strategy its build
+ * kernel, with fractions that nest (kernel and host part within t_nbr, t_nbr + t_force <= 1); and
+ * the capturable fast variant keeps a loose floor on the standard LJ liquid (far below the issue's
+ * target: it catches a broken fast path, not noise). Skips with the reason without a device. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <math.h>
@@ -30,6 +34,61 @@ static const kbi_metric *metric(const kbi_case_result *c, const char *name)
     return NULL;
 }
 
+static int is_one_of(const char *v, const char *list)
+{
+    char pad[64];
+    snprintf(pad, sizeof pad, ",%s,", v);
+    return strstr(list, pad) != NULL;
+}
+
+/* The metrics the issue (and NOTES.md's tables) rely on, present and consistent. */
+static void check_metrics(const kbi_case_result *c)
+{
+    static const char *always[] = {"us_per_atom_step",   "t_nbr_fraction",    "t_force_fraction",
+                                   "neighbors_per_atom", "steps_per_rebuild", "bytes_per_atom",
+                                   "energy_drift",       "total_energy",      "kinetic_energy",
+                                   "potential_energy",   "pressure"};
+    static const char *host_layers[] = {"t_host_layers_fraction", "host_layers_ns_per_atom",
+                                        "host_wait_ns_per_atom",  "host_loop_ns_per_atom",
+                                        "host_c_copy_gbs",        "host_l_copy_gbs"};
+    const kbi_metric *nbr = metric(c, "t_nbr_fraction"), *frc = metric(c, "t_force_fraction");
+    const kbi_metric *bytes = metric(c, "bytes_per_atom");
+    int w = is_one_of(c->variant, ",cell_block,layer_matrix,layer_atomic,sorted,");
+    int hl = is_one_of(c->variant, ",cell_block,layer_matrix,");
+    for (size_t k = 0; k < sizeof always / sizeof always[0]; k++)
+        cr_expect(metric(c, always[k]) != NULL, "%s: no %s", c->id, always[k]);
+    if (w || strcmp(c->variant, "host_layer") == 0)
+        cr_expect(metric(c, "layers") != NULL, "%s: no layers", c->id);
+    for (size_t k = 0; hl && k < sizeof host_layers / sizeof host_layers[0]; k++) {
+        const kbi_metric *m = metric(c, host_layers[k]);
+        cr_expect(m != NULL && m->value > 0, "%s: %s missing or not positive", c->id,
+                  host_layers[k]);
+    }
+    if (nbr && frc) {
+        cr_expect(nbr->value > 0 && frc->value > 0 && nbr->value + frc->value <= 1.0 + 1e-9,
+                  "%s: t_nbr %g, t_force %g", c->id, nbr->value, frc->value);
+        if (w) {
+            const kbi_metric *b = metric(c, "t_build_kernel_fraction");
+            cr_expect(b != NULL && metric(c, "build_kernel_ns_per_atom") != NULL,
+                      "%s: no build kernel metrics", c->id);
+            if (b)
+                cr_expect(b->value > 0 && b->value <= nbr->value, "%s: build kernel %g of t_nbr %g",
+                          c->id, b->value, nbr->value);
+        }
+        if (hl) {
+            const kbi_metric *h = metric(c, "t_host_layers_fraction");
+            if (h)
+                cr_expect(h->value <= 1.01 * nbr->value, "%s: host layers %g of t_nbr %g", c->id,
+                          h->value, nbr->value);
+        }
+    }
+    /* The paper's order (about 220 B per atom for SP, 770 for LJ; NOTES.md says why SP is
+     * higher: the reordering scratch), at this small size too. */
+    if (bytes && w)
+        cr_expect(bytes->value < (strstr(c->id, "system=sp,") ? 300.0 : 800.0),
+                  "%s: %g bytes per atom", c->id, bytes->value);
+}
+
 Test(md_gpu, every_strategy_verifies_on_every_system, .timeout = 900)
 {
     kbi_result_set set = {0};
@@ -44,10 +103,10 @@ Test(md_gpu, every_strategy_verifies_on_every_system, .timeout = 900)
                          "system = sp\nN_e = 20\nreorder = 0, 7\nldg = 0, 1\nthreads = 64\n"
                          "steps = 300\n"
                          "[md.shuffled]\nvariants = cell_block, layer_matrix, sorted\n"
-                         "system = ljstd\nN_e = 20\nshuffle = 1\nreorder = 30\nsteps = 100\n",
+                         "system = ljstd\nN_e = 20\nshuffle = 1\nreorder = 0, 30\nsteps = 100\n",
                          &set),
         0);
-    cr_assert_eq(set.n_cases, 18 + 12 + 3);
+    cr_assert_eq(set.n_cases, 18 + 12 + 6);
     for (size_t sys = 0; sys < 3; sys++) {
         double np_ref = -1;
         for (size_t i = 0; i < set.n_cases; i++) {
@@ -69,6 +128,7 @@ Test(md_gpu, every_strategy_verifies_on_every_system, .timeout = 900)
         const kbi_case_result *c = &set.cases[i];
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         cr_expect(c->has_verify && c->verify_passed, "%s: %s", c->id, c->message);
+        check_metrics(c);
         printf("%-90s %10.3e atom-steps/s  %s\n", c->id, c->items_per_s, c->message);
     }
     kbi_results_free(&set);

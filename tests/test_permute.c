@@ -5,10 +5,11 @@
  *   - hand-checked tiny cases: a 2x3 transpose, a 2-tree recoupling with a known U;
  *   - the host variant verifies on every preset (kbench run, small scale), device variants skip;
  *   - the tiled emulation writes every element exactly once and verifies on every preset, both
- *     element types, beta = 0 and not, at every tile length; so do extract + GEMM and
- *     per-element;
+ *     element types, beta = 0 and not, at every tile length; so do extract + GEMM,
+ *     per-element and the fused kernel (emulated in the element type, FMA for FMA);
  *   - the check fails an unwritten (NaN) element and an inexact abelian copy;
- *   - the cost model: large tiles for the 7264^2 transpose, GEMM for 91x91 U only;
+ *   - the cost model: large tiles for the 7264^2 transpose, GEMM over tiled for 91x91 U only,
+ *     the fused kernel for every large_u block and for no many_small block;
  *   - rank 7 and 8 (dims and integer-list perm), and profiles/permute.ini parses. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
@@ -234,6 +235,112 @@ static void emulate_elems(const pm_problem *p, const pm_elem_plan *e, void *out,
             writes[d]++;
             set(out, p->esize, d,
                 p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+        }
+    }
+}
+
+/* The fused kernel, thread by thread and fill by fill, in the element type (fmaf for float32,
+ * fma for float64, as the kernel's FMA chain), so the kernel's own rounding meets the bound.
+ * The shared-memory buffers start as NaN before every fill, so a product that reads a slot the
+ * fill did not stage poisons its result; counts the writes of every output element. */
+static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *out, int *writes)
+{
+    enum { BM = PM_FUSED_BM, BN = PM_FUSED_BN, BK = PM_FUSED_BK, NT = PM_FUSED_THREADS };
+    enum { PR = PM_FUSED_PROW };
+    static double ps[BK][PR], us[BK][BM];
+    static double acc[NT][PM_FUSED_TM][PM_FUSED_TN];
+    const int f32 = p->esize == 4;
+    for (int64_t x = 0; x < fp->items; x++) {
+        const pm_fused_item *it = &fp->item[x];
+        cr_assert(it->blk >= 0 && it->blk < fp->n_blocks);
+        /* The kernel reads the item's copy of its block's fields and of its columns. */
+        const pm_fused_block *fb = &fp->blk[it->blk];
+        const pm_fused_item *b = it;
+        cr_assert(it->src_off == fb->src_off && it->dst_off == fb->dst_off &&
+                  it->u_off == fb->u_off && it->n == fb->n && it->rows == fb->rows &&
+                  it->cols == fb->cols);
+        cr_assert(it->row0 % BM == 0 && it->row0 < b->rows && it->elem0 % BN == 0 &&
+                  it->elem0 < b->n);
+        const int64_t tab = x * BN;
+        cr_assert(fb->tab + it->elem0 + BN <= fp->tab_len, "column table out of range");
+        cr_assert(memcmp(&fp->igather[tab], &fp->gather[fb->tab + it->elem0],
+                         BN * sizeof *fp->igather) == 0 &&
+                      memcmp(&fp->idcol[tab], &fp->dcol[fb->tab + it->elem0],
+                             BN * sizeof *fp->idcol) == 0,
+                  "the tile's columns are not its block's");
+        memset(acc, 0, sizeof acc);
+        for (int32_t jc = 0; jc < b->cols; jc += BK) {
+            for (int k = 0; k < BK; k++)
+                for (int i = 0; i < PR; i++)
+                    ps[k][i] = NAN;
+            for (int k = 0; k < BK; k++)
+                for (int i = 0; i < BM; i++)
+                    us[k][i] = NAN;
+            for (int32_t t = 0; t < NT; t++) {
+                const pm_fused_gather g = fp->igather[tab + t];
+                const int valid = g.soff >= 0;
+                cr_assert(g.spos >= 0 && g.spos < PR && g.soff < b->n);
+                for (int k = 0; k < BK; k++) {
+                    double v = 0.0;
+                    if (valid && jc + k < b->cols)
+                        v = get(p->src, p->esize, b->src_off + (int64_t)(jc + k) * b->n + g.soff);
+                    cr_assert(isnan(ps[k][g.spos]), "two gathers into one slot");
+                    ps[k][g.spos] = v;
+                }
+                for (int q = 0; q < PM_FUSED_U_LOADS; q++) {
+                    int32_t r, k;
+                    pm_fused_u_slot(t, q, &r, &k);
+                    cr_assert(r >= 0 && r < BM && k >= 0 && k < BK);
+                    const int32_t row = it->row0 + r;
+                    us[k][r] = row < b->rows && jc + k < b->cols
+                                   ? get(p->u, p->esize, b->u_off + (int64_t)row * b->cols + jc + k)
+                                   : 0.0;
+                }
+            }
+            const int32_t nc = BK < b->cols - jc ? BK : b->cols - jc;
+            for (int32_t t = 0; t < NT; t++) {
+                int32_t r0, e0;
+                pm_fused_thread(t, &r0, &e0);
+                cr_assert(r0 >= 0 && r0 + PM_FUSED_TM <= BM && e0 >= 0 && e0 + PM_FUSED_TN <= BN);
+                const int32_t w0 = pm_fused_warp_row0(t), pe = pm_fused_pos(e0);
+                cr_assert(r0 >= w0 && r0 + PM_FUSED_TM <= w0 + 16,
+                          "a slot outside its warp's trees");
+                if (it->row0 + w0 >= b->rows) { /* the warp skips: its slots must stay unstored */
+                    for (int i = 0; i < PM_FUSED_TM; i++)
+                        for (int j = 0; j < PM_FUSED_TN; j++)
+                            acc[t][i][j] = NAN;
+                    continue;
+                }
+                for (int k = 0; k < (nc + 3) / 4 * 4; k++)
+                    for (int i = 0; i < PM_FUSED_TM; i++)
+                        for (int j = 0; j < PM_FUSED_TN; j++) {
+                            double a = us[k][r0 + i], v = ps[k][pe + j], *c = &acc[t][i][j];
+                            *c = f32 ? (double)fmaf((float)a, (float)v, (float)*c) : fma(a, v, *c);
+                        }
+            }
+        }
+        for (int32_t t = 0; t < NT; t++) {
+            int32_t r0, e0;
+            pm_fused_thread(t, &r0, &e0);
+            for (int i = 0; i < PM_FUSED_TM; i++)
+                for (int j = 0; j < PM_FUSED_TN; j++) {
+                    const int32_t row = it->row0 + r0 + i, col = fp->idcol[tab + e0 + j];
+                    if (row >= b->rows || col < 0)
+                        continue;
+                    cr_assert(col < b->n);
+                    const int64_t d = b->dst_off + (int64_t)row * b->n + col;
+                    const double a = acc[t][i][j], c = get(p->cin, p->esize, d);
+                    double v;
+                    if (f32) {
+                        const float f_alpha = (float)p->alpha, f_beta = (float)p->beta;
+                        v = p->beta != 0 ? (double)(f_alpha * (float)a + f_beta * (float)c)
+                                         : (double)(f_alpha * (float)a);
+                    } else {
+                        v = p->beta != 0 ? p->alpha * a + p->beta * c : p->alpha * a;
+                    }
+                    writes[d]++;
+                    set(out, p->esize, d, v);
+                }
         }
     }
 }
@@ -468,6 +575,28 @@ static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta)
         free(via);
         free(ws_off);
     }
+    { /* fused: recoupling blocks through the fused kernel, abelian blocks tiled */
+        unsigned char *via = calloc((size_t)p.n_blocks + 1, 1);
+        pm_tile_plan tp;
+        pm_fused_plan fp;
+        for (int b = 0; b < p.n_blocks; b++)
+            via[b] = pm_is_unique(&p.blocks[b]) ? 1 : 0;
+        memset(out, 0xff, (size_t)p.dst_elems * esize);
+        memset(writes, 0, (size_t)p.dst_elems * sizeof *writes);
+        cr_assert_eq(pm_plan_tiles(&p, via, NULL, -1, &tp, msg), KB_OK, "%s", msg);
+        emulate_tiled(&p, &tp, out, NULL, writes, 0);
+        for (int b = 0; b < p.n_blocks; b++)
+            via[b] = pm_is_unique(&p.blocks[b]) ? 0 : 3;
+        cr_assert_eq(pm_plan_fused(&p, via, &fp, msg), KB_OK, "%s", msg);
+        emulate_fused(&p, &fp, out, writes);
+        expect_once(&p, writes, "fused");
+        err = pm_check(&p, out, &bad);
+        cr_expect_leq(err, 1.0, "%s f%d beta %g: fused err %g/bound, %lld bad",
+                      pm_preset_name(preset), 8 * esize, beta, err, (long long)bad);
+        pm_fused_plan_free(&fp);
+        pm_tile_plan_free(&tp);
+        free(via);
+    }
     free(out);
     free(writes);
     pm_problem_free(&p);
@@ -536,6 +665,73 @@ Test(permute, cost_model_choices)
         cr_expect_gt(pm_gemm_cost(&p, &p.blocks[b]), pm_tiled_cost(&p, &p.blocks[b], 3, NULL),
                      "block %d (%dx%d)", b, p.blocks[b].rows, p.blocks[b].cols);
     pm_problem_free(&p);
+
+    /* The fused kernel beats both for every large_u block (U 8x8 to 91x91 on 288-4800
+     * elements a tree), in both element types; tiny recoupling blocks stay tiled. */
+    for (int esize = 4; esize <= 8; esize += 4) {
+        s = spec_of(PM_LARGE_U, esize, 0.0, 1.0);
+        cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+        for (int b = 0; b < p.n_blocks; b++)
+            cr_expect_eq(pm_choose_path(&p, &p.blocks[b], 3), 3, "f%d large_u block %d (%dx%d)",
+                         8 * esize, b, p.blocks[b].rows, p.blocks[b].cols);
+        pm_problem_free(&p);
+    }
+    s = spec_of(PM_MANY_SMALL, 4, 0.0, 1.0);
+    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+    for (int b = 0; b < p.n_blocks; b++)
+        cr_expect_eq(pm_choose_path(&p, &p.blocks[b], 0), 1, "many_small block %d (%dx%d)", b,
+                     p.blocks[b].rows, p.blocks[b].cols);
+    pm_problem_free(&p);
+}
+
+/* The fused kernel's column tables on large_u (the permute swaps two halves of rank 6, so
+ * consecutive destination elements are a source stride of 8-125 elements apart): every tile
+ * lists each of its block's elements once, and a warp's gather (32 table entries) touches few
+ * 32-byte sectors: 5.2 on average, where destination order touches 14.4). */
+Test(permute, fused_tables_gather_runs)
+{
+    pm_spec s = spec_of(PM_LARGE_U, 4, 0.0, 1.0);
+    pm_problem p;
+    pm_fused_plan f;
+    char msg[KB_MSG_SIZE] = "";
+    double sectors = 0.0, loads = 0.0;
+    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+    cr_assert_eq(pm_plan_fused(&p, NULL, &f, msg), KB_OK, "%s", msg);
+    cr_assert_eq(f.n_blocks, p.n_blocks);
+    for (int b = 0; b < f.n_blocks; b++) {
+        const pm_fused_block *fb = &f.blk[b];
+        char *seen = calloc((size_t)fb->n, 1);
+        for (int64_t c = 0; c < (fb->n + PM_FUSED_BN - 1) / PM_FUSED_BN * PM_FUSED_BN; c++) {
+            const int32_t d = f.dcol[fb->tab + c];
+            cr_assert(d >= -1 && d < fb->n);
+            if (d >= 0) {
+                cr_expect_eq(seen[d], 0, "block %d: element %d listed twice", b, d);
+                seen[d] = 1;
+            }
+        }
+        for (int32_t e = 0; e < fb->n; e++)
+            cr_expect_eq(seen[e], 1, "block %d: element %d not listed", b, e);
+        free(seen);
+        for (int64_t w = 0; w < (fb->n + 31) / 32; w++) {
+            int64_t sec[32];
+            int ns = 0;
+            for (int l = 0; l < 32; l++) {
+                const int32_t so = f.gather[fb->tab + w * 32 + l].soff;
+                int found = 0;
+                if (so < 0)
+                    continue;
+                for (int i = 0; i < ns; i++)
+                    found |= sec[i] == so / 8;
+                if (!found)
+                    sec[ns++] = so / 8;
+            }
+            sectors += ns;
+            loads++;
+        }
+    }
+    cr_expect_lt(sectors / loads, 7.0, "%.2f sectors per warp gather", sectors / loads);
+    pm_fused_plan_free(&f);
+    pm_problem_free(&p);
 }
 
 /* ---- through kbench ------------------------------------------------------------------------- */
@@ -546,14 +742,14 @@ Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .tim
     size_t ok = 0;
     int rc = run_profile_text(
         "[run]\nwarmup = 0\nmin_samples = 1\nmin_time = 0\ntimeout = 60\ncache = hot\n"
-        "[permute]\nvariants = host, per_element, tiled, gemm, auto, copy\n"
+        "[permute]\nvariants = host, per_element, tiled, gemm, auto, copy, fused, fused_async\n"
         "preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed, "
         "dense, custom\ndtype = f32, f64\nbeta = 0, 0.5\nscale = 0.002\n"
         "[permute.ranks]\nvariants = host\npreset = dense\n"
         "dims = 8x8x8x8x8x8, 5x5x5x5x5x5x5x5\nperm = [5,3,1,0,2,4], [7,5,3,1,0,2,4,6]\n"
         "zip = dims+perm\n",
         &set);
-    cr_assert_eq(set.n_cases, 6 * 8 * 2 * 2 + 2);
+    cr_assert_eq(set.n_cases, 8 * 8 * 2 * 2 + 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
         if (strcmp(c->variant, "host") == 0) {

@@ -1,7 +1,11 @@
 # Steps of the labeling plugin for scripts/h200-batch.sh (sourced there: $B is the build
-# folder, $OUT/results/<dir> comes back).  The full profile is split in parts of under six
-# minutes each: step_labeling (2-D Ising, mcs and labeling_only), step_labeling_3d (3-D Ising,
-# 3-D labeling_only, 2-D Potts, 3-D XY), step_labeling_fss (the moment-ratio T sweeps).
+# folder, $OUT/results/<dir> comes back).  The full profile (profiles/labeling.ini) is split
+# in parts of under two minutes each: step_labeling (2-D Ising to L = 8192, mcs and
+# labeling_only, host_uf, 2-D Potts), step_labeling_16k (2-D Ising L = 16384),
+# step_labeling_3d (3-D Ising, 3-D labeling_only, 3-D XY), step_labeling_fss (the
+# moment-ratio T sweeps, 2-D and 3-D).  On the results, here (no GPU):
+#   kbench report RESULTS/labeling-fss2d --out R2   (the chart moment_ratio-vs-T, one line per L)
+#   plugins/labeling/crossing.sh --plot P R2/results.csv R3/results.csv   (T*, U*, 1/nu)
 
 # The [run] section and the named sections of profiles/labeling.ini, on stdout.
 labeling_sections() {
@@ -57,19 +61,32 @@ INI
   "$B/kbench" run /tmp/labeling-quick.ini --out "$OUT/results/labeling-quick"
 }
 
+# The full profile, in four parts (estimates in the header of profiles/labeling.ini; total
+# ~3.5-4 min): 2-D without L = 16384 (~50 s), 2-D L = 16384 (~25 s), 3-D (~40 s), the FSS
+# sweeps (~85 s, up to ~130; 2-D Ising, 3-D Ising and 3-D XY in folders of their own so that
+# `kbench report` draws U against T, one line per L).
 step_labeling() {
-  labeling_sections labeling large labeling_only >/tmp/labeling-2d.ini
+  labeling_sections ising2d ising2d_host only2d potts potts_host >/tmp/labeling-2d.ini
   "$B/kbench" run /tmp/labeling-2d.ini --out "$OUT/results/labeling"
 }
 
+step_labeling_16k() {
+  labeling_sections ising2d_16k >/tmp/labeling-16k.ini
+  "$B/kbench" run /tmp/labeling-16k.ini --out "$OUT/results/labeling-16k"
+}
+
 step_labeling_3d() {
-  labeling_sections 3d 3d_large labeling_only_3d potts xy xy_large >/tmp/labeling-3d.ini
+  labeling_sections ising3d ising3d_host only3d xy xy_host >/tmp/labeling-3d.ini
   "$B/kbench" run /tmp/labeling-3d.ini --out "$OUT/results/labeling-3d"
 }
 
 step_labeling_fss() {
-  labeling_sections fss2d fss3d >/tmp/labeling-fss.ini
-  "$B/kbench" run /tmp/labeling-fss.ini --out "$OUT/results/labeling-fss"
+  labeling_sections fss2d_32 fss2d_64 fss2d_128 fss2d_256 >/tmp/labeling-fss2d.ini
+  "$B/kbench" run /tmp/labeling-fss2d.ini --out "$OUT/results/labeling-fss2d"
+  labeling_sections fss3d_8 fss3d_16 fss3d_32 fss3d_64 >/tmp/labeling-fss3d.ini
+  "$B/kbench" run /tmp/labeling-fss3d.ini --out "$OUT/results/labeling-fss3d"
+  labeling_sections fss3dxy_8 fss3dxy_16 fss3dxy_32 >/tmp/labeling-fss3dxy.ini
+  "$B/kbench" run /tmp/labeling-fss3dxy.ini --out "$OUT/results/labeling-fss3dxy"
 }
 
 step_labeling_tests() {
@@ -123,12 +140,12 @@ INI
 }
 
 # Nsight Compute (full set, SASS stall samples) of union_find and kalentev labeling alone,
-# 2-D Ising at Tc, L = 4096.
+# 2-D Ising at Tc, L = 4096 ($LABELING_NCU_VARIANTS: e.g. "union_find" alone, ~1 min).
 step_labeling_ncu() {
   printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 300\nseed = 1\n[labeling]\nvariants = kalentev, union_find\nmodel = ising\ndim = 2\nL = 4096\nmcs_discard = 50\nmode = labeling_only\n' \
     >/tmp/labeling-ncu.ini
   local v d
-  for v in union_find kalentev; do
+  for v in ${LABELING_NCU_VARIANTS:-union_find kalentev}; do
     d="$OUT/results/ncu-labeling-$v"
     "$B/kbench" profile /tmp/labeling-ncu.ini --set full --keep-report \
       --case "labeling/$v/*" --out "$d"
@@ -137,4 +154,19 @@ step_labeling_ncu() {
     gzip -f "$d/sass.csv"
     rm -f "$d/profile.ncu-rep"
   done
+}
+
+# Nsight Compute (full set, SASS stall samples) of one whole union_find step (mcs), 2-D Ising
+# at Tc, L = 4096: every kernel of the step (bonds, uf_local, uf_faces, uf_flatten, flip,
+# advance), to split the step's time after union_find v2 (~1 min).
+step_labeling_ncu_step() {
+  printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 300\nseed = 1\n[labeling]\nvariants = union_find\nmodel = ising\ndim = 2\nL = 4096\nmcs_discard = 50\nmcs_measure = 2\nmode = mcs\n' \
+    >/tmp/labeling-ncu-step.ini
+  local d="$OUT/results/ncu-labeling-step-union_find"
+  "$B/kbench" profile /tmp/labeling-ncu-step.ini --set full --keep-report \
+    --case "labeling/union_find/*" --out "$d"
+  ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
+  ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
+  gzip -f "$d/sass.csv"
+  rm -f "$d/profile.ncu-rep"
 }

@@ -31,6 +31,13 @@ void lb_host_bonds(const lb_lattice *lat, const lb_model *m, uint64_t seed, uint
 /* Union-find (link to the smaller root, path halving), then every label set to its root,
  * the smallest site of the cluster.  Returns the number of clusters. */
 uint32_t lb_host_label_uf(const lb_lattice *lat, const uint8_t *bonds, uint32_t *labels);
+/* The same labels as lb_host_label_uf, on up to `threads` threads (at most
+ * LB_UF_MAX_THREADS, one slab of whole rows or planes each, the border bonds joined by one
+ * thread between): the partition check's reference at large L.  parent: n scratch entries.
+ * A thread that cannot start leaves its slab to the caller's.  Returns the clusters. */
+#define LB_UF_MAX_THREADS 64
+uint32_t lb_host_label_uf_threads(const lb_lattice *lat, const uint8_t *bonds, uint32_t *labels,
+                                  uint32_t *parent, int threads);
 /* Flood fill with an explicit stack of n entries: the same labels by another route. */
 uint32_t lb_host_label_bfs(const lb_lattice *lat, const uint8_t *bonds, uint32_t *labels,
                            uint32_t *stack);
@@ -42,6 +49,9 @@ void lb_host_sweep(const lb_lattice *lat, const lb_model *m, uint64_t seed, uint
 /* Bond d of site i active with probability p, from (seed, tag): a bond set for the
  * partition check, independent of any spin. */
 void lb_random_bonds(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag, uint8_t *bonds);
+/* The same bonds on up to `threads` threads (each site's bonds depend on the site only). */
+void lb_random_bonds_threads(const lb_lattice *lat, double p, uint64_t seed, uint64_t tag,
+                             uint8_t *bonds, int threads);
 void lb_host_sums(const lb_lattice *lat, const lb_model *m, const lb_tables *t,
                   const uint16_t *spins, const uint32_t *labels, lb_sums *s);
 

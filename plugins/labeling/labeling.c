@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h> /* sysconf */
 
 #include <cuda_runtime_api.h>
 
@@ -87,6 +88,8 @@ static const kb_metric_def lb_metrics[] = {
 /* host_uf measures at most this many site updates (about 10 s on one core) at verify:
  * min(mcs_measure, LB_HOST_MEASURE_SITES / n) steps, at least LB_EVOLVE_STEPS. */
 #define LB_HOST_MEASURE_SITES (1ull << 27)
+/* From this many sites the reference union-find runs on all host cores. */
+#define LB_THREADED_SITES (1u << 20)
 /* Labelings timed by verify in labeling_only mode. */
 #define LB_LABEL_TIMINGS 5
 
@@ -102,12 +105,46 @@ typedef struct lb_config {
     int labeling_only;
 } lb_config;
 
+/* Random bond sets of the partition check (below, at and above the percolation threshold). */
+#define LB_TEST_SETS 3
+
 typedef struct lb_shared {
     lb_config cfg;
     lb_model model;
     lb_tables tables;
     uint16_t *spins; /* the thermalised lattice, at step cfg.discard */
+    /* The partition check's host references, made by the first device case of the point that
+     * verifies and reused by the others, which label the same bond sets: the random sets
+     * (bonds and union-find labels) and, for labeling_only, the stored bond set of the
+     * prepared lattice.  At L = 16384 each costs seconds of one core per variant otherwise. */
+    int n_test;
+    uint8_t *test_bonds[LB_TEST_SETS];
+    uint32_t *test_ref[LB_TEST_SETS];
+    uint8_t *stored_bonds;
+    uint32_t *stored_ref;
 } lb_shared;
+
+/* Scratch of the host-side checks: allocated at a case's first verify and kept to its
+ * teardown (26 bytes a site; the second verify then touches no new pages). */
+typedef struct lb_check {
+    uint8_t *bonds;
+    uint32_t *ref, *got, *map, *rev, *stack;
+    uint16_t *spins_ref, *spins_got;
+    uint8_t *bonds_ref;
+} lb_check;
+
+static void check_free(lb_check *k)
+{
+    free(k->bonds);
+    free(k->ref);
+    free(k->got);
+    free(k->map);
+    free(k->rev);
+    free(k->stack);
+    free(k->spins_ref);
+    free(k->spins_got);
+    free(k->bonds_ref);
+}
 
 typedef struct lb_state {
     int variant;
@@ -129,6 +166,8 @@ typedef struct lb_state {
     uint8_t *dbonds_test; /* random bond sets of the partition check */
     double *dproj;
     int64_t *dtables;
+
+    lb_check check; /* verify's scratch */
 } lb_state;
 
 /* ---- helpers -------------------------------------------------------------------------------- */
@@ -281,6 +320,12 @@ static void shared_free(lb_shared *sh)
 {
     if (!sh)
         return;
+    for (int i = 0; i < LB_TEST_SETS; i++) {
+        free(sh->test_bonds[i]);
+        free(sh->test_ref[i]);
+    }
+    free(sh->stored_bonds);
+    free(sh->stored_ref);
     free(sh->spins);
     free(sh);
 }
@@ -407,6 +452,7 @@ static int lb_teardown(void *p, char *msg)
         dev_close(&s->dev, s->dproj, s->dtables);
         cudaFree(s->dbonds_test);
     }
+    check_free(&s->check);
     if (s->own_shared)
         shared_free(s->sh);
     free(s);
@@ -543,27 +589,6 @@ static int lb_run(void *p, void *stream, char *msg)
 
 /* ---- verify ---------------------------------------------------------------------------------- */
 
-/* Scratch of the host-side checks. */
-typedef struct lb_check {
-    uint8_t *bonds;
-    uint32_t *ref, *got, *map, *rev, *stack;
-    uint16_t *spins_ref, *spins_got;
-    uint8_t *bonds_ref;
-} lb_check;
-
-static void check_free(lb_check *k)
-{
-    free(k->bonds);
-    free(k->ref);
-    free(k->got);
-    free(k->map);
-    free(k->rev);
-    free(k->stack);
-    free(k->spins_ref);
-    free(k->spins_got);
-    free(k->bonds_ref);
-}
-
 /* The labeling of `bonds` (host) by the variant, into k->got. */
 static int label_with_variant(lb_state *s, const uint8_t *bonds, lb_check *k, char *msg)
 {
@@ -580,25 +605,50 @@ static int label_with_variant(lb_state *s, const uint8_t *bonds, lb_check *k, ch
     return KB_OK;
 }
 
+/* Threads for the host checks at large L: the host's cores. */
+static int host_threads(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 1 ? (int)cpus : 1;
+}
+
 /* The reference partition of `bonds` into k->ref: union-find, or for host_uf (which is
- * union-find) the flood fill. */
+ * union-find) the flood fill.  From LB_THREADED_SITES on, the union-find runs on the host's
+ * cores (the same labels; k->map is its scratch): on one core it took ~6 s of each L = 16384
+ * case's two verifies. */
 static void reference_labels(const lb_state *s, const uint8_t *bonds, lb_check *k)
 {
     const lb_lattice *lat = &s->sh->cfg.lat;
-    if (is_device(s->variant))
-        lb_host_label_uf(lat, bonds, k->ref);
-    else
+    if (!is_device(s->variant)) {
         lb_host_label_bfs(lat, bonds, k->ref, k->stack);
+    } else if (lat->n >= LB_THREADED_SITES) {
+        lb_host_label_uf_threads(lat, bonds, k->ref, k->map, host_threads());
+    } else {
+        lb_host_label_uf(lat, bonds, k->ref);
+    }
+}
+
+/* A copy of n bytes, NULL when out of memory. */
+static void *dup_bytes(const void *p, size_t n)
+{
+    void *q = malloc(n);
+    if (q)
+        memcpy(q, p, n);
+    return q;
 }
 
 /* Mismatched sites of the variant's current labels against the reference on its current
- * bonds (those of the last run). */
+ * bonds (those of the last run).  labeling_only: every device case labels the stored bond set
+ * of the same prepared lattice, so the first keeps its bonds and reference in the point's
+ * cache and the others use it where their bonds are byte for byte the same. */
 static int check_current(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
 {
-    const lb_lattice *lat = &s->sh->cfg.lat;
+    lb_shared *sh = s->sh;
+    const lb_lattice *lat = &sh->cfg.lat;
+    const int dev = is_device(s->variant), cache = dev && sh->cfg.labeling_only;
     const uint8_t *bonds = s->bonds;
-    const uint32_t *got = s->labels;
-    if (is_device(s->variant)) {
+    const uint32_t *got = s->labels, *ref = k->ref;
+    if (dev) {
         KB_CUDA_TRY(cudaMemcpy(k->bonds, s->dev.bonds, lat->n, cudaMemcpyDeviceToHost), msg);
         KB_CUDA_TRY(
             cudaMemcpy(k->got, s->dev.labels, lat->n * sizeof(uint32_t), cudaMemcpyDeviceToHost),
@@ -606,32 +656,72 @@ static int check_current(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
         bonds = k->bonds;
         got = k->got;
     }
-    reference_labels(s, bonds, k);
-    *bad += lb_partition_mismatches(lat->n, k->ref, got, k->map, k->rev);
+    if (cache && sh->stored_ref && memcmp(bonds, sh->stored_bonds, lat->n) == 0) {
+        ref = sh->stored_ref;
+    } else {
+        reference_labels(s, bonds, k);
+        if (cache && !sh->stored_ref) {
+            /* Out of memory here only costs the next cases the recomputation. */
+            sh->stored_bonds = dup_bytes(bonds, lat->n);
+            sh->stored_ref = dup_bytes(k->ref, lat->n * sizeof(uint32_t));
+            if (!sh->stored_bonds || !sh->stored_ref) {
+                free(sh->stored_bonds);
+                free(sh->stored_ref);
+                sh->stored_bonds = NULL;
+                sh->stored_ref = NULL;
+            }
+        }
+    }
+    *bad += lb_partition_mismatches(lat->n, ref, got, k->map, k->rev);
     /* Every spin in range (an unwritten or corrupted site is not). */
     lb_sums sums;
-    if (is_device(s->variant))
+    if (dev)
         KB_CUDA_TRY(lb_dev_sums(&s->dev, 0, &sums, 0), msg);
     else
-        lb_host_sums(lat, &s->sh->model, &s->sh->tables, s->spins, NULL, &sums);
+        lb_host_sums(lat, &sh->model, &sh->tables, s->spins, NULL, &sums);
     *bad += (uint64_t)sums.bad;
     return KB_OK;
 }
 
 /* Random bond sets: below, at and above the bond percolation threshold (2-D 1/2, 3-D 0.2488),
- * all at the first verify of a lattice up to LB_CHECK_ALL_SITES, else the one at threshold. */
+ * all at the first verify of a lattice up to LB_CHECK_ALL_SITES, else the one at threshold.
+ * The sets and their union-find references depend only on the point: the first device case
+ * makes them, keeps them in the point's cache, and the others reuse them.  host_uf (itself
+ * union-find) checks against the flood fill, never against the cache. */
 static int check_random(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
 {
-    const lb_lattice *lat = &s->sh->cfg.lat;
+    lb_shared *sh = s->sh;
+    const lb_lattice *lat = &sh->cfg.lat;
     const double p2[] = {0.5, 0.3, 0.8}, p3[] = {0.2488, 0.15, 0.5};
-    const int sets = lat->n <= LB_CHECK_ALL_SITES ? 3 : 1;
+    const int sets = lat->n <= LB_CHECK_ALL_SITES ? LB_TEST_SETS : 1;
+    const int dev = is_device(s->variant);
     int rc;
     for (int i = 0; i < sets; i++) {
-        lb_random_bonds(lat, lat->dim == 2 ? p2[i] : p3[i], s->sh->cfg.seed, (uint64_t)i, k->bonds);
-        if ((rc = label_with_variant(s, k->bonds, k, msg)))
+        const uint8_t *bonds = k->bonds;
+        const uint32_t *ref = k->ref;
+        if (dev && i < sh->n_test) {
+            bonds = sh->test_bonds[i];
+            ref = sh->test_ref[i];
+        } else {
+            lb_random_bonds_threads(lat, lat->dim == 2 ? p2[i] : p3[i], sh->cfg.seed, (uint64_t)i,
+                                    k->bonds, lat->n >= LB_THREADED_SITES ? host_threads() : 1);
+            reference_labels(s, k->bonds, k);
+            if (dev && i == sh->n_test) {
+                sh->test_bonds[i] = dup_bytes(k->bonds, lat->n);
+                sh->test_ref[i] = dup_bytes(k->ref, lat->n * sizeof(uint32_t));
+                if (sh->test_bonds[i] && sh->test_ref[i]) {
+                    sh->n_test++;
+                } else {
+                    free(sh->test_bonds[i]);
+                    free(sh->test_ref[i]);
+                    sh->test_bonds[i] = NULL;
+                    sh->test_ref[i] = NULL;
+                }
+            }
+        }
+        if ((rc = label_with_variant(s, bonds, k, msg)))
             return rc;
-        reference_labels(s, k->bonds, k);
-        *bad += lb_partition_mismatches(lat->n, k->ref, k->got, k->map, k->rev);
+        *bad += lb_partition_mismatches(lat->n, ref, k->got, k->map, k->rev);
     }
     return KB_OK;
 }
@@ -803,38 +893,40 @@ static int lb_verify(void *p, kb_verdict *v, char *msg)
     lb_state *s = p;
     const lb_config *c = &s->sh->cfg;
     const size_t n = c->lat.n;
-    lb_check k;
+    lb_check *k = &s->check;
     uint64_t bad = 0;
     int rc = KB_OK;
-    memset(&k, 0, sizeof k);
-    k.bonds = malloc(n);
-    k.ref = malloc(n * sizeof(uint32_t));
-    k.got = malloc(n * sizeof(uint32_t));
-    k.map = malloc(n * sizeof(uint32_t));
-    k.rev = malloc(n * sizeof(uint32_t));
-    k.stack = malloc(n * sizeof(uint32_t));
-    k.spins_ref = malloc(n * sizeof(uint16_t));
-    k.spins_got = malloc(n * sizeof(uint16_t));
-    k.bonds_ref = malloc(n);
-    if (!k.bonds || !k.ref || !k.got || !k.map || !k.rev || !k.stack || !k.spins_ref ||
-        !k.spins_got || !k.bonds_ref) {
-        kb_msgf(msg, "cannot allocate the %zu bytes of the host check", 26 * n);
-        rc = KB_NOMEM;
-        goto done;
+    if (!k->bonds) {
+        k->bonds = malloc(n);
+        k->ref = malloc(n * sizeof(uint32_t));
+        k->got = malloc(n * sizeof(uint32_t));
+        k->map = malloc(n * sizeof(uint32_t));
+        k->rev = malloc(n * sizeof(uint32_t));
+        k->stack = malloc(n * sizeof(uint32_t));
+        k->spins_ref = malloc(n * sizeof(uint16_t));
+        k->spins_got = malloc(n * sizeof(uint16_t));
+        k->bonds_ref = malloc(n);
+        if (!k->bonds || !k->ref || !k->got || !k->map || !k->rev || !k->stack || !k->spins_ref ||
+            !k->spins_got || !k->bonds_ref) {
+            check_free(k);
+            memset(k, 0, sizeof *k);
+            kb_msgf(msg, "cannot allocate the %zu bytes of the host check", 26 * n);
+            return KB_NOMEM;
+        }
     }
     /* labeling_only: LB_LABEL_TIMINGS more labelings of the stored bonds, timed; their
      * labels (the same work as the last run's) are checked.  Then the last labels against the
      * reference, before the checks below overwrite them. */
     if (c->labeling_only && (rc = time_labeling(s, msg)))
-        goto done;
-    if ((rc = check_current(s, &k, &bad, msg)))
-        goto done;
+        return rc;
+    if ((rc = check_current(s, k, &bad, msg)))
+        return rc;
     /* The random bond sets and the measurement once per case: they do not depend on the
      * runs in between (the measurement starts from the prepared lattice). */
-    if (!s->verified && (rc = check_random(s, &k, &bad, msg)))
-        goto done;
-    if (!s->verified && !c->labeling_only && (rc = measure(s, &k, &bad, msg)))
-        goto done;
+    if (!s->verified && (rc = check_random(s, k, &bad, msg)))
+        return rc;
+    if (!s->verified && !c->labeling_only && (rc = measure(s, k, &bad, msg)))
+        return rc;
     s->verified++;
     v->passed = bad == 0;
     v->error = (double)bad;
@@ -843,9 +935,7 @@ static int lb_verify(void *p, kb_verdict *v, char *msg)
     if (bad)
         kb_msgf(msg, "%llu sites differ from the reference partition or evolution",
                 (unsigned long long)bad);
-done:
-    check_free(&k);
-    return rc;
+    return KB_OK;
 }
 
 static const kb_plugin lb_plugin = {

@@ -114,7 +114,7 @@ int md_dev_create(md_dev *d, const md_config *cfg, int strategy, int lcap, int m
     KB_CUDA_GOTO(cudaMemset(v->a, 0xFF, (size_t)n * sizeof(float4)), msg, fail);
     if (v->W)
         KB_CUDA_GOTO(cudaMemset(v->W, 0xFF, (size_t)mcap * n * sizeof(int)), msg, fail);
-    for (int k = 0; k < 5 + MD_HOST_CHUNKS; k++) {
+    for (int k = 0; k < MD_EV_COUNT; k++) {
         KB_CUDA_GOTO(cudaEventCreate(&d->ev[k]), msg, fail);
         d->have_events = k + 1;
     }
@@ -132,31 +132,40 @@ static double wall_s(void)
 }
 
 /* Layers in atom order on the host, as published: l_i = k_{c_i}++.  c_i comes over in
- * MD_HOST_CHUNKS pieces, each with an event, and each piece's l_i goes back as soon as the loop
- * has done it, so the copies overlap the loop (the same l_i and k_c as one copy each way).  The
- * loop keeps the running count of the current cell in a register while consecutive atoms share
- * it (they do after a reordering), instead of a store and reload per atom.  Its wall time
- * (from the first wait to the last copy enqueued) goes into host_s. */
+ * MD_HOST_CHUNKS pieces into pinned memory, each with an event, and each piece's l_i goes back
+ * as soon as the loop has done it, so the copies overlap the loop (the same l_i and k_c as one
+ * copy each way).  The loop keeps the running count of the current cell in a register while
+ * consecutive atoms share it (they do after a reordering), instead of a store and reload per
+ * atom.  Its wall time (from the first wait to the last copy enqueued) goes into host_s, the
+ * waits and the loop separately into host_wait_s and host_loop_s; an instrumented step also
+ * records events around the copies (copy bandwidth on the device's clock). */
 static int host_layer_assign(md_dev *d, cudaStream_t s, char *msg)
 {
     md_view *v = &d->v;
     int rc = KB_OK, n = v->n, chunk = (n + MD_HOST_CHUNKS - 1) / MD_HOST_CHUNKS;
     int *cell = d->h_cell, *layer = d->h_layer, *kc = d->h_kc;
-    double t0 = wall_s();
+    double t0 = wall_s(), t1;
+    if (d->instr)
+        KB_CUDA_GOTO(cudaEventRecord(d->ev[MD_EV_IN0], s), msg, fail);
     for (int k = 0; k < MD_HOST_CHUNKS; k++) {
         int lo = k * chunk, cnt = lo < n ? (n - lo < chunk ? n - lo : chunk) : 0;
         if (cnt > 0)
             KB_CUDA_GOTO(cudaMemcpyAsync(cell + lo, v->cell + lo, (size_t)cnt * sizeof(int),
                                          cudaMemcpyDeviceToHost, s),
                          msg, fail);
-        KB_CUDA_GOTO(cudaEventRecord(d->ev[5 + k], s), msg, fail);
+        KB_CUDA_GOTO(cudaEventRecord(d->ev[MD_EV_CHUNK + k], s), msg, fail);
     }
+    if (d->instr)
+        KB_CUDA_GOTO(cudaEventRecord(d->ev[MD_EV_IN1], s), msg, fail);
     memset(kc, 0, (size_t)v->ncell * sizeof(int));
     for (int k = 0; k < MD_HOST_CHUNKS; k++) {
         int lo = k * chunk, hi = lo + chunk < n ? lo + chunk : n, prev = -1, run = 0;
-        KB_CUDA_GOTO(cudaEventSynchronize(d->ev[5 + k]), msg, fail);
+        t1 = wall_s();
+        KB_CUDA_GOTO(cudaEventSynchronize(d->ev[MD_EV_CHUNK + k]), msg, fail);
+        d->host_wait_s += wall_s() - t1;
         if (lo >= hi)
             continue;
+        t1 = wall_s();
         for (int i = lo; i < hi; i++) {
             int c = cell[i];
             if (c != prev) {
@@ -168,13 +177,21 @@ static int host_layer_assign(md_dev *d, cudaStream_t s, char *msg)
             layer[i] = run++;
         }
         kc[prev] = run;
+        d->host_loop_s += wall_s() - t1;
+        if (d->instr)
+            KB_CUDA_GOTO(cudaEventRecord(d->ev[MD_EV_OUT + 2 * k], s), msg, fail);
         KB_CUDA_GOTO(cudaMemcpyAsync(v->layer + lo, layer + lo, (size_t)(hi - lo) * sizeof(int),
                                      cudaMemcpyHostToDevice, s),
                      msg, fail);
+        if (hi == n) /* the last piece: k_c too */
+            KB_CUDA_GOTO(cudaMemcpyAsync(v->kc, kc, (size_t)v->ncell * sizeof(int),
+                                         cudaMemcpyHostToDevice, s),
+                         msg, fail);
+        if (d->instr)
+            KB_CUDA_GOTO(cudaEventRecord(d->ev[MD_EV_OUT + 2 * k + 1], s), msg, fail);
     }
-    KB_CUDA_GOTO(
-        cudaMemcpyAsync(v->kc, kc, (size_t)v->ncell * sizeof(int), cudaMemcpyHostToDevice, s), msg,
-        fail);
+    d->host_this_step = d->instr;
+    d->host_calls++;
 fail:
     d->host_s += wall_s() - t0;
     return rc;
@@ -202,6 +219,8 @@ static int rebuild_phase(md_dev *d, cudaStream_t s, char *msg)
         return rc;
     if (v.H) /* N_l comes from the neighbour count's pass over kc */
         KB_CUDA_TRY(md_launch_hfill(v, s), msg);
+    if (d->instr)
+        KB_CUDA_TRY(cudaEventRecord(d->ev[MD_EV_BUILD0], s), msg);
     switch (d->strategy) {
     case MD_DEV_CELL_BLOCK:
         KB_CUDA_TRY(md_launch_build_cell_block(v, s), msg);
@@ -212,6 +231,10 @@ static int rebuild_phase(md_dev *d, cudaStream_t s, char *msg)
     default:
         KB_CUDA_TRY(md_launch_build_layer_matrix(v, s), msg);
         break;
+    }
+    if (d->instr) {
+        KB_CUDA_TRY(cudaEventRecord(d->ev[MD_EV_BUILD1], s), msg);
+        d->build_this_step = 1;
     }
     KB_CUDA_TRY(md_launch_finish_rebuild(v, s), msg);
     return KB_OK;
@@ -243,46 +266,78 @@ static double ev_s(md_dev *d, int a, int b)
     return 1e-3 * ms;
 }
 
+/* An instrumented step's copy and build events, once the step has synchronised. */
+static void instr_collect(md_dev *d, md_timing *t)
+{
+    if (d->build_this_step)
+        t->build += ev_s(d, MD_EV_BUILD0, MD_EV_BUILD1);
+    if (d->host_this_step) {
+        t->copy_in += ev_s(d, MD_EV_IN0, MD_EV_IN1);
+        for (int k = 0; k < MD_HOST_CHUNKS; k++)
+            if (k * ((d->v.n + MD_HOST_CHUNKS - 1) / MD_HOST_CHUNKS) < d->v.n)
+                t->copy_out += ev_s(d, MD_EV_OUT + 2 * k, MD_EV_OUT + 2 * k + 1);
+    }
+    d->build_this_step = d->host_this_step = 0;
+}
+
 int md_dev_steps(md_dev *d, int steps, cudaStream_t s, md_timing *t, char *msg)
 {
     int rc = KB_OK;
-    double host0 = d->host_s;
+    double host0 = d->host_s, wait0 = d->host_wait_s, loop0 = d->host_loop_s;
+    long long calls0 = d->host_calls;
+    md_ctl c0;
+    if (t && (rc = md_dev_read_ctl(d, &c0, s, msg)))
+        return rc;
+    d->instr = t != NULL;
+    d->build_this_step = d->host_this_step = 0;
     for (int k = 0; k < steps; k++) {
         int due = 1;
         if (t)
-            KB_CUDA_TRY(cudaEventRecord(d->ev[0], s), msg);
-        KB_CUDA_TRY(md_launch_first_half(d->v, s), msg);
+            KB_CUDA_GOTO(cudaEventRecord(d->ev[0], s), msg, fail);
+        KB_CUDA_GOTO(md_launch_first_half(d->v, s), msg, fail);
         if (t)
-            KB_CUDA_TRY(cudaEventRecord(d->ev[1], s), msg);
+            KB_CUDA_GOTO(cudaEventRecord(d->ev[1], s), msg, fail);
         if (d->host_layers && (rc = rebuild_due(d, s, &due, msg)))
-            return rc;
+            goto fail;
         if (due && (rc = rebuild_phase(d, s, msg)))
-            return rc;
+            goto fail;
         if (t)
-            KB_CUDA_TRY(cudaEventRecord(d->ev[2], s), msg);
+            KB_CUDA_GOTO(cudaEventRecord(d->ev[2], s), msg, fail);
         if ((rc = force_phase(d, s, msg)))
-            return rc;
+            goto fail;
         if (t)
-            KB_CUDA_TRY(cudaEventRecord(d->ev[3], s), msg);
-        KB_CUDA_TRY(md_launch_second_half(d->v, s), msg); /* ends the step too */
+            KB_CUDA_GOTO(cudaEventRecord(d->ev[3], s), msg, fail);
+        KB_CUDA_GOTO(md_launch_second_half(d->v, s), msg, fail); /* ends the step too */
         if (t) {
-            KB_CUDA_TRY(cudaEventRecord(d->ev[4], s), msg);
-            KB_CUDA_TRY(cudaEventSynchronize(d->ev[4]), msg);
+            KB_CUDA_GOTO(cudaEventRecord(d->ev[4], s), msg, fail);
+            KB_CUDA_GOTO(cudaEventSynchronize(d->ev[4]), msg, fail);
             t->nbr += ev_s(d, 1, 2);
             t->force += ev_s(d, 2, 3);
             t->total += ev_s(d, 0, 4);
             t->steps++;
+            instr_collect(d, t);
         }
     }
-    if (t)
+    if (t) {
+        md_ctl c1;
         t->host += d->host_s - host0;
-    return KB_OK;
+        t->host_wait += d->host_wait_s - wait0;
+        t->host_loop += d->host_loop_s - loop0;
+        t->host_calls += d->host_calls - calls0;
+        if ((rc = md_dev_read_ctl(d, &c1, s, msg)))
+            goto fail;
+        t->builds += c1.builds - c0.builds;
+    }
+fail:
+    d->instr = 0;
+    return rc;
 }
 
-int md_dev_rebuild_now(md_dev *d, cudaStream_t s, char *msg)
+/* A forced rebuild (reordering first when asked) and the forces. */
+static int rebuild_forced(md_dev *d, int reorder, cudaStream_t s, char *msg)
 {
     int rc;
-    KB_CUDA_TRY(md_launch_force_rebuild(d->v, 0, s), msg);
+    KB_CUDA_TRY(md_launch_force_rebuild(d->v, reorder, s), msg);
     if (d->host_layers) {
         int due;
         if ((rc = rebuild_due(d, s, &due, msg)))
@@ -291,6 +346,11 @@ int md_dev_rebuild_now(md_dev *d, cudaStream_t s, char *msg)
     if ((rc = rebuild_phase(d, s, msg)))
         return rc;
     return force_phase(d, s, msg);
+}
+
+int md_dev_rebuild_now(md_dev *d, cudaStream_t s, char *msg)
+{
+    return rebuild_forced(d, 0, s, msg);
 }
 
 int md_dev_load(md_dev *d, const float *r4, const float *v4, cudaStream_t s, char *msg)
@@ -306,7 +366,11 @@ int md_dev_load(md_dev *d, const float *r4, const float *v4, cudaStream_t s, cha
     /* The pageable copies above may return before the data has moved: wait before the host's
      * buffers can change, and so the first step sees the new state. */
     KB_CUDA_TRY(cudaStreamSynchronize(s), msg);
-    return md_dev_rebuild_now(d, s, msg);
+    /* With reordering on, the state starts sorted by cell, as the paper's runs are in steady
+     * state (reordered every 100 steps over 6000): a sample of 100 steps from the lattice's
+     * order would otherwise never reach a reordering.  reorder = 0 keeps the stored order
+     * (Table 8, the shuffled start). */
+    return rebuild_forced(d, v->reorder > 0, s, msg);
 }
 
 int md_dev_rescale(md_dev *d, cudaStream_t s, char *msg)

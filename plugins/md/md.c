@@ -95,6 +95,21 @@ static const kb_metric_def md_metrics[] = {
     {"t_host_layers_fraction", "1", KB_BETTER_NONE, 0, 0, 0,
      "fraction of the time in the host layer assignment (cell_block, layer_matrix: part of "
      "t_nbr): copy of c_i out, the loop, l_i and k_c back"},
+    {"t_build_kernel_fraction", "1", KB_BETTER_NONE, 0, 0, 0,
+     "fraction of the time in the strategy's neighbour-matrix kernel alone (cell_block's block "
+     "per cell, layer_matrix's thread per atom; part of t_nbr)"},
+    {"build_kernel_ns_per_atom", "ns", KB_BETTER_LOWER, 0, 0, 0,
+     "that kernel's time per build and atom"},
+    {"host_layers_ns_per_atom", "ns", KB_BETTER_LOWER, 0, 0, 0,
+     "host layer assignment, wall time per build and atom (cell_block, layer_matrix)"},
+    {"host_wait_ns_per_atom", "ns", KB_BETTER_LOWER, 0, 0, 0,
+     "of it: blocked waiting for the pieces of c_i (cells kernel and copies), per build and atom"},
+    {"host_loop_ns_per_atom", "ns", KB_BETTER_LOWER, 0, 0, 0,
+     "of it: the host loop l_i = k_{c_i}++, per build and atom"},
+    {"host_c_copy_gbs", "GB/s", KB_BETTER_HIGHER, 0, 0, 0,
+     "copy of c_i to pinned host memory, device clock"},
+    {"host_l_copy_gbs", "GB/s", KB_BETTER_HIGHER, 0, 0, 0,
+     "copies of l_i and k_c from pinned host memory, device clock"},
     {"neighbors_per_atom", "1", KB_BETTER_NONE, 0, 0, 0,
      "N_p/N_a: neighbour-list entries per atom (r < rc+delta, both directions), mean over builds"},
     {"layers", "1", KB_BETTER_NONE, 0, 0, 0, "N_l: most atoms in one cell, mean over builds"},
@@ -677,6 +692,25 @@ static void report_metrics(md_state *s, const md_summary *sm)
         report(s, "t_force_fraction", "1", s->tm.force / s->tm.total, 0.0);
         if (!is_host(s->variant) && s->d.host_layers)
             report(s, "t_host_layers_fraction", "1", s->tm.host / s->tm.total, 0.0);
+        if (!is_host(s->variant) && s->variant != V_ALLPAIRS && s->tm.builds > 0) {
+            double per = 1e9 / ((double)s->tm.builds * cfg->n);
+            report(s, "t_build_kernel_fraction", "1", s->tm.build / s->tm.total, 0.0);
+            report(s, "build_kernel_ns_per_atom", "ns", s->tm.build * per, 0.0);
+        }
+        if (!is_host(s->variant) && s->d.host_layers && s->tm.host_calls > 0) {
+            double per = 1e9 / ((double)s->tm.host_calls * cfg->n);
+            double cbytes = 4.0 * (double)cfg->n * (double)s->tm.host_calls;
+            report(s, "host_layers_ns_per_atom", "ns", s->tm.host * per, 0.0);
+            report(s, "host_wait_ns_per_atom", "ns", s->tm.host_wait * per, 0.0);
+            report(s, "host_loop_ns_per_atom", "ns", s->tm.host_loop * per, 0.0);
+            if (s->tm.copy_in > 0)
+                report(s, "host_c_copy_gbs", "GB/s", 1e-9 * cbytes / s->tm.copy_in, 0.0);
+            if (s->tm.copy_out > 0)
+                report(s, "host_l_copy_gbs", "GB/s",
+                       1e-9 * (cbytes + 4.0 * cfg->ncell * (double)s->tm.host_calls) /
+                           s->tm.copy_out,
+                       0.0);
+        }
     }
     if (s->variant == V_ALLPAIRS)
         report(s, "neighbors_per_atom", "1", 2.0 * (double)s->ps->np0 / cfg->n, 0.0);

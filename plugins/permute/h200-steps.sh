@@ -92,6 +92,51 @@ step_permute_ncu() {
   done
 }
 
+# large_u at full size (issue 12: auto within 2x of copy): every path on it, float32 and
+# float64, beta 0 and 0.5 (28 cases), and fused against copy at half and twice the blocks (6
+# cases: the fixed cost of a launch against the per-tile rate); about 45 s.  Then Nsight
+# Compute (full set, SASS stall samples) of auto's kernels in float32 and float64 at beta 0
+# (about 20 s each).
+step_permute_large_u() {
+  cat >/tmp/permute-large-u.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 5
+min_time = 0.05
+max_noise = 0.05
+timeout = 120
+cache = hot
+seed = 1
+
+[permute]
+variants = per_element, tiled, gemm, fused, fused_async, auto, copy
+baseline = copy
+preset = large_u
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+
+[permute.scale]
+variants = fused, fused_async, copy
+baseline = copy
+preset = large_u
+dtype = f32
+scale = 0.5, 2
+INI
+  "$B/kbench" run /tmp/permute-large-u.ini --out "$OUT/results/permute-large-u"
+  local c d i=0
+  for c in 'permute/auto/preset=large_u,dtype=f32,alpha=1,beta=0,*' \
+           'permute/auto/preset=large_u,dtype=f64,alpha=1,beta=0,*'; do
+    i=$((i + 1))
+    d="$OUT/results/ncu-permute-large-u-$i"
+    "$B/kbench" profile /tmp/permute-large-u.ini --set full --keep-report --case "$c" --out "$d"
+    ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
+    ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
+    gzip -f "$d/sass.csv"
+    rm -f "$d/profile.ncu-rep"
+  done
+}
+
 # The dense permutes of profiles/permute.ini (rank 2 to 8, 21 to 537 MB), tiled and copy only,
 # short sampling (about 2-3 minutes, most of it generating and checking the tensors on the
 # host): the issue's "median >= 0.8x, worst >= 0.65x copy bandwidth" over rank 2-6.

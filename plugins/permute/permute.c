@@ -18,7 +18,7 @@
 #include "kbench/plugin.h"
 #include "permute.h"
 
-enum { V_HOST, V_PER_ELEMENT, V_TILED, V_GEMM, V_AUTO, V_COPY, V_COUNT };
+enum { V_HOST, V_PER_ELEMENT, V_TILED, V_GEMM, V_AUTO, V_COPY, V_FUSED, V_FUSED_ASYNC, V_COUNT };
 
 static const kb_variant variants[V_COUNT] = {
     [V_HOST] = {"host", "C loops on the CPU in the element type (small sizes)", KB_HOST, 0},
@@ -29,9 +29,17 @@ static const kb_variant variants[V_COUNT] = {
                  KB_DEVICE, 0},
     [V_GEMM] = {"gemm", "recoupling blocks: extract + one grouped cuBLAS GEMM; abelian: tiled",
                 KB_DEVICE, 0},
-    [V_AUTO] = {"auto", "tiled or extract + GEMM per block, by the cost model", KB_DEVICE, 0},
+    [V_AUTO] = {"auto", "tiled, fused or extract + GEMM per block, by the cost model", KB_DEVICE,
+                0},
     [V_COPY] = {"copy", "cudaMemcpyAsync of the destination's bytes (the roof)", KB_DEVICE,
                 KB_VARIANT_BASELINE},
+    [V_FUSED] = {"fused",
+                 "recoupling blocks: one register-tiled GEMM gathering the permute; abelian: tiled",
+                 KB_DEVICE, 0},
+    [V_FUSED_ASYNC] =
+        {"fused_async",
+         "fused with cp.async fills: no registers hold the next fill (more CTAs an SM)", KB_DEVICE,
+         0},
 };
 
 static const kb_param params[] = {
@@ -57,7 +65,7 @@ static const kb_param params[] = {
     {"gemm_call", KB_PARAM_STRING, "grouped",
      "gemm, auto: one grouped cuBLAS call, or a loop of one GEMM per block", "grouped|loop"},
     {"tile_len", KB_PARAM_INT, "0",
-     "tiled, gemm, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
+     "tiled, gemm, fused, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
 };
 
 static const kb_metric_def metrics[] = {
@@ -68,6 +76,9 @@ static const kb_metric_def metrics[] = {
     {"tiles", "1", KB_BETTER_NONE, 0, 0, 0, "tiles (CTAs) of the tiled launch"},
     {"launches", "1", KB_BETTER_NONE, 0, 0, 0, "kernel launches, copies and cuBLAS calls per run"},
     {"gemm_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks sent through extract + GEMM"},
+    {"fused_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks sent through the fused kernel"},
+    {"tiled_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks permuted by the tiled kernel itself"},
+    {"fused_tiles", "1", KB_BETTER_NONE, 0, 0, 0, "tiles (CTAs) of the fused launch"},
 };
 
 typedef struct state {
@@ -87,6 +98,10 @@ typedef struct state {
     pm_elem_block *d_eblk[2];
     int32_t *d_ebegin[2], *d_eowner[2];
     pm_gemm_plan gp;
+    pm_fused_plan fp;
+    pm_fused_gather *d_fgather;
+    int32_t *d_fdcol;
+    pm_fused_item *d_fitem;
     cublasHandle_t blas;
     void *d_blas_ws;
     cudaStream_t own;
@@ -236,6 +251,10 @@ static int teardown(void *p, char *msg)
         pm_elem_plan_free(&s->ep[i]);
     }
     pm_tile_plan_free(&s->tp);
+    cudaFree(s->d_fgather);
+    cudaFree(s->d_fdcol);
+    cudaFree(s->d_fitem);
+    pm_fused_plan_free(&s->fp);
     cudaFree(s->gp.dA);
     cudaFree(s->gp.dB);
     cudaFree(s->gp.dC);
@@ -346,11 +365,31 @@ static int plan_gemm(state *s, const unsigned char *via, const int64_t *ws_off, 
     return KB_OK;
 }
 
-/* Plans the tiled launch, and for gemm/auto the blocks that go through extract + GEMM. */
+/* Plans the fused launch of the blocks with via[b] == 3 (none: no launch). */
+static int plan_fused(state *s, const unsigned char *via, char *msg)
+{
+    int rc = pm_plan_fused(s->prob, via, &s->fp, msg);
+    s->fp.async = s->variant == V_FUSED_ASYNC;
+    if (rc != KB_OK || s->fp.items == 0)
+        return rc;
+    const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
+    rc = upload((void **)&s->d_fgather, s->fp.igather, cols * sizeof(pm_fused_gather), msg);
+    if (rc == KB_OK)
+        rc = upload((void **)&s->d_fdcol, s->fp.idcol, cols * sizeof(int32_t), msg);
+    if (rc == KB_OK)
+        rc = upload((void **)&s->d_fitem, s->fp.item, (size_t)s->fp.items * sizeof(pm_fused_item),
+                    msg);
+    s->launches++;
+    s->predicted_ns += s->fp.predicted_ns;
+    return rc;
+}
+
+/* Plans the tiled launch, and for gemm/fused/auto the blocks that go through extract + GEMM
+ * or the fused kernel. */
 static int plan_device(state *s, int len_log, char *msg)
 {
     const pm_problem *p = s->prob;
-    unsigned char *via = NULL;
+    unsigned char *via = NULL, *tvia = NULL; /* tvia: via without the fused blocks */
     int64_t *ws_off = NULL, ws = 0;
     int rc = KB_OK;
     if (s->variant == V_PER_ELEMENT) {
@@ -373,46 +412,48 @@ static int plan_device(state *s, int len_log, char *msg)
         return KB_OK;
     }
     via = calloc((size_t)p->n_blocks + 1, 1);
+    tvia = calloc((size_t)p->n_blocks + 1, 1);
     ws_off = calloc((size_t)p->n_blocks + 1, sizeof *ws_off);
-    if (!via || !ws_off) {
+    if (!via || !tvia || !ws_off) {
         kb_msgf(msg, "out of host memory");
         rc = KB_NOMEM;
         goto done;
     }
     for (int b = 0; b < p->n_blocks; b++)
         via[b] = 1;
-    if (s->variant == V_GEMM) {
+    if (s->variant == V_GEMM || s->variant == V_FUSED || s->variant == V_FUSED_ASYNC) {
         for (int b = 0; b < p->n_blocks; b++)
-            via[b] = pm_is_unique(&p->blocks[b]) ? 1 : 2;
+            via[b] = pm_is_unique(&p->blocks[b]) ? 1 : s->variant == V_GEMM ? 2 : 3;
     } else if (s->variant == V_AUTO) {
-        /* Per block, the cheaper path at the all-tiled plan's tile length; then the whole
-         * choice against all-tiled, as the GEMM call and its copies cost launches. */
+        /* Per block, the cheapest path at the all-tiled plan's tile length; then the whole
+         * choice against all-tiled, as the fused launch, the GEMM call and its copies cost
+         * launches of their own. */
         pm_tile_plan all;
-        double gemm_total = 0.0;
-        int any = 0;
+        double other = 0.0;
+        int any_gemm = 0, any_fused = 0;
         rc = pm_plan_tiles(p, NULL, NULL, len_log, &all, msg);
         if (rc != KB_OK)
             goto done;
         for (int b = 0; b < p->n_blocks; b++) {
-            const pm_block *bl = &p->blocks[b];
-            if (!pm_is_unique(bl) &&
-                pm_gemm_cost(p, bl) < pm_tiled_cost(p, bl, all.len_log, NULL)) {
-                via[b] = 2;
-                any = 1;
-            }
+            via[b] = (unsigned char)pm_choose_path(p, &p->blocks[b], all.len_log);
+            any_gemm |= via[b] == 2;
+            any_fused |= via[b] == 3;
         }
-        if (any) {
+        if (any_gemm || any_fused) {
             pm_tile_plan mixed;
             for (int b = 0; b < p->n_blocks; b++)
-                if (via[b] == 2)
-                    gemm_total += pm_gemm_cost(p, &p->blocks[b]);
-            gemm_total += PM_LAUNCH_NS * (1 + (p->beta != 0.0));
-            rc = pm_plan_tiles(p, via, ws_off, len_log, &mixed, msg); /* ws_off unused yet */
+                other += via[b] == 2   ? pm_gemm_cost(p, &p->blocks[b])
+                         : via[b] == 3 ? pm_fused_cost(p, &p->blocks[b])
+                                       : 0.0;
+            other += PM_LAUNCH_NS * (any_fused + any_gemm * (1 + (p->beta != 0.0)));
+            for (int b = 0; b < p->n_blocks; b++)
+                tvia[b] = via[b] == 3 ? 0 : via[b];
+            rc = pm_plan_tiles(p, tvia, ws_off, len_log, &mixed, msg); /* ws_off unused yet */
             if (rc != KB_OK) {
                 pm_tile_plan_free(&all);
                 goto done;
             }
-            if (mixed.predicted_ns + gemm_total >= all.predicted_ns)
+            if (mixed.predicted_ns + other >= all.predicted_ns)
                 for (int b = 0; b < p->n_blocks; b++)
                     via[b] = 1;
             pm_tile_plan_free(&mixed);
@@ -426,7 +467,9 @@ static int plan_device(state *s, int len_log, char *msg)
         }
     if (ws)
         KB_CUDA_GOTO(cudaMalloc(&s->d_ws, (size_t)ws * (size_t)p->esize), msg, done);
-    rc = pm_plan_tiles(p, via, ws_off, len_log, &s->tp, msg);
+    for (int b = 0; b < p->n_blocks; b++)
+        tvia[b] = via[b] == 3 ? 0 : via[b];
+    rc = pm_plan_tiles(p, tvia, ws_off, len_log, &s->tp, msg);
     if (rc != KB_OK)
         goto done;
     s->predicted_ns = s->tp.predicted_ns;
@@ -438,10 +481,13 @@ static int plan_device(state *s, int len_log, char *msg)
     if (rc == KB_OK)
         rc = upload((void **)&s->d_tlean, s->tp.lean,
                     (size_t)s->tp.lean_tiles * sizeof(pm_lean_tile), msg);
+    if (rc == KB_OK)
+        rc = plan_fused(s, via, msg);
     if (rc == KB_OK && ws)
         rc = plan_gemm(s, via, ws_off, msg);
 done:
     free(via);
+    free(tvia);
     free(ws_off);
     return rc;
 }
@@ -461,8 +507,9 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "tile_len = %lld: expected 0, 32, 64, 128 or 256", (long long)tile_len);
         return KB_BAD_PARAM;
     }
-    if (tile_len != 0 && c->variant != V_TILED && c->variant != V_GEMM && c->variant != V_AUTO) {
-        kb_msgf(msg, "tile_len belongs to tiled, gemm and auto");
+    if (tile_len != 0 && c->variant != V_TILED && c->variant != V_GEMM && c->variant != V_AUTO &&
+        c->variant != V_FUSED && c->variant != V_FUSED_ASYNC) {
+        kb_msgf(msg, "tile_len belongs to tiled, gemm, fused and auto");
         return KB_SKIP;
     }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
@@ -542,6 +589,10 @@ static int init(const kb_case *c, void **out, char *msg)
         report(s, "tiles", (double)(s->tp.tiles + s->tp.lean_tiles), 0.0, "1");
         report(s, "launches", (double)s->launches, 0.0, "1");
         report(s, "gemm_blocks", (double)s->gp.count, 0.0, "1");
+        report(s, "fused_blocks", (double)s->fp.n_blocks, 0.0, "1");
+        /* The tiled launch's blocks less the GEMM's extracts (per_element: none). */
+        report(s, "tiled_blocks", (double)(s->tp.n_blocks - s->gp.count), 0.0, "1");
+        report(s, "fused_tiles", (double)s->fp.items, 0.0, "1");
     }
     *out = s;
     return KB_OK;
@@ -601,6 +652,10 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
         int blas = 0, e;
         KB_CUDA_TRY((cudaError_t)pm_run_tiled(p->esize, &s->tp, s->d_tblk, s->d_tgen, s->d_tlean,
                                               s->d_src, s->d_cin, s->d_u, out, s->d_ws, p->alpha,
+                                              p->beta, st),
+                    msg);
+        KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fgather, s->d_fdcol,
+                                              s->d_fitem, s->d_src, s->d_cin, s->d_u, out, p->alpha,
                                               p->beta, st),
                     msg);
         if (s->gp.count == 0)
@@ -757,7 +812,7 @@ static const kb_plugin plugin = {
     .struct_size = sizeof(kb_plugin),
     .name = "permute",
     .description =
-        "block-sparse tensor permutation with recoupling: per-element, tiled, GEMM, copy",
+        "block-sparse tensor permutation with recoupling: per-element, tiled, fused, GEMM, copy",
     .variants = variants,
     .n_variants = V_COUNT,
     .params = params,

@@ -190,6 +190,122 @@ typedef struct pm_elem_plan {
 
 #define PM_ELEM_THREADS 256
 
+/* ---- the fused recoupling kernel's plan (kernels/04_fused.cu) ------------------------------- */
+
+/* A tile is PM_FUSED_BM destination trees x PM_FUSED_BN destination elements ("columns") of
+ * one block: out tile = alpha * U(tile trees, all cols) * P(all cols, tile columns) + beta * cin,
+ * with P the permuted source trees gathered straight into shared memory (no workspace).
+ * The columns of a tile are not consecutive destination elements but boxes of up to
+ * PM_FUSED_RX destination-consecutive x BN / RX source-consecutive elements (host-built
+ * column tables), so that both the gather and the stores move whole runs; the gather reads the
+ * tile's columns in ascending source order.  PM_FUSED_BK source trees per shared-memory fill;
+ * each of the PM_FUSED_THREADS threads gathers one column and accumulates 8 trees x 4 columns. */
+#define PM_FUSED_BM 32
+#define PM_FUSED_BN 128
+#define PM_FUSED_BK 16
+#define PM_FUSED_THREADS 128
+#define PM_FUSED_TM 8 /* trees per thread */
+#define PM_FUSED_TN 4 /* columns per thread */
+/* A box's extent along the destination-consecutive elements (and BN / RX along the source-
+ * consecutive ones).  On large_u, 8 moves the fewest 32-byte sectors per tile: a warp's gather
+ * touches 5.2 (4 at best), 64 columns of a tree stored 10.0 (8); 16 gives 6.9 and 8.9, 4 gives
+ * 4.6 and 17.0, and the gather runs cols / 8 times as often as the stores. */
+#define PM_FUSED_RX 8
+/* Shared-memory row of P: 4 pad elements per 32 columns spread the gather's stores
+ * (consecutive threads: columns PM_FUSED_RX apart; at most 2 to a bank) and keep the 4-column
+ * reads 16-byte aligned. */
+#define PM_FUSED_PROW (PM_FUSED_BN + PM_FUSED_BN / 8)
+
+/* A block of the fused launch; its column tables start at `tab` (ceil(n / BN) * BN entries). */
+typedef struct pm_fused_block {
+    int64_t src_off, dst_off, u_off, tab;
+    int32_t n, rows, cols, pad;
+} pm_fused_block;
+
+/* Gather entry t of a tile: the source offset (within a tree) thread t loads, -1 past the
+ * block's elements, and the shared-memory slot of its column. */
+typedef struct pm_fused_gather {
+    int32_t soff, spos;
+} pm_fused_gather;
+
+/* One tile of the fused launch, all the kernel needs of it: its block's offsets and sizes, its
+ * origin (first tree, first column: a multiple of PM_FUSED_BN), and its block's index into the
+ * plan's descriptors.  Its columns are entries item * BN .. + BN - 1 of the per-item tables, so
+ * a CTA loads its item and its gather entry at once (no load waits on another before the
+ * first fill's). */
+typedef struct pm_fused_item {
+    int64_t src_off, dst_off, u_off;
+    int32_t n, rows, cols, row0, elem0, blk;
+} pm_fused_item;
+
+/* The fused launch: descriptors, column tables per block (gather: in gather order; dcol: the
+ * destination offset within a tree of each column, -1 past the block), the tiles in schedule
+ * order (tiles of the blocks with most source trees first, so the longest run first) and the
+ * tables per tile as the kernel reads them (igather, idcol: items x BN entries, copies of
+ * their block's columns). */
+typedef struct pm_fused_plan {
+    int n_blocks;
+    pm_fused_block *blk;
+    int64_t tab_len;
+    pm_fused_gather *gather;
+    int32_t *dcol;
+    int64_t items;
+    pm_fused_item *item;
+    pm_fused_gather *igather;
+    int32_t *idcol;
+    double predicted_ns;
+    int async; /* fill shared memory by cp.async instead of through registers (set by the caller) */
+} pm_fused_plan;
+
+/* Source offset (within a tree) of destination element e of a block: one division per axis. */
+PM_HD int32_t pm_elem_src_off(const pm_elem_block *b, int32_t e)
+{
+    int32_t soff = 0;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < b->rank) {
+            int32_t q = e / b->ddim[k];
+            soff += (e - q * b->ddim[k]) * b->sstr[k];
+            e = q;
+        }
+    }
+    return soff;
+}
+
+/* Shared-memory slot of tile column c in P's row. */
+PM_HD int32_t pm_fused_pos(int32_t c)
+{
+    return c + ((c >> 5) << 2);
+}
+
+/* The tile slots thread t accumulates: trees *r0 .. *r0 + TM - 1 and columns *e0 .. *e0 + TN - 1
+ * of the tile.  Warp w covers 16 trees (from 16 (w >> 1)) x 64 columns (from 64 (w & 1)) as 2
+ * tree groups x 16 column groups: its shared-memory reads of U are 2 addresses (broadcast, one
+ * wavefront) and of P 16 consecutive vectors (two), and a warp whose 16 trees all lie past the
+ * block skips the product (pm_fused_warp_row0), so the last tile of a block with 48 trees
+ * costs 16 trees' FMAs, not 32. */
+PM_HD void pm_fused_thread(int32_t t, int32_t *r0, int32_t *e0)
+{
+    const int32_t lane = t & 31, warp = t >> 5;
+    *r0 = (warp >> 1) * 16 + (lane >> 4) * PM_FUSED_TM;
+    *e0 = (warp & 1) * 64 + (lane & 15) * PM_FUSED_TN;
+}
+
+/* The first tile tree of thread t's warp (all its slots' trees are this + 0..15). */
+PM_HD int32_t pm_fused_warp_row0(int32_t t)
+{
+    return (t >> 6) * 16;
+}
+
+/* The U element thread t stages in its q-th load of a fill: tile tree *r, fill column *k
+ * (consecutive threads read consecutive columns of one U row: coalesced). */
+PM_HD void pm_fused_u_slot(int32_t t, int32_t q, int32_t *r, int32_t *k)
+{
+    const int32_t x = t + PM_FUSED_THREADS * q;
+    *r = x / PM_FUSED_BK;
+    *k = x % PM_FUSED_BK;
+}
+#define PM_FUSED_U_LOADS (PM_FUSED_BM * PM_FUSED_BK / PM_FUSED_THREADS)
+
 /* ---- index arithmetic shared by the host emulation and the kernels -------------------------- */
 
 /* The entry of `begin` (n+1 ascending values, begin[0] = 0) whose range holds x. */
@@ -287,6 +403,15 @@ double pm_gemm_cost(const pm_problem *p, const pm_block *b);
 int pm_plan_elems(const pm_problem *p, int unique, pm_elem_plan *out, char *msg);
 void pm_elem_plan_free(pm_elem_plan *e);
 
+/* Predicted time of block b through the fused kernel (ns), without the launch overhead. */
+double pm_fused_cost(const pm_problem *p, const pm_block *b);
+/* The path of least predicted cost for block b: 1 tiled (at tile length len_log), 2 extract +
+ * GEMM, 3 fused.  Abelian blocks stay tiled. */
+int pm_choose_path(const pm_problem *p, const pm_block *b, int len_log);
+/* Fused plan of the blocks with which[b] == 3 (NULL: every recoupling block). */
+int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan *out, char *msg);
+void pm_fused_plan_free(pm_fused_plan *f);
+
 /* ---- the GEMM path: one grouped cuBLAS GEMM over the blocks taken out of the tiled launch ---- */
 
 /* Problem g: out block (n x rows, column-major, ld n) = alpha * W (n x cols, ld n) *
@@ -320,6 +445,11 @@ size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
  * Returns a cudaError_t as int, or -1 with the cuBLAS status in *blas when cuBLAS failed. */
 int pm_run_gemm(int esize, void *handle, const pm_gemm_plan *g, const void *cin, void *out,
                 void *stream, int *blas);
+/* The fused launch (nothing when the plan has no tiles). */
+int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
+                 const int32_t *didcol, const pm_fused_item *ditem, const void *src,
+                 const void *cin, const void *u, void *out, double alpha, double beta,
+                 void *stream);
 
 #ifdef __cplusplus
 }

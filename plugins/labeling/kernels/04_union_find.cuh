@@ -35,40 +35,76 @@ LB_HD void lb_uf_local_site(const lb_lattice *lat, const lb_tile *tl, const uint
     const int x = tl->bx * tl->tx + lx, y = tl->by * tl->ty + ly, z = tl->bz * tl->tz + lz;
     const uint8_t b = bonds[g];
     if ((b & 1u) && lx + 1 < tl->tx && x + 1 < lat->L)
-        lb_unite(s, t, t + 1);
+        lb_unite_jump(s, t, t + 1);
     if ((b & 2u) && ly + 1 < tl->ty && y + 1 < lat->L)
-        lb_unite(s, t, t + (uint32_t)tl->tx);
+        lb_unite_jump(s, t, t + (uint32_t)tl->tx);
     if ((b & 4u) && lz + 1 < tl->tz && z + 1 < lat->L)
-        lb_unite(s, t, t + (uint32_t)(tl->tx * tl->ty));
+        lb_unite_jump(s, t, t + (uint32_t)(tl->tx * tl->ty));
 }
 
 /* Phase 2 (after the whole tile's phase 1): the global label of the local root. */
-LB_HD void lb_uf_write_site(const lb_lattice *lat, const lb_tile *tl, const uint32_t *s,
-                            uint32_t *labels, uint32_t t)
+LB_HD void lb_uf_write_site(const lb_lattice *lat, const lb_tile *tl, uint32_t *s, uint32_t *labels,
+                            uint32_t t)
 {
     uint32_t g, r;
     if (!lb_tile_site(lat, tl, t, &g))
         return;
-    lb_tile_site(lat, tl, lb_find(s, t), &r);
+    lb_tile_site(lat, tl, lb_find_jump(s, t), &r);
     labels[g] = r;
 }
 
-/* Phase 3 (after every tile): the bonds leaving a tile (or wrapping around). */
-LB_HD void lb_uf_border_site(const lb_lattice *lat, int tx, int ty, int tz, const uint8_t *bonds,
-                             uint32_t *labels, uint32_t i)
+/* Lanes of a tile in phase 3: the largest face (2-D 32x8 tiles: the +y face, 32 sites;
+ * 3-D 8x8x4: the +z face, 64). */
+LB_HD int lb_uf_face_lanes(int dim, int tx, int ty, int tz)
 {
-    const uint8_t b = bonds[i];
-    if (!b)
-        return;
+    const int fx = ty * tz, fy = tx * tz, fz = dim == 3 ? tx * ty : 0;
+    const int m = fx > fy ? fx : fy;
+    return m > fz ? m : fz;
+}
+
+/* Phase 3 (after every tile): lane j of tile (bx, by, bz) joins the bonds that leave the tile
+ * from site j of each of its +x, +y (and +z) faces: the last column, row (plane) of the tile,
+ * or of the lattice in a partial tile, where the bond wraps around.  Exactly the bonds that
+ * phase 1 left out; only the face sites are read (5/32 of the sites in 2-D, 1/4 in 3-D). */
+LB_HD void lb_uf_face_site(const lb_lattice *lat, int tx, int ty, int tz, int bx, int by, int bz,
+                           int j, const uint8_t *bonds, uint32_t *labels)
+{
+    const int L = lat->L, zmax = lat->dim == 3 ? L : 1;
+    const int x0 = bx * tx, y0 = by * ty, z0 = bz * tz;
+    const int xf = x0 + tx - 1 < L - 1 ? x0 + tx - 1 : L - 1;
+    const int yf = y0 + ty - 1 < L - 1 ? y0 + ty - 1 : L - 1;
+    const int zf = z0 + tz - 1 < L - 1 ? z0 + tz - 1 : L - 1;
     int x, y, z;
-    lb_coords(lat->L, i, &x, &y, &z);
-    const int L = lat->L;
-    if ((b & 1u) && (x % tx == tx - 1 || x == L - 1))
-        lb_unite(labels, i, lb_neighbor(L, x, y, z, 0, 1));
-    if ((b & 2u) && (y % ty == ty - 1 || y == L - 1))
-        lb_unite(labels, i, lb_neighbor(L, x, y, z, 1, 1));
-    if (lat->dim == 3 && (b & 4u) && (z % tz == tz - 1 || z == L - 1))
-        lb_unite(labels, i, lb_neighbor(L, x, y, z, 2, 1));
+    if (j < ty * tz) { /* +x face */
+        y = y0 + j % ty;
+        z = z0 + j / ty;
+        if (y < L && z < zmax) {
+            const uint32_t i =
+                (uint32_t)xf + (uint32_t)L * ((uint32_t)y + (uint32_t)L * (uint32_t)z);
+            if (bonds[i] & 1u)
+                lb_unite_jump(labels, i, lb_neighbor(L, xf, y, z, 0, 1));
+        }
+    }
+    if (j < tx * tz) { /* +y face */
+        x = x0 + j % tx;
+        z = z0 + j / tx;
+        if (x < L && z < zmax) {
+            const uint32_t i =
+                (uint32_t)x + (uint32_t)L * ((uint32_t)yf + (uint32_t)L * (uint32_t)z);
+            if (bonds[i] & 2u)
+                lb_unite_jump(labels, i, lb_neighbor(L, x, yf, z, 1, 1));
+        }
+    }
+    if (lat->dim == 3 && j < tx * ty) { /* +z face */
+        x = x0 + j % tx;
+        y = y0 + j / tx;
+        if (x < L && y < L) {
+            const uint32_t i =
+                (uint32_t)x + (uint32_t)L * ((uint32_t)y + (uint32_t)L * (uint32_t)zf);
+            if (bonds[i] & 4u)
+                lb_unite_jump(labels, i, lb_neighbor(L, x, y, zf, 2, 1));
+        }
+    }
 }
 
 #endif

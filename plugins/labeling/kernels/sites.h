@@ -58,6 +58,47 @@ LB_HD void lb_unite(uint32_t *labels, uint32_t a, uint32_t b)
     }
 }
 
+/* Root of a, relinking every node on the way to the node two up (intermediate pointer
+ * jumping, as in Jaiganesh and Burtscher's ECL-CC): union_find's finds, which otherwise walk
+ * the same long chains of a spanning cluster again and again.  A relink points to an
+ * ancestor, so smaller and in the same tree; it may overwrite a concurrent atomicMin on a
+ * node that was a root when that thread looked, but that thread sees the old value is not
+ * its root and retries the join (lb_unite_jump), so no join is lost. */
+LB_HD uint32_t lb_find_jump(uint32_t *labels, uint32_t a)
+{
+    volatile uint32_t *l = labels;
+    uint32_t cur = l[a];
+    if (cur != a) {
+        uint32_t prev = a, next;
+        while (cur > (next = l[cur])) {
+            l[prev] = next;
+            prev = cur;
+            cur = next;
+        }
+    }
+    return cur;
+}
+
+/* lb_unite with lb_find_jump. */
+LB_HD void lb_unite_jump(uint32_t *labels, uint32_t a, uint32_t b)
+{
+    for (;;) {
+        a = lb_find_jump(labels, a);
+        b = lb_find_jump(labels, b);
+        if (a == b)
+            return;
+        if (a > b) {
+            const uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const uint32_t old = LB_ATOMIC_MIN(&labels[b], a);
+        if (old == b)
+            return;
+        b = old;
+    }
+}
+
 /* The smallest of l and the labels of i's bonded neighbours. */
 LB_HD uint32_t lb_min_bonded(const lb_lattice *lat, const uint8_t *bonds, const uint32_t *labels,
                              uint32_t i, uint32_t l)

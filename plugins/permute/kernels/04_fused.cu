@@ -1,0 +1,306 @@
+// fused: the recoupling of large-U blocks as one register-tiled GEMM whose operand loads do the
+// permute (issue 12).  Per CTA a tile of PM_FUSED_BM destination trees x PM_FUSED_BN columns
+// (destination elements) of one block:
+//     out[tile] = alpha * U[tile trees, :] * P[:, tile columns] + beta * cin[tile]
+// where P[j][c] = src tree j at the source offset of column c.  The host's column tables make a
+// tile's columns boxes of destination-consecutive x source-consecutive elements and list them
+// for the gather in source order, so each thread loads one column (consecutive threads:
+// ascending source addresses, runs of up to 16 elements) and the stores write runs too.  P goes
+// from global memory to shared memory directly: no extract, no workspace, no second pass over
+// the output, which is what the extract + GEMM path pays twice.
+// The product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared
+// memory with the next fill's global loads in flight during the current fill's FMAs (one
+// barrier a fill); every thread accumulates 8 trees x 4 columns in registers from two vector
+// reads of U and one of P per source tree; a warp covers 16 trees and skips the product where
+// they all lie past the block.  Accumulation is a plain FMA chain over the source trees in
+// order, so the error bound of the other variants holds unchanged.  One launch covers every
+// block auto gives it; the tiles come in the order of the host's work list (most source trees
+// first), each with its own copy of its columns (permute.h, pm_fused_plan).
+#include "common.cuh"
+
+namespace
+{
+
+constexpr int kBM = PM_FUSED_BM, kBN = PM_FUSED_BN, kBK = PM_FUSED_BK, kNT = PM_FUSED_THREADS;
+constexpr int kTM = PM_FUSED_TM, kTN = PM_FUSED_TN, kUL = PM_FUSED_U_LOADS;
+// U's staged rows padded by 4: rows stay 16-byte aligned for the vector reads, and the
+// transposing store (consecutive threads: consecutive k) spreads over 8 banks, not one.
+constexpr int kUP = kBM + 4, kPR = PM_FUSED_PROW;
+static_assert(kBN == kNT, "one gathered element column per thread");
+static_assert(kBM == 4 * kTM && kBN == 4 * 8 * kTN, "4 warps of 2 x 2 (16 trees x 64 columns)");
+static_assert(kUL * kNT == kBM * kBK, "U's fill divides evenly over the threads");
+
+// Four consecutive elements as vectors (16-byte aligned: float4, two double2).
+template <typename T> struct vec4;
+
+template <> struct vec4<float> {
+    static __device__ __forceinline__ void load(const float *p, float *v)
+    {
+        const float4 x = *reinterpret_cast<const float4 *>(p);
+        v[0] = x.x;
+        v[1] = x.y;
+        v[2] = x.z;
+        v[3] = x.w;
+    }
+    static __device__ __forceinline__ void store(float *p, const float *v)
+    {
+        *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    }
+};
+
+template <> struct vec4<double> {
+    static __device__ __forceinline__ void load(const double *p, double *v)
+    {
+        const double2 x = reinterpret_cast<const double2 *>(p)[0];
+        const double2 y = reinterpret_cast<const double2 *>(p)[1];
+        v[0] = x.x;
+        v[1] = x.y;
+        v[2] = y.x;
+        v[3] = y.y;
+    }
+    static __device__ __forceinline__ void store(double *p, const double *v)
+    {
+        reinterpret_cast<double2 *>(p)[0] = make_double2(v[0], v[1]);
+        reinterpret_cast<double2 *>(p)[1] = make_double2(v[2], v[3]);
+    }
+};
+
+// The global loads of one fill: kBK source trees of this thread's element column, and its kUL
+// elements of U (zero past the block's trees, so the product needs no bounds).  U load q is
+// tree urow + q * kUS, column uk (pm_fused_u_slot: kNT threads are kUS whole rows of a fill),
+// at uq + q * kUS * cols: one pointer and two indices live through the loop, not 3 x kUL.
+constexpr int kUS = kNT / kBK;
+static_assert(kNT % kBK == 0, "a U load's column does not depend on q");
+
+template <typename T>
+__device__ __forceinline__ void
+fill_load(const T *__restrict__ sp, bool valid, int32_t n, int32_t rows, int32_t cols, int32_t jc,
+          const T *__restrict__ uq, int32_t urow, int32_t uk, T *pv, T *uv)
+{
+#pragma unroll
+    for (int k = 0; k < kBK; k++)
+        pv[k] = valid && jc + k < cols ? sp[(int64_t)(jc + k) * n] : T(0);
+#pragma unroll
+    for (int q = 0; q < kUL; q++)
+        uv[q] = urow + q * kUS < rows && jc + uk < cols ? uq[q * kUS * cols + jc] : T(0);
+}
+
+// The same fill by cp.async straight into shared memory (fused_load = async): no registers
+// hold the next fill and no stores move it, and a slot with ok false is zero-filled without a
+// read (its address stays a valid one).  Made visible by copy_wait and the barrier after it.
+template <typename T> __device__ __forceinline__ void copy_async(T *smem, const T *gmem, bool ok)
+{
+#if defined(__CUDA_ARCH__)
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    if (sizeof(T) == 4)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gmem),
+                     "r"(ok ? 4 : 0)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gmem),
+                     "r"(ok ? 8 : 0)
+                     : "memory");
+#else
+    *smem = ok ? *gmem : T(0); // the CPU emulation (test/run_emu_fused.sh): copied at issue
+#endif
+}
+
+// This thread's copies have landed (a barrier must follow before others read them).
+__device__ __forceinline__ void copy_wait()
+{
+#if defined(__CUDA_ARCH__)
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+template <typename T>
+__device__ __forceinline__ void
+fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t spos, const T *__restrict__ sp, bool valid,
+           int32_t n, int32_t rows, int32_t cols, int32_t jc, const T *__restrict__ uq,
+           int32_t urow, int32_t ur, int32_t uk)
+{
+#pragma unroll
+    for (int k = 0; k < kBK; k++) {
+        const bool ok = valid && jc + k < cols;
+        copy_async(&ps[k][spos], ok ? sp + (int64_t)(jc + k) * n : sp, ok);
+    }
+#pragma unroll
+    for (int q = 0; q < kUL; q++) {
+        const bool ok = urow + q * kUS < rows && jc + uk < cols;
+        copy_async(&us[uk][ur + q * kUS], ok ? uq + q * kUS * cols + jc : sp, ok);
+    }
+}
+
+// Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
+// loads.  Capped for 4 CTAs an SM in float32 (115 registers on sm_90a, 120 on sm_80, no
+// spills) and 3 in float64 on sm_90a (164, no spills; uncapped it takes 230, 2 CTAs; 4 CTAs
+// spill); sm_80 keeps float64 at 2 CTAs (220), as 3 spill there.  With cp.async fills
+// (fused_async) nothing holds the next fill: 5 CTAs in float32 (95 / 91 registers), 4 in
+// float64 (128), no spills.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr int kCtas64 = 2;
+#else
+constexpr int kCtas64 = 3;
+#endif
+
+template <typename T, bool BETA, bool ASYNC>
+__global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 4)
+                                       : sizeof(T) == 4 ? 4
+                                                        : kCtas64)
+    fused(const pm_fused_gather *__restrict__ gather, const int32_t *__restrict__ dcol,
+          const pm_fused_item *__restrict__ items, const T *__restrict__ src,
+          const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out, T alpha, T beta)
+{
+    __shared__ __align__(16) T ps[2][kBK][kPR];
+    __shared__ __align__(16) T us[2][kBK][kUP];
+    const int32_t t = (int32_t)threadIdx.x;
+    // The tile and this thread's gather entry: two loads, neither waiting on the other.
+    const pm_fused_item it = items[blockIdx.x];
+    const int64_t tab = (int64_t)blockIdx.x * kBN;
+    const pm_fused_gather g = gather[tab + t];
+    const int32_t n = it.n, rows = it.rows, cols = it.cols;
+
+    // The gather: this thread's source offset (-1: past the block) and shared-memory slot.
+    const bool valid = g.soff >= 0;
+    const T *sp = src + it.src_off + (valid ? g.soff : 0);
+    // U's staging: tile tree ur + q * kUS, fill column uk of this thread's loads.
+    int32_t ur, uk;
+    pm_fused_u_slot(t, 0, &ur, &uk);
+    const int32_t urow = it.row0 + ur;
+    const T *uq = u + it.u_off + (int64_t)urow * cols + uk;
+    int32_t r0, e0;
+    pm_fused_thread(t, &r0, &e0);
+    const int32_t pe = pm_fused_pos(e0);
+    // A warp whose trees all lie past the block gathers and waits at the barriers, no more.
+    const bool busy = it.row0 + pm_fused_warp_row0(t) < rows;
+
+    T pv[kBK], uv[kUL], acc[kTM][kTN];
+#pragma unroll
+    for (int i = 0; i < kTM; i++)
+#pragma unroll
+        for (int j = 0; j < kTN; j++)
+            acc[i][j] = T(0);
+
+    if (ASYNC) {
+        fill_async(ps[0], us[0], g.spos, sp, valid, n, rows, cols, 0, uq, urow, ur, uk);
+        copy_wait();
+    } else {
+        fill_load(sp, valid, n, rows, cols, 0, uq, urow, uk, pv, uv);
+#pragma unroll
+        for (int k = 0; k < kBK; k++)
+            ps[0][k][g.spos] = pv[k];
+#pragma unroll
+        for (int q = 0; q < kUL; q++)
+            us[0][uk][ur + q * kUS] = uv[q];
+    }
+    __syncthreads();
+
+    int buf = 0;
+    for (int32_t jc = 0; jc < cols; jc += kBK) {
+        // The next fill's loads go out before this fill's FMAs; its buffer was last read in
+        // the previous fill, which the barrier below that fill closed.
+        const bool more = jc + kBK < cols;
+        if (more && ASYNC)
+            fill_async(ps[buf ^ 1], us[buf ^ 1], g.spos, sp, valid, n, rows, cols, jc + kBK, uq,
+                       urow, ur, uk);
+        else if (more)
+            fill_load(sp, valid, n, rows, cols, jc + kBK, uq, urow, uk, pv, uv);
+        const int32_t nc = busy ? min(kBK, cols - jc) : 0;
+#pragma unroll
+        for (int k0 = 0; k0 < kBK; k0 += 4) {
+            if (k0 >= nc) // the same for the whole warp; the staged zeros cover nc..k0+3
+                break;
+#pragma unroll
+            for (int k = k0; k < k0 + 4; k++) {
+                T a[kTM], p[kTN];
+                vec4<T>::load(&us[buf][k][r0], a);
+                vec4<T>::load(&us[buf][k][r0 + 4], a + 4);
+                vec4<T>::load(&ps[buf][k][pe], p);
+#pragma unroll
+                for (int i = 0; i < kTM; i++)
+#pragma unroll
+                    for (int j = 0; j < kTN; j++)
+                        acc[i][j] = fma(a[i], p[j], acc[i][j]);
+            }
+        }
+        if (more && !ASYNC) {
+#pragma unroll
+            for (int k = 0; k < kBK; k++)
+                ps[buf ^ 1][k][g.spos] = pv[k];
+#pragma unroll
+            for (int q = 0; q < kUL; q++)
+                us[buf ^ 1][uk][ur + q * kUS] = uv[q];
+        }
+        if (ASYNC)
+            copy_wait();
+        __syncthreads();
+        buf ^= 1;
+    }
+
+    // Epilogue: 4 columns of 8 trees; one vector access where the 4 columns are consecutive
+    // destination elements and aligned (a box's destination run, n a multiple of 4).
+    const int4 dc = *reinterpret_cast<const int4 *>(dcol + tab + e0);
+    const int32_t col[kTN] = {dc.x, dc.y, dc.z, dc.w};
+    const bool vec = (n & 3) == 0 && (it.dst_off & 3) == 0 && (dc.x & 3) == 0 && dc.y == dc.x + 1 &&
+                     dc.z == dc.x + 2 && dc.w == dc.x + 3;
+#pragma unroll
+    for (int i = 0; i < kTM; i++) {
+        const int32_t row = it.row0 + r0 + i;
+        if (row >= rows)
+            break;
+        const int64_t d = it.dst_off + (int64_t)row * n;
+        T c[kTN], v[kTN];
+        if (vec) {
+            if (BETA)
+                vec4<T>::load(cin + d + dc.x, c);
+#pragma unroll
+            for (int j = 0; j < kTN; j++)
+                v[j] = BETA ? alpha * acc[i][j] + beta * c[j] : alpha * acc[i][j];
+            vec4<T>::store(out + d + dc.x, v);
+        } else {
+#pragma unroll
+            for (int j = 0; j < kTN; j++)
+                if (col[j] >= 0)
+                    out[d + col[j]] =
+                        BETA ? alpha * acc[i][j] + beta * cin[d + col[j]] : alpha * acc[i][j];
+        }
+    }
+}
+
+template <typename T, bool ASYNC>
+cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
+                   const pm_fused_item *items, const void *src, const void *cin, const void *u,
+                   void *out, double alpha, double beta, cudaStream_t s)
+{
+    const unsigned grid = (unsigned)h->items;
+    if (beta != 0.0)
+        fused<T, true, ASYNC><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src,
+                                                   (const T *)cin, (const T *)u, (T *)out, (T)alpha,
+                                                   (T)beta);
+    else
+        fused<T, false, ASYNC><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src,
+                                                    (const T *)cin, (const T *)u, (T *)out,
+                                                    (T)alpha, (T)beta);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
+                            const int32_t *didcol, const pm_fused_item *ditem, const void *src,
+                            const void *cin, const void *u, void *out, double alpha, double beta,
+                            void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (hplan->items == 0)
+        return (int)cudaSuccess;
+    if (esize == 4)
+        return (int)(hplan->async ? launch<float, true>(hplan, digather, didcol, ditem, src, cin, u,
+                                                        out, alpha, beta, s)
+                                  : launch<float, false>(hplan, digather, didcol, ditem, src, cin,
+                                                         u, out, alpha, beta, s));
+    return (int)(hplan->async ? launch<double, true>(hplan, digather, didcol, ditem, src, cin, u,
+                                                     out, alpha, beta, s)
+                              : launch<double, false>(hplan, digather, didcol, ditem, src, cin, u,
+                                                      out, alpha, beta, s));
+}
