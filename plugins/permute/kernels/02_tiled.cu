@@ -352,23 +352,8 @@ cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const pm_gen
     const size_t smem = h->smem_elems * sizeof(T);
     const int32_t ng = (int32_t)h->tiles, nl = (int32_t)h->lean_tiles;
     unsigned grid = (unsigned)(ng + nl);
-    if (!GENERAL) {
-        // Resident CTAs of the whole GPU, twice: enough to keep every SM full while the
-        // record prefetch still has a next tile to fetch.
-        int dev = 0, sms = 0, per_sm = 0;
-        cudaError_t e = cudaGetDevice(&dev);
-        if (e == cudaSuccess)
-            e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-        if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &per_sm, beta != 0.0 ? tiled<T, NT, true, false> : tiled<T, NT, false, false>, NT,
-                smem);
-        if (e != cudaSuccess)
-            return e;
-        const int64_t cap = 2 * (int64_t)sms * (per_sm > 0 ? per_sm : 1);
-        if ((int64_t)grid > cap)
-            grid = (unsigned)cap;
-    }
+    if (!GENERAL && h->lean_grid > 0 && (int64_t)grid > h->lean_grid)
+        grid = (unsigned)h->lean_grid;
     if (beta != 0.0)
         tiled<T, NT, true, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, nl, (const T *)src,
                                                            (const T *)cin, (const T *)u, (T *)out,
@@ -408,6 +393,44 @@ cudaError_t launch_len(const pm_tile_plan *h, const pm_tile_block *blk, const pm
 }
 
 } // namespace
+
+// Resident CTAs of the whole GPU, twice, for the lean-only kernel at the plan's tile length:
+// enough to keep every SM full while the record prefetch still has a next tile to fetch.
+template <typename T, int NT> cudaError_t grid_of(pm_tile_plan *h)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess) // the beta instance holds at least as many registers
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled<T, NT, true, false>, NT,
+                                                          h->smem_elems * sizeof(T));
+    if (e == cudaSuccess)
+        h->lean_grid = 2 * sms * (per_sm > 0 ? per_sm : 1);
+    return e;
+}
+
+template <typename T> cudaError_t grid_len(pm_tile_plan *h)
+{
+    switch (h->len_log) {
+    case 0:
+        return grid_of<T, 32>(h);
+    case 1:
+        return grid_of<T, 64>(h);
+    case 2:
+        return grid_of<T, 128>(h);
+    default:
+        return grid_of<T, 256>(h);
+    }
+}
+
+extern "C" int pm_tiled_grid(int esize, pm_tile_plan *plan)
+{
+    plan->lean_grid = 0;
+    if (plan->tiles > 0 || plan->lean_tiles == 0)
+        return (int)cudaSuccess;
+    return (int)(esize == 4 ? grid_len<float>(plan) : grid_len<double>(plan));
+}
 
 extern "C" size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan)
 {
