@@ -143,6 +143,9 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
     // has NT elements or more).
     const int32_t j_first = log_p < kLog<NT>() ? t >> log_p : 0;
     const int32_t j_step = log_p < kLog<NT>() ? 1 << (kLog<NT>() - log_p) : 1;
+    // multi: M trees a step (float32 only: float64 spills with it, at 126-136 registers).
+    const bool multi = sizeof(T) == 4 && m_all == 1;
+    const int32_t jq = multi ? j_step : 0, jstep = multi ? M * j_step : j_step;
 
     T acc[EPP][RB];
 #pragma unroll
@@ -154,15 +157,26 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
     for (int32_t jc = 0; jc < cols; jc += chunk) {
         const int32_t nc = min(chunk, cols - jc);
         const T *sj = src + so + (int64_t)jc * n;
-        for (int32_t j = j_first; j < nc; j += j_step) {
+        // M loads in flight a step: M elements of one tree where the region has more than NT
+        // elements, else (multi) one element of M trees (a runtime loop does not overlap one
+        // step's loads with the next's: v2's first run spent a round trip per tree here).
+#pragma unroll 1
+        for (int32_t j = j_first; j < nc; j += jstep) {
             T v[M];
 #pragma unroll
-            for (int m = 0; m < M; m++)
-                v[m] = m < m_all && gok[m] ? sj[(int64_t)j * n + goff[m]] : T(0);
+            for (int q = 0; q < M; q++) {
+                const int32_t jj = j + q * jq;
+                const bool use = multi ? jj < nc : q < m_all;
+                v[q] = use && (multi ? gok[0] : gok[q])
+                           ? sj[(int64_t)jj * n + (multi ? goff[0] : goff[q])]
+                           : T(0);
+            }
 #pragma unroll
-            for (int m = 0; m < M; m++)
-                if (m < m_all)
-                    sm[j * pitch + gpos[m]] = v[m];
+            for (int q = 0; q < M; q++) {
+                const int32_t jj = j + q * jq;
+                if (multi ? jj < nc : q < m_all)
+                    sm[jj * pitch + (multi ? gpos[0] : gpos[q])] = v[q];
+            }
         }
         __syncthreads();
         if (i0 < nr) {
