@@ -26,7 +26,7 @@
 /* An abelian block on a general tile costs more than the model's bytes and tiles say (the
  * seed's kernel ran 2.5-5x over them: NOTES.md, first outcome; the v2 general tile still
  * does a few times the lean tile's instructions per element): the choice weighs that in. */
-#define GENERAL_SLOWDOWN 2.0
+#define GENERAL_SLOWDOWN 4.0
 
 static void merge_block(const pm_block *b, pm_block *v);
 

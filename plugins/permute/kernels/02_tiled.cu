@@ -38,6 +38,13 @@ static_assert(sizeof(pm_gen_tile) == 48 && offsetof(pm_gen_tile, u) == 16 &&
                   offsetof(pm_gen_tile, rem) == 32,
               "pm_gen_tile layout");
 
+// Extent k of a general tile's region inside its block (pm_gen_tile.rem, 16 bits each).
+__device__ __forceinline__ int32_t rem_of(const int4 &r2, int k)
+{
+    const int32_t w = k < 2 ? r2.x : k < 4 ? r2.y : k < 6 ? r2.z : r2.w;
+    return (k & 1) ? (int32_t)((uint32_t)w >> 16) : w & 0xffff;
+}
+
 template <int NT> __device__ __forceinline__ constexpr int kLog()
 {
     return NT == 32 ? 5 : NT == 64 ? 6 : NT == 128 ? 7 : 8;
@@ -81,10 +88,6 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
     {
         // pm_gen_dst for my elements and pm_gen_src for my gathered ones, axis by axis (the
         // same arithmetic, but only one axis's descriptor fields live at a time).
-        const int32_t rem[PM_MAX_RANK] = {r2.x & 0xffff, (int32_t)((uint32_t)r2.x >> 16),
-                                          r2.y & 0xffff, (int32_t)((uint32_t)r2.y >> 16),
-                                          r2.z & 0xffff, (int32_t)((uint32_t)r2.z >> 16),
-                                          r2.w & 0xffff, (int32_t)((uint32_t)r2.w >> 16)};
         int32_t sidx[EPP];
 #pragma unroll
         for (int e = 0; e < EPP; e++) {
@@ -96,22 +99,25 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
             gok[m] = m < m_all;
             goff[m] = 0;
         }
-#pragma unroll
-        for (int k = 0; k < PM_MAX_RANK; k++) {
-            if (k < b.rank) {
+        // A loop, not unrolled: the code a CTA runs once is fetched cold into its SM, and a
+        // small general tile's time is mostly that (v2's first run: ~4 µs for 5 tiles).
+        const int32_t rank = b.rank;
+#pragma unroll 1
+        for (int k = 0; k < rank; k++) {
+            {
                 const int32_t mask = (1 << b.lg[k]) - 1, dsh = b.dsh[k], ssh = b.ssh[k];
-                const int32_t dstr = b.dstr[k], sstr = b.sstr[k];
+                const int32_t dstr = b.dstr[k], sstr = b.sstr[k], rk = rem_of(r2, k);
 #pragma unroll
                 for (int e = 0; e < EPP; e++) {
                     const int32_t c = ((q + (e << log_l)) >> dsh) & mask;
-                    ok[e] = ok[e] && c < rem[k];
+                    ok[e] = ok[e] && c < rk;
                     doff[e] += c * dstr;
                     sidx[e] |= c << ssh;
                 }
 #pragma unroll
                 for (int m = 0; m < M; m++) {
                     const int32_t c = (((t + NT * m) & ((1 << log_p) - 1)) >> ssh) & mask;
-                    gok[m] = gok[m] && c < rem[k];
+                    gok[m] = gok[m] && c < rk;
                     goff[m] += c * sstr;
                 }
             }
@@ -131,11 +137,15 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
 #pragma unroll
     for (int r = 0; r < RB; r++)
         if (i0 + r < nr)
-            asm volatile("prefetch.global.L1 [%0];" ::"l"(u + uo + (int64_t)(i0 + r) * cols));
+            asm volatile("prefetch.global.L1 [%0];" ::"l"(
+                __cvta_generic_to_global(u + uo + (int64_t)(i0 + r) * cols)));
     // Trees a thread gathers: from t / 2^log_p, every NT / 2^log_p (every one when the region
     // has NT elements or more).
     const int32_t j_first = log_p < kLog<NT>() ? t >> log_p : 0;
     const int32_t j_step = log_p < kLog<NT>() ? 1 << (kLog<NT>() - log_p) : 1;
+    // multi: M trees a step (float32 only: float64 spills with it, at 126-136 registers).
+    const bool multi = sizeof(T) == 4 && m_all == 1;
+    const int32_t jq = multi ? j_step : 0, jstep = multi ? M * j_step : j_step;
 
     T acc[EPP][RB];
 #pragma unroll
@@ -147,15 +157,26 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
     for (int32_t jc = 0; jc < cols; jc += chunk) {
         const int32_t nc = min(chunk, cols - jc);
         const T *sj = src + so + (int64_t)jc * n;
-        for (int32_t j = j_first; j < nc; j += j_step) {
+        // M loads in flight a step: M elements of one tree where the region has more than NT
+        // elements, else (multi) one element of M trees (a runtime loop does not overlap one
+        // step's loads with the next's: v2's first run spent a round trip per tree here).
+#pragma unroll 1
+        for (int32_t j = j_first; j < nc; j += jstep) {
             T v[M];
 #pragma unroll
-            for (int m = 0; m < M; m++)
-                v[m] = m < m_all && gok[m] ? sj[(int64_t)j * n + goff[m]] : T(0);
+            for (int q = 0; q < M; q++) {
+                const int32_t jj = j + q * jq;
+                const bool use = multi ? jj < nc : q < m_all;
+                v[q] = use && (multi ? gok[0] : gok[q])
+                           ? sj[(int64_t)jj * n + (multi ? goff[0] : goff[q])]
+                           : T(0);
+            }
 #pragma unroll
-            for (int m = 0; m < M; m++)
-                if (m < m_all)
-                    sm[j * pitch + gpos[m]] = v[m];
+            for (int q = 0; q < M; q++) {
+                const int32_t jj = j + q * jq;
+                if (multi ? jj < nc : q < m_all)
+                    sm[jj * pitch + (multi ? gpos[0] : gpos[q])] = v[q];
+            }
         }
         __syncthreads();
         if (i0 < nr) {
@@ -179,35 +200,42 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
         __syncthreads();
     }
 
-#pragma unroll
-    for (int r = 0; r < RB; r++) {
+    // The writes, a tree at a time in a loop (compact code, as the prologue; unrolled twice:
+    // once spills float64 at 32 threads), the next tree's accumulators shifted into acc[.][0];
+    // with beta, the tree's cin loads first.
+#pragma unroll 2
+    for (int r = 0; r < RB && i0 + r < nr; r++) {
         T cv[EPP];
         const int64_t d = dof + (int64_t)(i0 + r) * n;
 #pragma unroll
         for (int e = 0; e < EPP; e++)
-            cv[e] = BETA && ok[e] && i0 + r < nr ? cin[d + doff[e]] : T(0);
+            cv[e] = BETA && ok[e] ? cin[d + doff[e]] : T(0);
 #pragma unroll
-        for (int e = 0; e < EPP; e++)
-            if (ok[e] && i0 + r < nr)
-                out[d + doff[e]] = BETA ? alpha * acc[e][r] + beta * cv[e] : alpha * acc[e][r];
+        for (int e = 0; e < EPP; e++) {
+            if (ok[e])
+                out[d + doff[e]] = BETA ? alpha * acc[e][0] + beta * cv[e] : alpha * acc[e][0];
+#pragma unroll
+            for (int q = 0; q + 1 < RB; q++)
+                acc[e][q] = acc[e][q + 1];
+        }
     }
 }
 
-// A lean tile (permute.h, pm_lean_tile): every thread loads its EPT elements first, then
-// (transpose) stores them into the padded patch, and after the barrier reads and writes them
-// in destination order.  Patch slot l of thread t is l = t + NT*i; the read phase takes y from
-// its low bits (consecutive threads along the source's stride-1 axis), then x, then z; the
-// write phase x, then y, then z.  The patch is [z][x][TY + 1]: both phases hit distinct banks.
-template <typename T, int NT, bool BETA>
-__device__ __forceinline__ void lean_tile(const pm_lean_tile *__restrict__ rec,
+// A lean tile (permute.h, pm_lean_tile), from its record's three 16-byte words: every thread
+// loads its elements (and with beta their cin) first, then (transpose) stores them into the
+// padded patch, and after the barrier reads and writes them in destination order.  Patch slot
+// l of thread t is l = t + NT*i; the read phase takes y from its low bits (consecutive threads
+// along the source's stride-1 axis), then x, then z; the write phase x, then y, then z.  The
+// patch is [z][x][TY + 1]: both phases hit distinct banks.  STEP elements at a time: all EPT
+// for the lean-only kernel (the most loads in flight), fewer where general tiles share the
+// kernel (less code to fetch cold: see the general tile's prologue).
+template <typename T, int NT, bool BETA, int STEP>
+__device__ __forceinline__ void lean_tile(const int4 r0, const int4 r1, const int4 r2,
                                           const T *__restrict__ src, const T *__restrict__ cin,
                                           T *__restrict__ out, T *__restrict__ ws, T alpha, T beta,
                                           T *sm)
 {
     constexpr int EPT = PM_LEAN_EPT(sizeof(T));
-    const int4 r0 = __ldg(reinterpret_cast<const int4 *>(rec));
-    const int4 r1 = __ldg(reinterpret_cast<const int4 *>(rec) + 1);
-    const int4 r2 = __ldg(reinterpret_cast<const int4 *>(rec) + 2);
     const int64_t so = (int64_t)(((uint64_t)(uint32_t)r0.y << 32) | (uint32_t)r0.x);
     const int64_t dof = (int64_t)(((uint64_t)(uint32_t)r0.w << 32) | (uint32_t)r0.z);
     const int32_t sx = r1.x, dy = r1.y, sz = r1.z, dz = r1.w;
@@ -217,69 +245,117 @@ __device__ __forceinline__ void lean_tile(const pm_lean_tile *__restrict__ rec,
     const bool to_ws = (info & PM_LEAN_WS) != 0;
     T *d = (to_ws ? ws : out) + dof;
     const T *c = cin + dof;
-    T v[EPT];
     if (info & PM_LEAN_COPY) {
         // Both sides run along x: no shared memory, no barrier.
+#pragma unroll 1
+        for (int i0 = 0; i0 < EPT; i0 += STEP) {
+            T v[STEP], w[STEP];
 #pragma unroll
-        for (int i = 0; i < EPT; i++) {
-            const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1);
-            const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
-            v[i] = x < nx && y < ny && z < nz ? s[x + y * sx + z * sz] : T(0);
-        }
+            for (int i = 0; i < STEP; i++) {
+                const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << lx) - 1);
+                const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
+                const bool in = x < nx && y < ny && z < nz;
+                v[i] = in ? s[x + y * sx + z * sz] : T(0);
+                w[i] = BETA && !to_ws && in ? c[x + y * dy + z * dz] : T(0);
+            }
 #pragma unroll
-        for (int i = 0; i < EPT; i++) {
-            const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1);
-            const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
-            if (x < nx && y < ny && z < nz) {
-                const int32_t o = x + y * dy + z * dz;
-                d[o] = to_ws ? v[i] : BETA ? alpha * v[i] + beta * c[o] : alpha * v[i];
+            for (int i = 0; i < STEP; i++) {
+                const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << lx) - 1);
+                const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
+                if (x < nx && y < ny && z < nz)
+                    d[x + y * dy + z * dz] = to_ws  ? v[i]
+                                             : BETA ? alpha * v[i] + beta * w[i]
+                                                    : alpha * v[i];
             }
         }
         return;
     }
     const int32_t pitch = (1 << ly) + 1;
+#pragma unroll 1
+    for (int i0 = 0; i0 < EPT; i0 += STEP) {
+        T v[STEP];
 #pragma unroll
-    for (int i = 0; i < EPT; i++) {
-        const int32_t l = (int32_t)threadIdx.x + NT * i, y = l & ((1 << ly) - 1);
-        const int32_t x = (l >> ly) & ((1 << lx) - 1), z = l >> lxy;
-        v[i] = x < nx && y < ny && z < nz ? s[x * sx + y + z * sz] : T(0);
-    }
+        for (int i = 0; i < STEP; i++) {
+            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), y = l & ((1 << ly) - 1);
+            const int32_t x = (l >> ly) & ((1 << lx) - 1), z = l >> lxy;
+            v[i] = x < nx && y < ny && z < nz ? s[x * sx + y + z * sz] : T(0);
+        }
 #pragma unroll
-    for (int i = 0; i < EPT; i++) {
-        const int32_t l = (int32_t)threadIdx.x + NT * i, y = l & ((1 << ly) - 1);
-        const int32_t x = (l >> ly) & ((1 << lx) - 1), z = l >> lxy;
-        if (x < nx && y < ny && z < nz)
-            sm[((z << lx) + x) * pitch + y] = v[i];
+        for (int i = 0; i < STEP; i++) {
+            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), y = l & ((1 << ly) - 1);
+            const int32_t x = (l >> ly) & ((1 << lx) - 1), z = l >> lxy;
+            if (x < nx && y < ny && z < nz)
+                sm[((z << lx) + x) * pitch + y] = v[i];
+        }
     }
     __syncthreads();
+#pragma unroll 1
+    for (int i0 = 0; i0 < EPT; i0 += STEP) {
+        T w[STEP];
 #pragma unroll
-    for (int i = 0; i < EPT; i++) {
-        const int32_t l = (int32_t)threadIdx.x + NT * i, x = l & ((1 << lx) - 1);
-        const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
-        if (x < nx && y < ny && z < nz) {
-            const int32_t o = x + y * dy + z * dz;
-            const T w = sm[((z << lx) + x) * pitch + y];
-            d[o] = to_ws ? w : BETA ? alpha * w + beta * c[o] : alpha * w;
+        for (int i = 0; i < STEP; i++) {
+            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << lx) - 1);
+            const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
+            w[i] = BETA && !to_ws && x < nx && y < ny && z < nz ? c[x + y * dy + z * dz] : T(0);
+        }
+#pragma unroll
+        for (int i = 0; i < STEP; i++) {
+            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << lx) - 1);
+            const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
+            if (x < nx && y < ny && z < nz) {
+                const T v = sm[((z << lx) + x) * pitch + y];
+                d[x + y * dy + z * dz] = to_ws ? v : BETA ? alpha * v + beta * w[i] : alpha * v;
+            }
         }
     }
 }
 
-// GENERAL: the launch has general tiles (CTAs below n_general); without them the kernel holds
-// only the lean path, and its registers are the lean path's.
+// GENERAL: the launch has general tiles (CTAs below n_general), one CTA a tile.  Without them
+// the kernel holds only the lean path, its registers are the lean path's, and its CTAs loop
+// over the lean tiles (grid stride), each loading its next tile's record before it moves the
+// current one, so that the record's round trip overlaps the data's.
 template <typename T, int NT, bool BETA, bool GENERAL>
 __global__ void __launch_bounds__(NT)
     tiled(const pm_tile_block *__restrict__ blk, const pm_gen_tile *__restrict__ gen,
-          const pm_lean_tile *__restrict__ lean, int32_t n_general, const T *__restrict__ src,
-          const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out,
-          T *__restrict__ ws, T alpha, T beta)
+          const pm_lean_tile *__restrict__ lean, int32_t n_general, int32_t n_lean,
+          const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
+          T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = reinterpret_cast<T *>(smem_raw);
-    const int32_t t = (int32_t)blockIdx.x;
-    if (GENERAL && t < n_general)
-        general_tile<T, NT, BETA>(gen + t, blk, src, cin, u, out, alpha, beta, sm);
-    else
-        lean_tile<T, NT, BETA>(lean + (t - n_general), src, cin, out, ws, alpha, beta, sm);
+    int32_t t = (int32_t)blockIdx.x;
+    if (GENERAL) {
+        if (t < n_general) {
+            general_tile<T, NT, BETA>(gen + t, blk, src, cin, u, out, alpha, beta, sm);
+        } else {
+            const int4 *r = reinterpret_cast<const int4 *>(lean + (t - n_general));
+            lean_tile<T, NT, BETA, 4>(__ldg(r), __ldg(r + 1), __ldg(r + 2), src, cin, out, ws,
+                                      alpha, beta, sm);
+        }
+        return;
+    }
+    const int4 *r = reinterpret_cast<const int4 *>(lean + t);
+    int4 r0 = __ldg(r), r1 = __ldg(r + 1), r2 = __ldg(r + 2);
+    for (;;) {
+        const int32_t next = t + (int32_t)gridDim.x;
+        int4 n0 = r0, n1 = r1, n2 = r2;
+        if (next < n_lean) {
+            r = reinterpret_cast<const int4 *>(lean + next);
+            n0 = __ldg(r);
+            n1 = __ldg(r + 1);
+            n2 = __ldg(r + 2);
+        }
+        lean_tile<T, NT, BETA, PM_LEAN_EPT(sizeof(T))>(r0, r1, r2, src, cin, out, ws, alpha, beta,
+                                                       sm);
+        if (next >= n_lean)
+            break;
+        if (!(r2.z & PM_LEAN_COPY))
+            __syncthreads(); // the patch is read before the next tile overwrites it
+        t = next;
+        r0 = n0;
+        r1 = n1;
+        r2 = n2;
+    }
 }
 
 template <typename T, int NT, bool GENERAL>
@@ -288,14 +364,16 @@ cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const pm_gen
                    void *out, void *ws, double alpha, double beta, cudaStream_t s)
 {
     const size_t smem = h->smem_elems * sizeof(T);
-    const unsigned grid = (unsigned)(h->tiles + h->lean_tiles);
-    const int32_t ng = (int32_t)h->tiles;
+    const int32_t ng = (int32_t)h->tiles, nl = (int32_t)h->lean_tiles;
+    unsigned grid = (unsigned)(ng + nl);
+    if (!GENERAL && h->lean_grid > 0 && (int64_t)grid > h->lean_grid)
+        grid = (unsigned)h->lean_grid;
     if (beta != 0.0)
-        tiled<T, NT, true, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, (const T *)src,
+        tiled<T, NT, true, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, nl, (const T *)src,
                                                            (const T *)cin, (const T *)u, (T *)out,
                                                            (T *)ws, (T)alpha, (T)beta);
     else
-        tiled<T, NT, false, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, (const T *)src,
+        tiled<T, NT, false, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, nl, (const T *)src,
                                                             (const T *)cin, (const T *)u, (T *)out,
                                                             (T *)ws, (T)alpha, (T)beta);
     return cudaGetLastError();
@@ -329,6 +407,44 @@ cudaError_t launch_len(const pm_tile_plan *h, const pm_tile_block *blk, const pm
 }
 
 } // namespace
+
+// Resident CTAs of the whole GPU, twice, for the lean-only kernel at the plan's tile length:
+// enough to keep every SM full while the record prefetch still has a next tile to fetch.
+template <typename T, int NT> cudaError_t grid_of(pm_tile_plan *h)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess) // the beta instance holds at least as many registers
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled<T, NT, true, false>, NT,
+                                                          h->smem_elems * sizeof(T));
+    if (e == cudaSuccess)
+        h->lean_grid = 2 * sms * (per_sm > 0 ? per_sm : 1);
+    return e;
+}
+
+template <typename T> cudaError_t grid_len(pm_tile_plan *h)
+{
+    switch (h->len_log) {
+    case 0:
+        return grid_of<T, 32>(h);
+    case 1:
+        return grid_of<T, 64>(h);
+    case 2:
+        return grid_of<T, 128>(h);
+    default:
+        return grid_of<T, 256>(h);
+    }
+}
+
+extern "C" int pm_tiled_grid(int esize, pm_tile_plan *plan)
+{
+    plan->lean_grid = 0;
+    if (plan->tiles > 0 || plan->lean_tiles == 0)
+        return (int)cudaSuccess;
+    return (int)(esize == 4 ? grid_len<float>(plan) : grid_len<double>(plan));
+}
 
 extern "C" size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan)
 {
