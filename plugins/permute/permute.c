@@ -475,7 +475,6 @@ static int plan_device(state *s, int len_log, char *msg)
     rc = pm_plan_tiles(p, tvia, ws_off, len_log, &s->tp, msg);
     if (rc != KB_OK)
         goto done;
-    KB_CUDA_GOTO((cudaError_t)pm_tiled_grid(p->esize, &s->tp), msg, done);
     s->predicted_ns = s->tp.predicted_ns;
     s->launches = s->tp.tiles + s->tp.lean_tiles > 0;
     rc =

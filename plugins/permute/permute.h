@@ -168,7 +168,6 @@ typedef struct pm_tile_plan {
     pm_lean_tile *lean;
     int64_t lean_tiles;
     int n_lean_blocks; /* blocks (or extracts) on the lean path */
-    int lean_grid;     /* CTAs of a launch without general tiles (pm_tiled_grid; 0: one a tile) */
     size_t smem_elems; /* shared memory of one tile, elements */
     double predicted_ns;
 } pm_tile_plan;
@@ -442,9 +441,6 @@ int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk
                  void *stream);
 /* Largest dynamic shared memory the tiled kernel may need, so init can refuse a plan. */
 size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
-/* Sets plan->lean_grid from the device's SMs and the kernel's occupancy (in init, outside any
- * stream capture).  Returns a cudaError_t as int. */
-int pm_tiled_grid(int esize, pm_tile_plan *plan);
 /* Copies (beta != 0) and the grouped GEMM; `handle` is a cublasHandle_t with its workspace set.
  * Returns a cudaError_t as int, or -1 with the cuBLAS status in *blas when cuBLAS failed. */
 int pm_run_gemm(int esize, void *handle, const pm_gemm_plan *g, const void *cin, void *out,

@@ -310,52 +310,27 @@ __device__ __forceinline__ void lean_tile(const int4 r0, const int4 r1, const in
     }
 }
 
-// GENERAL: the launch has general tiles (CTAs below n_general), one CTA a tile.  Without them
-// the kernel holds only the lean path, its registers are the lean path's, and its CTAs loop
-// over the lean tiles (grid stride), each loading its next tile's record before it moves the
-// current one, so that the record's round trip overlaps the data's.
+// GENERAL: the launch has general tiles (CTAs below n_general); without them the kernel holds
+// only the lean path, its registers are the lean path's, and it moves a tile's EPT elements in
+// one step (the most loads in flight).  One CTA a tile either way: a grid-stride loop over the
+// lean tiles (v2.0, gpu-run-7) ran few_large 17% slower than one tile a CTA (gpu-run-4).
 template <typename T, int NT, bool BETA, bool GENERAL>
 __global__ void __launch_bounds__(NT)
     tiled(const pm_tile_block *__restrict__ blk, const pm_gen_tile *__restrict__ gen,
-          const pm_lean_tile *__restrict__ lean, int32_t n_general, int32_t n_lean,
-          const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
-          T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
+          const pm_lean_tile *__restrict__ lean, int32_t n_general, const T *__restrict__ src,
+          const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out,
+          T *__restrict__ ws, T alpha, T beta)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = reinterpret_cast<T *>(smem_raw);
-    int32_t t = (int32_t)blockIdx.x;
-    if (GENERAL) {
-        if (t < n_general) {
-            general_tile<T, NT, BETA>(gen + t, blk, src, cin, u, out, alpha, beta, sm);
-        } else {
-            const int4 *r = reinterpret_cast<const int4 *>(lean + (t - n_general));
-            lean_tile<T, NT, BETA, 4>(__ldg(r), __ldg(r + 1), __ldg(r + 2), src, cin, out, ws,
-                                      alpha, beta, sm);
-        }
+    const int32_t t = (int32_t)blockIdx.x;
+    if (GENERAL && t < n_general) {
+        general_tile<T, NT, BETA>(gen + t, blk, src, cin, u, out, alpha, beta, sm);
         return;
     }
-    const int4 *r = reinterpret_cast<const int4 *>(lean + t);
-    int4 r0 = __ldg(r), r1 = __ldg(r + 1), r2 = __ldg(r + 2);
-    for (;;) {
-        const int32_t next = t + (int32_t)gridDim.x;
-        int4 n0 = r0, n1 = r1, n2 = r2;
-        if (next < n_lean) {
-            r = reinterpret_cast<const int4 *>(lean + next);
-            n0 = __ldg(r);
-            n1 = __ldg(r + 1);
-            n2 = __ldg(r + 2);
-        }
-        lean_tile<T, NT, BETA, PM_LEAN_EPT(sizeof(T))>(r0, r1, r2, src, cin, out, ws, alpha, beta,
-                                                       sm);
-        if (next >= n_lean)
-            break;
-        if (!(r2.z & PM_LEAN_COPY))
-            __syncthreads(); // the patch is read before the next tile overwrites it
-        t = next;
-        r0 = n0;
-        r1 = n1;
-        r2 = n2;
-    }
+    const int4 *r = reinterpret_cast<const int4 *>(lean + (t - (GENERAL ? n_general : 0)));
+    lean_tile<T, NT, BETA, GENERAL ? 4 : PM_LEAN_EPT(sizeof(T))>(
+        __ldg(r), __ldg(r + 1), __ldg(r + 2), src, cin, out, ws, alpha, beta, sm);
 }
 
 template <typename T, int NT, bool GENERAL>
@@ -364,16 +339,14 @@ cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const pm_gen
                    void *out, void *ws, double alpha, double beta, cudaStream_t s)
 {
     const size_t smem = h->smem_elems * sizeof(T);
-    const int32_t ng = (int32_t)h->tiles, nl = (int32_t)h->lean_tiles;
-    unsigned grid = (unsigned)(ng + nl);
-    if (!GENERAL && h->lean_grid > 0 && (int64_t)grid > h->lean_grid)
-        grid = (unsigned)h->lean_grid;
+    const int32_t ng = (int32_t)h->tiles;
+    const unsigned grid = (unsigned)(h->tiles + h->lean_tiles);
     if (beta != 0.0)
-        tiled<T, NT, true, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, nl, (const T *)src,
+        tiled<T, NT, true, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, (const T *)src,
                                                            (const T *)cin, (const T *)u, (T *)out,
                                                            (T *)ws, (T)alpha, (T)beta);
     else
-        tiled<T, NT, false, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, nl, (const T *)src,
+        tiled<T, NT, false, GENERAL><<<grid, NT, smem, s>>>(blk, gen, lean, ng, (const T *)src,
                                                             (const T *)cin, (const T *)u, (T *)out,
                                                             (T *)ws, (T)alpha, (T)beta);
     return cudaGetLastError();
@@ -407,44 +380,6 @@ cudaError_t launch_len(const pm_tile_plan *h, const pm_tile_block *blk, const pm
 }
 
 } // namespace
-
-// Resident CTAs of the whole GPU, twice, for the lean-only kernel at the plan's tile length:
-// enough to keep every SM full while the record prefetch still has a next tile to fetch.
-template <typename T, int NT> cudaError_t grid_of(pm_tile_plan *h)
-{
-    int dev = 0, sms = 0, per_sm = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess) // the beta instance holds at least as many registers
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled<T, NT, true, false>, NT,
-                                                          h->smem_elems * sizeof(T));
-    if (e == cudaSuccess)
-        h->lean_grid = 2 * sms * (per_sm > 0 ? per_sm : 1);
-    return e;
-}
-
-template <typename T> cudaError_t grid_len(pm_tile_plan *h)
-{
-    switch (h->len_log) {
-    case 0:
-        return grid_of<T, 32>(h);
-    case 1:
-        return grid_of<T, 64>(h);
-    case 2:
-        return grid_of<T, 128>(h);
-    default:
-        return grid_of<T, 256>(h);
-    }
-}
-
-extern "C" int pm_tiled_grid(int esize, pm_tile_plan *plan)
-{
-    plan->lean_grid = 0;
-    if (plan->tiles > 0 || plan->lean_tiles == 0)
-        return (int)cudaSuccess;
-    return (int)(esize == 4 ? grid_len<float>(plan) : grid_len<double>(plan));
-}
 
 extern "C" size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan)
 {
