@@ -27,6 +27,19 @@
  * seed's kernel ran 2.5-5x over them: NOTES.md, first outcome; the v2 general tile still
  * does a few times the lean tile's instructions per element): the choice weighs that in. */
 #define GENERAL_SLOWDOWN 4.0
+/* A lean tile's scheduling (its CTA is short and overlaps its neighbours': less than a
+ * general tile's), and its warps' wait on the slowest of them, per warp and log2 of warps:
+ * both fitted to few_large's forced tile lengths in gpu-run-4 (NOTES.md, v2.1). */
+#define NS_PER_LEAN_TILE 0.1
+#define NS_PER_WARP_WAIT 0.05
+/* A 32-thread lean tile: an SM holds at most 32 CTAs, so half the warps of the longer tiles
+ * (and its kernel takes 52-64 registers, not 32-42): its memory is less well hidden.  Fitted
+ * to few_large at tile_len 32 in gpu-run-4 (189 µs, the model without it 162). */
+#define LEAN_32_SLOWDOWN 1.15
+/* A general tile's gather round beyond the first, exposed where the tiles run in one wave:
+ * recoupling_small at tile_len 64/128/256 (4/2/1 rounds) ran 5.85/4.90/3.79 µs (gpu-run-7),
+ * ~0.66 µs a round by a line through the three. */
+#define NS_PER_ROUND 700.0
 
 static void merge_block(const pm_block *b, pm_block *v);
 
@@ -52,10 +65,11 @@ static void geom_of(const pm_problem *p, const pm_block *b, int extract, geom *g
         g->rows = b->cols;
 }
 
-/* Expected sectors touched by a run of `bytes` starting at a random element boundary. */
-static double sectors(double bytes, int esize)
+/* Sectors of a run of `bytes` whose start is a multiple of `align` bytes (at most 32): on
+ * average align/32 of a sector less than one extra. */
+static double sectors(double bytes, int align)
 {
-    return bytes / 32.0 + 1.0 - esize / 32.0;
+    return bytes / 32.0 + 1.0 - align / 32.0;
 }
 
 static int log2_ceil(int x)
@@ -404,6 +418,29 @@ static int64_t lean_fill(const lean_geom *g, int64_t src_off, int64_t dst_off, i
     return cnt;
 }
 
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The alignment in bytes (at most a sector) of the runs along axis `run` of a lean block: the
+ * gcd of every other axis's stride and, where the axis has more than one tile, the tile's
+ * extent along it (the block's offset is not known here and counts as aligned). */
+static int run_align(const lean_geom *g, const int64_t *st, int run, int64_t ext, int esize)
+{
+    int64_t a = g->dim[run] > ext ? ext : 0;
+    for (int k = 0; k < g->m; k++)
+        if (k != run && g->dim[k] > 1)
+            a = gcd64(a, st[k]);
+    a = a > 0 ? a * esize : 32;
+    return a >= 32 ? 32 : (int)a;
+}
+
 /* Predicted ns of a block (trees trees) on the lean path at tile length len_log. */
 static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int len_log)
 {
@@ -412,28 +449,41 @@ static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int 
     const double ntx = ceil(dx / (1 << g->lx)), nty = ceil(dy / (1 << g->ly));
     const double ntz = ceil(dz / (1 << g->lz));
     const double ex = dx / ntx, ey = dy / nty, ez = dz / ntz; /* mean extents of a tile */
+    const int warps = 1 << len_log;
+    /* Runs start where the strides and the tile origins put them: a run that starts on a
+     * sector boundary touches no extra sector (v2.0 charged every run as if it started at a
+     * random element, which made short runs, hence short tiles, look 10-40% dearer). */
+    const int aw = run_align(g, g->dst, 0, (int64_t)1 << g->lx, esize);
+    const int ar = g->copy ? run_align(g, g->sst, 0, (int64_t)1 << g->lx, esize)
+                           : run_align(g, g->sst, g->ya, (int64_t)1 << g->ly, esize);
     double tiles = (double)lean_fill(g, 0, 0, trees, 0, 0, NULL);
-    double rd = ez * (g->copy ? ey * sectors(ex * esize, esize) : ex * sectors(ey * esize, esize));
-    double wr = ez * ey * sectors(ex * esize, esize) * (beta ? 2 : 1);
+    double rd = ez * (g->copy ? ey * sectors(ex * esize, ar) : ex * sectors(ey * esize, ar));
+    double wr = ez * ey * sectors(ex * esize, aw) * (beta ? 2 : 1);
     double runs = ez * ((g->copy ? ey : ex) + ey * (beta ? 2 : 1));
-    return tiles * ((rd + wr) * NS_PER_SECTOR + runs * NS_PER_RUN + NS_PER_TILE +
-                    (32 << len_log) * NS_PER_THREAD + (g->copy ? 0.0 : NS_PER_SYNC));
+    /* A lean tile holds its CTA slot until its slowest warp is done (at the barrier and at
+     * the exit): the wait grows with its warps (~log2), and it idles all of them. */
+    return (len_log == 0 ? LEAN_32_SLOWDOWN : 1.0) * tiles *
+           ((rd + wr) * NS_PER_SECTOR + runs * NS_PER_RUN + NS_PER_LEAN_TILE +
+            (32 << len_log) * NS_PER_THREAD + (g->copy ? 0.0 : NS_PER_SYNC) +
+            NS_PER_WARP_WAIT * warps * len_log);
 }
 
 /* A block's best cost at tile length len_log and whether the lean path gives it: abelian
  * blocks and extracts go lean unless the general tile is cheaper (tiny blocks whose lean
- * tiles would be mostly idle). */
+ * tiles would be mostly idle).  *rounds: its tiles' dependent gather rounds (shared-memory
+ * fills; 1 for a lean tile), the length of its tiles' chain (pm_plan_tiles). */
 static double block_cost(const pm_problem *p, const pm_block *b, int extract, int len_log,
-                         int *lean)
+                         int *lean, int *rounds)
 {
     geom g;
-    int lg[PM_MAX_RANK], lr;
+    int lg[PM_MAX_RANK], lr, log_p = 0;
     double general;
     pm_block v;
     merge_block(b, &v);
     geom_of(p, &v, extract, &g);
     general = best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
     *lean = extract; /* the general tiles do not write the workspace */
+    *rounds = 1;
     if (extract || pm_is_unique(b)) {
         lean_geom lgm;
         double c;
@@ -444,7 +494,19 @@ static double block_cost(const pm_problem *p, const pm_block *b, int extract, in
             return c;
         }
     }
+    for (int k = 0; k < g.rank; k++)
+        log_p += lg[k];
+    *rounds = (g.cols + chunk_of(g.cols, log_p, len_log) - 1) / chunk_of(g.cols, log_p, len_log);
     return general;
+}
+
+/* A launch takes at least its longest tile's chain: the rounds after the first (which the
+ * launch's own cost holds) each expose a dependent load round trip and a barrier.  Where the
+ * tiles are few (one wave) this, not the sum of their costs, is the time. */
+static double chain_ns(double sum, int rounds)
+{
+    const double chain = (rounds - 1) * NS_PER_ROUND;
+    return sum > chain ? sum : chain;
 }
 
 /* The records of block bi's general tiles: groups of 2^log_r destination trees, and within a
@@ -498,7 +560,7 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
 {
     order *ord = NULL;
     unsigned char *lean_of = NULL;
-    int n = 0, rc = KB_OK;
+    int n = 0, rc = KB_OK, chain = 1;
     memset(out, 0, sizeof *out);
     ord = malloc((size_t)(p->n_blocks ? p->n_blocks : 1) * sizeof *ord);
     if (!ord)
@@ -515,11 +577,14 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         double best = INFINITY;
         for (int l = 0; l < PM_N_LENGTHS; l++) {
             double total = 0.0;
+            int rounds = 1;
             for (int i = 0; i < n; i++) {
-                int lean;
+                int lean, r;
                 total += block_cost(p, &p->blocks[ord[i].idx], which && which[ord[i].idx] == 2, l,
-                                    &lean);
+                                    &lean, &r);
+                rounds = r > rounds ? r : rounds;
             }
+            total = chain_ns(total, rounds);
             if (total < best) {
                 best = total;
                 len_log = l;
@@ -538,8 +603,8 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         goto nomem;
     for (int i = 0; i < n; i++) {
         const pm_block *b = &p->blocks[ord[i].idx];
-        int extract = which && which[ord[i].idx] == 2, lean;
-        double c = block_cost(p, b, extract, len_log, &lean);
+        int extract = which && which[ord[i].idx] == 2, lean, r;
+        double c = block_cost(p, b, extract, len_log, &lean, &r);
         lean_of[i] = (unsigned char)lean;
         if (lean) {
             lean_geom lgm;
@@ -584,6 +649,8 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         geom_of(p, &v, 0, &g);
         out->predicted_ns += best_shape(&g, len_log, pm_is_unique(b), lg, &lr);
         fill_tile(p, &v, &g, lg, lr, len_log, b->dst_off, t);
+        if ((t->cols + t->chunk - 1) / t->chunk > chain)
+            chain = (t->cols + t->chunk - 1) / t->chunk;
         int64_t tiles = (int64_t)t->n_sp * ((t->rows + (1 << t->log_r) - 1) >> t->log_r);
         if (out->tiles + tiles >= INT32_MAX) {
             kb_msgf(msg, "over 2^31 tiles in one launch");
@@ -609,6 +676,7 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         goto nomem;
     for (int i = 0; i < n; i++)
         gen_fill(&out->blk[i], i, out->gen + out->begin[i]);
+    out->predicted_ns = chain_ns(out->predicted_ns, chain);
     if (out->tiles + out->lean_tiles)
         out->predicted_ns += PM_LAUNCH_NS;
     free(ord);
