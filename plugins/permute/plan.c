@@ -28,8 +28,9 @@
  * does a few times the lean tile's instructions per element): the choice weighs that in. */
 #define GENERAL_SLOWDOWN 4.0
 /* A lean tile's scheduling (its CTA is short and overlaps its neighbours': less than a
- * general tile's), and its warps' wait on the slowest of them, per warp and log2 of warps:
- * both fitted to few_large's forced tile lengths in gpu-run-4 (NOTES.md, v2.1). */
+ * general tile's), and a transpose tile's warps' wait at its barrier on the slowest of them,
+ * per warp and log2 of warps: both fitted to few_large's (two transposes) forced tile lengths
+ * in gpu-run-4 (NOTES.md, v2.1). */
 #define NS_PER_LEAN_TILE 0.1
 #define NS_PER_WARP_WAIT 0.05
 /* A 32-thread lean tile: an SM holds at most 32 CTAs, so half the warps of the longer tiles
@@ -460,12 +461,12 @@ static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int 
     double rd = ez * (g->copy ? ey * sectors(ex * esize, ar) : ex * sectors(ey * esize, ar));
     double wr = ez * ey * sectors(ex * esize, aw) * (beta ? 2 : 1);
     double runs = ez * ((g->copy ? ey : ex) + ey * (beta ? 2 : 1));
-    /* A lean tile holds its CTA slot until its slowest warp is done (at the barrier and at
-     * the exit): the wait grows with its warps (~log2), and it idles all of them. */
+    /* A transpose tile's barrier holds all its warps until the slowest has loaded: the wait
+     * grows with its warps (~log2) and idles all of them (a copy tile has no barrier). */
     return (len_log == 0 ? LEAN_32_SLOWDOWN : 1.0) * tiles *
            ((rd + wr) * NS_PER_SECTOR + runs * NS_PER_RUN + NS_PER_LEAN_TILE +
-            (32 << len_log) * NS_PER_THREAD + (g->copy ? 0.0 : NS_PER_SYNC) +
-            NS_PER_WARP_WAIT * warps * len_log);
+            (32 << len_log) * NS_PER_THREAD +
+            (g->copy ? 0.0 : NS_PER_SYNC + NS_PER_WARP_WAIT * warps * len_log));
 }
 
 /* A block's best cost at tile length len_log and whether the lean path gives it: abelian
