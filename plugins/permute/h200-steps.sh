@@ -97,7 +97,7 @@ step_permute_ncu() {
 # cases: the fixed cost of a launch against the per-tile rate); about 45 s.  Then Nsight
 # Compute (full set, SASS stall samples) of auto's kernels in float32 (the cp.async fill since
 # v3) and float64 (the register fill) at beta 0, and of fused (register fill) float32: -1, -2,
-# -3 (about 20 s each).
+# -3 (about 20 s each; -3 names scale=1: the [permute.scale] cases share the rest of the name).
 step_permute_large_u() {
   cat >/tmp/permute-large-u.ini <<'INI'
 [run]
@@ -128,7 +128,7 @@ INI
   local c d i=0
   for c in 'permute/auto/preset=large_u,dtype=f32,alpha=1,beta=0,*' \
            'permute/auto/preset=large_u,dtype=f64,alpha=1,beta=0,*' \
-           'permute/fused/preset=large_u,dtype=f32,alpha=1,beta=0,*'; do
+           'permute/fused/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*'; do
     i=$((i + 1))
     d="$OUT/results/ncu-permute-large-u-$i"
     "$B/kbench" profile /tmp/permute-large-u.ini --set full --keep-report --case "$c" --out "$d"
