@@ -113,8 +113,9 @@ static double metric_of(const kbi_result_set *set, const char *variant, const ch
 }
 
 /* large_u (issue 12): auto sends its recoupling blocks to the fused kernel, none to the GEMM,
- * and the fused path beats extract + GEMM by far (a loose 4x: the first measurement before it
- * was 180 us for both gemm and auto, about 28x copy). */
+ * is no slower than the best single path it chooses from (10% for noise), and stays within the
+ * issue's 2x of copy.  The last bound is the issue's target, unmet on the H200 so far (auto
+ * 2.8x copy on 2026-12-01): this test fails there until the fused kernel gets there. */
 Test(permute_gpu, auto_fuses_large_u, .timeout = 300)
 {
     kbi_result_set set = {0};
@@ -134,7 +135,9 @@ Test(permute_gpu, auto_fuses_large_u, .timeout = 300)
     cr_assert(ge > 0 && fu > 0 && au > 0 && cp > 0);
     cr_expect_gt(metric_of(&set, "auto", "fused_blocks"), 0.0, "auto took no block fused");
     cr_expect_eq(metric_of(&set, "auto", "gemm_blocks"), 0.0);
-    cr_expect_leq(au, 0.25 * ge, "auto %.1f us vs gemm %.1f us", au * 1e6, ge * 1e6);
-    cr_expect_leq(fu, 0.25 * ge, "fused %.1f us vs gemm %.1f us", fu * 1e6, ge * 1e6);
+    cr_expect_leq(au, 1.1 * fmin(ge, fu), "auto %.1f us vs gemm %.1f us, fused %.1f us", au * 1e6,
+                  ge * 1e6, fu * 1e6);
+    cr_expect_leq(au, 2.0 * cp, "auto %.1f us vs copy %.2f us: %.2fx (issue 12: at most 2x)",
+                  au * 1e6, cp * 1e6, au / cp);
     kbi_results_free(&set);
 }
