@@ -68,6 +68,18 @@ step_ncu_ladder() {
   done
 }
 
+# kbench profile PROFILE --case CASE with the full ncu section set into DIR, then the report's
+# details page (DIR/details.txt) and its SASS lines with stall samples (DIR/sass.csv.gz); the
+# report itself (large) is dropped.  Plugins' steps use it too.
+ncu_full() {
+  local profile=$1 c=$2 d=$3
+  "$B/kbench" profile "$profile" --set full --keep-report --case "$c" --out "$d"
+  ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
+  ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
+  gzip -f "$d/sass.csv"
+  rm -f "$d/profile.ncu-rep"
+}
+
 # Full Nsight Compute sections of one case each ($NCU_CASES: case ids of
 # $NCU_PROFILE, default the fast variants at 4096^3), with the SASS lines'
 # stall samples (source page), for the performance notes.
@@ -77,11 +89,7 @@ step_ncu_fast() {
   for c in $cases; do
     i=$((i + 1))
     d="$OUT/results/ncu-full-$i"
-    "$B/kbench" profile "$profile" --set full --keep-report --case "$c" --out "$d"
-    ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
-    ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
-    gzip -f "$d/sass.csv"
-    rm -f "$d/profile.ncu-rep"
+    ncu_full "$profile" "$c" "$d"
   done
 }
 

@@ -147,12 +147,7 @@ step_labeling_ncu() {
   local v d
   for v in ${LABELING_NCU_VARIANTS:-union_find kalentev}; do
     d="$OUT/results/ncu-labeling-$v"
-    "$B/kbench" profile /tmp/labeling-ncu.ini --set full --keep-report \
-      --case "labeling/$v/*" --out "$d"
-    ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
-    ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
-    gzip -f "$d/sass.csv"
-    rm -f "$d/profile.ncu-rep"
+    ncu_full /tmp/labeling-ncu.ini "labeling/$v/*" "$d"
   done
 }
 
@@ -163,10 +158,5 @@ step_labeling_ncu_step() {
   printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 300\nseed = 1\n[labeling]\nvariants = union_find\nmodel = ising\ndim = 2\nL = 4096\nmcs_discard = 50\nmcs_measure = 2\nmode = mcs\n' \
     >/tmp/labeling-ncu-step.ini
   local d="$OUT/results/ncu-labeling-step-union_find"
-  "$B/kbench" profile /tmp/labeling-ncu-step.ini --set full --keep-report \
-    --case "labeling/union_find/*" --out "$d"
-  ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
-  ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
-  gzip -f "$d/sass.csv"
-  rm -f "$d/profile.ncu-rep"
+  ncu_full /tmp/labeling-ncu-step.ini "labeling/union_find/*" "$d"
 }

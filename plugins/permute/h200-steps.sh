@@ -84,11 +84,7 @@ step_permute_ncu() {
            'permute/tiled/preset=few_large,*' 'permute/tiled/preset=large_u,*'; do
     i=$((i + 1))
     d="$OUT/results/ncu-permute-$i"
-    "$B/kbench" profile /tmp/permute-ncu.ini --set full --keep-report --case "$c" --out "$d"
-    ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
-    ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
-    gzip -f "$d/sass.csv"
-    rm -f "$d/profile.ncu-rep"
+    ncu_full /tmp/permute-ncu.ini "$c" "$d"
   done
 }
 
@@ -131,11 +127,7 @@ INI
            'permute/fused/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*'; do
     i=$((i + 1))
     d="$OUT/results/ncu-permute-large-u-$i"
-    "$B/kbench" profile /tmp/permute-large-u.ini --set full --keep-report --case "$c" --out "$d"
-    ncu --import "$d/profile.ncu-rep" --page details >"$d/details.txt" 2>&1
-    ncu --import "$d/profile.ncu-rep" --page source --csv --print-source sass >"$d/sass.csv" 2>&1
-    gzip -f "$d/sass.csv"
-    rm -f "$d/profile.ncu-rep"
+    ncu_full /tmp/permute-large-u.ini "$c" "$d"
   done
 }
 
