@@ -11,13 +11,12 @@
 // the output, which is what the extract + GEMM path pays twice.
 // The product runs over the source trees PM_FUSED_BK at a time, double-buffered in shared
 // memory with the next fill's global loads in flight during the current fill's FMAs (one
-// barrier a fill; v4: float32 cp.async on sm_90 holds three fills, two in flight); every thread
-// accumulates 8 trees x 4 columns in registers from two vector reads of U and one of P per source
-// tree; a warp covers 16 trees and skips the product where they all lie past the block.
-// Accumulation is a plain FMA chain over the source trees in order, so the error bound of the other
-// variants holds unchanged.  One launch covers every block auto gives it; the tiles come in the
-// order of the host's work list (most source trees first), each with its own copy of its columns
-// (permute.h, pm_fused_plan).
+// barrier a fill); every thread accumulates 8 trees x 4 columns in registers from two vector
+// reads of U and one of P per source tree; a warp covers 16 trees and skips the product where
+// they all lie past the block.  Accumulation is a plain FMA chain over the source trees in
+// order, so the error bound of the other variants holds unchanged.  One launch covers every
+// block auto gives it; the tiles come in the order of the host's work list (most source trees
+// first), each with its own copy of its columns (permute.h, pm_fused_plan).
 #include "common.cuh"
 
 namespace
@@ -123,24 +122,6 @@ __device__ __forceinline__ void copy_wait()
 #endif
 }
 
-// v4, the three-stage pipeline: close the copies issued so far as one group (an empty group
-// where none were issued, so the count below holds on every iteration) ...
-__device__ __forceinline__ void copy_commit()
-{
-#if defined(__CUDA_ARCH__)
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-// ... and wait for all but the newest group: the fill for the next iteration has landed while
-// the one after it stays in flight (a barrier must follow before others read it).
-__device__ __forceinline__ void copy_wait_prior()
-{
-#if defined(__CUDA_ARCH__)
-    asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-#endif
-}
-
 template <typename T>
 __device__ __forceinline__ void fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t spos,
                                            const T *__restrict__ sj, int32_t kv, int32_t n,
@@ -170,19 +151,9 @@ __device__ __forceinline__ void fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t s
 // registers; a cap of 6 spills), 4 in float64 (128), no spills.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 constexpr int kCtas64 = 2;
-constexpr bool kDeep = false;
 #else
 constexpr int kCtas64 = 3;
-constexpr bool kDeep = true;
 #endif
-
-// Fills held in shared memory (v4): three for the float32 cp.async kernel on sm_90 (and in the
-// CPU emulation), so a fill's copies have two fills' FMAs to land in, not one (ncu of v3: 13%
-// of the stall samples at the loop's barrier, the warps waiting there for the slowest warp's
-// copies); 34.5 KB a CTA, 5 CTAs in the 228 KB of an SM.  Two elsewhere: float64 would need
-// 69 KB (over the 48 KB of static shared memory; 3 CTAs an SM at most), the register fill
-// holds its next fill in registers, and sm_80's 164 KB would drop float32 to 4 CTAs.
-template <typename T, bool ASYNC> constexpr int kStages = ASYNC && sizeof(T) == 4 && kDeep ? 3 : 2;
 
 template <typename T, bool BETA, bool ASYNC>
 __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 4)
@@ -192,9 +163,8 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
           const pm_fused_item *__restrict__ items, const T *__restrict__ src,
           const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out, T alpha, T beta)
 {
-    constexpr int kS = kStages<T, ASYNC>, kAhead = kS - 1; // fills in flight past this one
-    __shared__ __align__(16) T ps[kS][kBK][kPR];
-    __shared__ __align__(16) T us[kS][kBK][kUP];
+    __shared__ __align__(16) T ps[2][kBK][kPR];
+    __shared__ __align__(16) T us[2][kBK][kUP];
     __shared__ __align__(16) int32_t dcs[kBN]; // the tile's destination columns (epilogue)
     const int32_t t = (int32_t)threadIdx.x;
     // The tile, this thread's gather entry and one destination column: three loads, none
@@ -240,20 +210,7 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
     if (ASYNC) {
         fill_async(ps[0], us[0], g.spos, sj, valid ? min(kBK, cols) : 0, n, uj, ucs,
                    uk < cols ? urmask : 0u, ur, uk, src);
-        if (kS == 3) {
-            // The second fill too (an empty group where there is none), then wait for the first.
-            copy_commit();
-            if (kBK < cols) {
-                sj += sstep;
-                uj += kBK;
-                fill_async(ps[1], us[1], g.spos, sj, valid ? min(kBK, cols - kBK) : 0, n, uj, ucs,
-                           kBK + uk < cols ? urmask : 0u, ur, uk, src);
-            }
-            copy_commit();
-            copy_wait_prior();
-        } else {
-            copy_wait();
-        }
+        copy_wait();
     } else {
         fill_load(sj, valid ? min(kBK, cols) : 0, n, uj, ucs, uk < cols ? urmask : 0u, pv, uv);
 #pragma unroll
@@ -267,23 +224,20 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
 
     int buf = 0;
     for (int32_t jc = 0; jc < cols; jc += kBK) {
-        // The loads of the fill kAhead on go out before this fill's FMAs; its buffer (nb) was
-        // last read in the previous fill, which the barrier below that fill closed.
-        const int32_t jn = jc + kAhead * kBK;
+        // The next fill's loads go out before this fill's FMAs; its buffer was last read in
+        // the previous fill, which the barrier below that fill closed.
+        const int32_t jn = jc + kBK;
         const bool more = jn < cols;
-        const int nb = buf + kAhead < kS ? buf + kAhead : buf + kAhead - kS;
         if (more) {
             sj += sstep;
             uj += kBK;
             const int32_t kv = valid ? min(kBK, cols - jn) : 0;
             const unsigned uok = jn + uk < cols ? urmask : 0u;
             if (ASYNC)
-                fill_async(ps[nb], us[nb], g.spos, sj, kv, n, uj, ucs, uok, ur, uk, src);
+                fill_async(ps[buf ^ 1], us[buf ^ 1], g.spos, sj, kv, n, uj, ucs, uok, ur, uk, src);
             else
                 fill_load(sj, kv, n, uj, ucs, uok, pv, uv);
         }
-        if (ASYNC && kS == 3)
-            copy_commit(); // one group an iteration, empty past the last fill
         const int32_t nc = busy ? min(kBK, cols - jc) : 0;
 #pragma unroll
         for (int k0 = 0; k0 < kBK; k0 += 4) {
@@ -305,25 +259,22 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
         if (more && !ASYNC) {
 #pragma unroll
             for (int k = 0; k < kBK; k++)
-                ps[nb][k][g.spos] = pv[k];
+                ps[buf ^ 1][k][g.spos] = pv[k];
 #pragma unroll
             for (int q = 0; q < kUL; q++)
-                us[nb][uk][ur + q * kUS] = uv[q];
+                us[buf ^ 1][uk][ur + q * kUS] = uv[q];
         }
-        if (ASYNC && kS == 3)
-            copy_wait_prior(); // the next fill; the newest group (the one after) may fly on
-        else if (ASYNC)
+        if (ASYNC)
             copy_wait();
         __syncthreads();
-        buf = buf + 1 < kS ? buf + 1 : 0;
+        buf ^= 1;
     }
 
     // Epilogue (v3): the tile goes through shared memory (ps is free: the loop's last barrier
-    // closed its reads; with three fills the group left in flight is an empty one, as the last
-    // two iterations issue no fill) and thread t writes column t of every tree.  Columns are
-    // destination runs of up to PM_FUSED_RX elements in order, so a warp's store is 4 runs (4-8
-    // sectors for 32 elements); v2 stored each thread's 8 x 4 from registers: one float4 where
-    // aligned (54% on large_u), else 4 scalar stores a tree with columns 4 apart (16 sectors for 32
+    // closed its reads) and thread t writes column t of every tree.  Columns are destination
+    // runs of up to PM_FUSED_RX elements in order, so a warp's store is 4 runs (4-8 sectors for
+    // 32 elements); v2 stored each thread's 8 x 4 from registers: one float4 where aligned (54%
+    // on large_u), else 4 scalar stores a tree with columns 4 apart (16 sectors for 32
     // elements: ncu saw 9.5 of 32 bytes a sector used and 25% of the stall samples there).
     constexpr int kOP = kBN + 4; // rows stay 16-byte aligned for the float4 writes
     static_assert(sizeof(T) * kBM * kOP <= sizeof(ps), "the staged tile fits in ps");
