@@ -86,6 +86,15 @@ static inline int run_profile(const char *profile, kbi_result_set *set)
     return run_and_load(&a, set);
 }
 
+/* Metric `name` of case c, or NULL when the case reported none by that name. */
+static inline const kbi_metric *case_metric(const kbi_case_result *c, const char *name)
+{
+    for (size_t k = 0; k < c->n_metrics; k++)
+        if (strcmp(c->metrics[k].name, name) == 0)
+            return &c->metrics[k];
+    return NULL;
+}
+
 /* run_profile on `text`, written to tmp/p.ini first. */
 static inline int run_profile_text(const char *text, kbi_result_set *set)
 {

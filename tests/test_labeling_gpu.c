@@ -25,10 +25,8 @@ TestSuite(labeling_gpu, .init = setup, .fini = remove_tmp);
 /* The value of metric `name` of case c, NAN when absent. */
 static double metric_of(const kbi_case_result *c, const char *name)
 {
-    for (size_t i = 0; i < c->n_metrics; i++)
-        if (strcmp(c->metrics[i].name, name) == 0)
-            return c->metrics[i].value;
-    return NAN;
+    const kbi_metric *m = case_metric(c, name);
+    return m ? m->value : NAN;
 }
 
 Test(labeling_gpu, every_variant_verifies_every_model_and_mode, .timeout = 600)

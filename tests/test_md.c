@@ -203,14 +203,6 @@ Test(md, table1_lennard_jones, .timeout = 300)
     table1(MD_SYS_LJ, 14, 84.0, 94.0, 28.0, 60.0, 12.0, 19.0, 4e-3);
 }
 
-static const kbi_metric *metric(const kbi_case_result *c, const char *name)
-{
-    for (size_t k = 0; k < c->n_metrics; k++)
-        if (strcmp(c->metrics[k].name, name) == 0)
-            return &c->metrics[k];
-    return NULL;
-}
-
 Test(md, host_variants_verify_through_the_runner, .timeout = 300)
 {
     kbi_result_set set = {0};
@@ -229,12 +221,12 @@ Test(md, host_variants_verify_through_the_runner, .timeout = 300)
         cr_expect(c->has_verify && c->verify_passed, "%s", c->id);
         cr_expect_eq(c->items, 729.0 * 40);
         cr_expect_str_eq(c->item_unit, "atom-steps");
-        m = metric(c, "energy_drift");
+        m = case_metric(c, "energy_drift");
         cr_expect(m && m->value < 2e-3, "%s: drift", c->id);
-        m = metric(c, "neighbors_per_atom");
+        m = case_metric(c, "neighbors_per_atom");
         cr_expect(m && m->value > 5, "%s: N_p/N_a", c->id);
-        cr_expect_not_null(metric(c, "pressure"), "%s", c->id);
-        cr_expect_not_null(metric(c, "us_per_atom_step"), "%s", c->id);
+        cr_expect_not_null(case_metric(c, "pressure"), "%s", c->id);
+        cr_expect_not_null(case_metric(c, "us_per_atom_step"), "%s", c->id);
     }
     kbi_results_free(&set);
 }

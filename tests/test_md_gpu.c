@@ -26,14 +26,6 @@ static void setup(void)
 
 TestSuite(md_gpu, .init = setup, .fini = remove_tmp);
 
-static const kbi_metric *metric(const kbi_case_result *c, const char *name)
-{
-    for (size_t k = 0; k < c->n_metrics; k++)
-        if (strcmp(c->metrics[k].name, name) == 0)
-            return &c->metrics[k];
-    return NULL;
-}
-
 static int is_one_of(const char *v, const char *list)
 {
     char pad[64];
@@ -51,16 +43,17 @@ static void check_metrics(const kbi_case_result *c)
     static const char *host_layers[] = {"t_host_layers_fraction", "host_layers_ns_per_atom",
                                         "host_wait_ns_per_atom",  "host_loop_ns_per_atom",
                                         "host_c_copy_gbs",        "host_l_copy_gbs"};
-    const kbi_metric *nbr = metric(c, "t_nbr_fraction"), *frc = metric(c, "t_force_fraction");
-    const kbi_metric *bytes = metric(c, "bytes_per_atom");
+    const kbi_metric *nbr = case_metric(c, "t_nbr_fraction"),
+                     *frc = case_metric(c, "t_force_fraction");
+    const kbi_metric *bytes = case_metric(c, "bytes_per_atom");
     int w = is_one_of(c->variant, ",cell_block,layer_matrix,layer_atomic,sorted,");
     int hl = is_one_of(c->variant, ",cell_block,layer_matrix,");
     for (size_t k = 0; k < sizeof always / sizeof always[0]; k++)
-        cr_expect(metric(c, always[k]) != NULL, "%s: no %s", c->id, always[k]);
+        cr_expect(case_metric(c, always[k]) != NULL, "%s: no %s", c->id, always[k]);
     if (w || strcmp(c->variant, "host_layer") == 0)
-        cr_expect(metric(c, "layers") != NULL, "%s: no layers", c->id);
+        cr_expect(case_metric(c, "layers") != NULL, "%s: no layers", c->id);
     for (size_t k = 0; hl && k < sizeof host_layers / sizeof host_layers[0]; k++) {
-        const kbi_metric *m = metric(c, host_layers[k]);
+        const kbi_metric *m = case_metric(c, host_layers[k]);
         cr_expect(m != NULL && m->value > 0, "%s: %s missing or not positive", c->id,
                   host_layers[k]);
     }
@@ -68,15 +61,15 @@ static void check_metrics(const kbi_case_result *c)
         cr_expect(nbr->value > 0 && frc->value > 0 && nbr->value + frc->value <= 1.0 + 1e-9,
                   "%s: t_nbr %g, t_force %g", c->id, nbr->value, frc->value);
         if (w) {
-            const kbi_metric *b = metric(c, "t_build_kernel_fraction");
-            cr_expect(b != NULL && metric(c, "build_kernel_ns_per_atom") != NULL,
+            const kbi_metric *b = case_metric(c, "t_build_kernel_fraction");
+            cr_expect(b != NULL && case_metric(c, "build_kernel_ns_per_atom") != NULL,
                       "%s: no build kernel metrics", c->id);
             if (b)
                 cr_expect(b->value > 0 && b->value <= nbr->value, "%s: build kernel %g of t_nbr %g",
                           c->id, b->value, nbr->value);
         }
         if (hl) {
-            const kbi_metric *h = metric(c, "t_host_layers_fraction");
+            const kbi_metric *h = case_metric(c, "t_host_layers_fraction");
             if (h)
                 cr_expect(h->value <= 1.01 * nbr->value, "%s: host layers %g of t_nbr %g", c->id,
                           h->value, nbr->value);
@@ -115,7 +108,7 @@ Test(md_gpu, every_strategy_verifies_on_every_system, .timeout = 900)
             const kbi_metric *np;
             if (!strstr(c->id, names[sys]) || strstr(c->id, "N_e=20"))
                 continue;
-            np = metric(c, "neighbors_per_atom");
+            np = case_metric(c, "neighbors_per_atom");
             cr_expect(np != NULL, "%s", c->id);
             if (np && np_ref < 0)
                 np_ref = np->value;
@@ -147,7 +140,7 @@ Test(md_gpu, sorted_keeps_a_floor_on_the_standard_liquid, .timeout = 600)
     cr_assert_eq(set.n_cases, 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
-        const kbi_metric *u = metric(c, "potential_energy");
+        const kbi_metric *u = case_metric(c, "potential_energy");
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         printf("%-70s %10.3e atom-steps/s\n", c->id, c->items_per_s);
         /* T drifts from 1.0 after the rescaling stops: a wide band around -5.33 */

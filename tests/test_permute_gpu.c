@@ -21,14 +21,6 @@ static void setup(void)
 
 TestSuite(permute_gpu, .init = setup, .fini = remove_tmp);
 
-static int has_metric(const kbi_case_result *c, const char *name)
-{
-    for (size_t i = 0; i < c->n_metrics; i++)
-        if (strcmp(c->metrics[i].name, name) == 0)
-            return 1;
-    return 0;
-}
-
 Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
 {
     kbi_result_set set = {0};
@@ -54,8 +46,9 @@ Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         cr_expect(c->has_verify && c->verify_passed, "%s: %s", c->id, c->message);
         if (strcmp(c->variant, "copy") != 0) {
-            cr_expect(has_metric(c, "tiles") && has_metric(c, "predicted_us"), "%s", c->id);
-            cr_expect(has_metric(c, "copy_ratio"), "%s: no copy_ratio", c->id);
+            cr_expect((case_metric(c, "tiles") != NULL) && (case_metric(c, "predicted_us") != NULL),
+                      "%s", c->id);
+            cr_expect((case_metric(c, "copy_ratio") != NULL), "%s: no copy_ratio", c->id);
         }
         /* Abelian blocks with alpha = 1, beta = 0 are copies: exact. */
         if (strstr(c->id, "preset=abelian_small") && strstr(c->id, "alpha=1,beta=0,"))
@@ -105,9 +98,9 @@ static double metric_of(const kbi_result_set *set, const char *variant, const ch
         const kbi_case_result *c = &set->cases[i];
         if (strcmp(c->variant, variant) != 0)
             continue;
-        for (size_t m = 0; m < c->n_metrics; m++)
-            if (strcmp(c->metrics[m].name, name) == 0)
-                return c->metrics[m].value;
+        const kbi_metric *m = case_metric(c, name);
+        if (m)
+            return m->value;
     }
     return NAN;
 }
