@@ -684,6 +684,44 @@ Test(permute, cost_model_choices)
     pm_problem_free(&p);
 }
 
+/* The lean plan (v3): a 48^4 reversal runs whole 16 x 16 x 2 patches (v2: 16 x 32, a quarter
+ * of the threads idle on every second tile along y), lean-only launches pipeline 1-4 tiles a
+ * CTA, and a launch with general tiles keeps one a CTA (lean_per 0). */
+Test(permute, lean_plan_patches_and_tiles_a_cta)
+{
+    static const int64_t rev[] = {3, 2, 1, 0};
+    pm_spec s = spec_of(PM_DENSE, 4, 0.0, 1.0);
+    pm_problem p;
+    pm_tile_plan tp;
+    char msg[KB_MSG_SIZE] = "";
+    s.n_dims = 4;
+    s.dims[0] = s.dims[1] = s.dims[2] = s.dims[3] = 48;
+    cr_assert_eq(pm_set_perm(rev, 4, s.perm, &s.n_perm, msg), KB_OK, "%s", msg);
+    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+    cr_assert_eq(pm_plan_tiles(&p, NULL, NULL, -1, &tp, msg), KB_OK, "%s", msg);
+    cr_assert_eq(tp.tiles, 0);
+    cr_assert_gt(tp.lean_tiles, 0);
+    cr_expect(tp.lean_per >= 1 && tp.lean_per <= 4, "lean_per %d", tp.lean_per);
+    for (int64_t i = 0; i < tp.lean_tiles; i++) {
+        const pm_lean_tile *t = &tp.lean[i];
+        const int info = t->info;
+        cr_assert_eq(t->nx * t->ny * t->nz,
+                     1 << ((info & 15) + ((info >> 4) & 15) + ((info >> 8) & 15)),
+                     "tile %lld: %d x %d x %d in a %d x %d x %d patch", (long long)i, t->nx, t->ny,
+                     t->nz, 1 << (info & 15), 1 << ((info >> 4) & 15), 1 << ((info >> 8) & 15));
+    }
+    pm_tile_plan_free(&tp);
+    pm_problem_free(&p);
+
+    s = spec_of(PM_RECOUPLING_SMALL, 4, 0.0, 1.0);
+    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+    cr_assert_eq(pm_plan_tiles(&p, NULL, NULL, -1, &tp, msg), KB_OK, "%s", msg);
+    cr_assert_gt(tp.tiles, 0);
+    cr_expect_eq(tp.lean_per, 0);
+    pm_tile_plan_free(&tp);
+    pm_problem_free(&p);
+}
+
 /* The fused kernel's column tables on large_u (the permute swaps two halves of rank 6, so
  * consecutive destination elements are a source stride of 8-125 elements apart): every tile
  * lists each of its block's elements once, and a warp's gather (32 table entries) touches few

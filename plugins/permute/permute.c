@@ -66,6 +66,10 @@ static const kb_param params[] = {
      "gemm, auto: one grouped cuBLAS call, or a loop of one GEMM per block", "grouped|loop"},
     {"tile_len", KB_PARAM_INT, "0",
      "tiled, gemm, fused, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
+    {"lean", KB_PARAM_INT, "3",
+     "tiled, gemm, fused, auto: lean-only launches (no general tile): 3 pipelines up to 4 lean "
+     "tiles a CTA (the next tile's loads before this one's writes), 2 is v2's one tile a CTA",
+     NULL},
 };
 
 static const kb_metric_def metrics[] = {
@@ -91,6 +95,7 @@ typedef struct state {
     /* device */
     void *d_src, *d_cin, *d_u, *d_out, *d_ws, *d_scratch;
     pm_tile_plan tp;
+    int lean; /* the lean parameter: 2 runs v2's lean-only kernel (tp.lean_per = 0) */
     pm_tile_block *d_tblk;
     pm_gen_tile *d_tgen;
     pm_lean_tile *d_tlean;
@@ -475,6 +480,8 @@ static int plan_device(state *s, int len_log, char *msg)
     rc = pm_plan_tiles(p, tvia, ws_off, len_log, &s->tp, msg);
     if (rc != KB_OK)
         goto done;
+    if (s->lean == 2)
+        s->tp.lean_per = 0;
     s->predicted_ns = s->tp.predicted_ns;
     s->launches = s->tp.tiles + s->tp.lean_tiles > 0;
     rc =
@@ -499,7 +506,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0;
+    int64_t tile_len = 0, lean = 3;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -510,9 +517,18 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "tile_len = %lld: expected 0, 32, 64, 128 or 256", (long long)tile_len);
         return KB_BAD_PARAM;
     }
-    if (tile_len != 0 && c->variant != V_TILED && c->variant != V_GEMM && c->variant != V_AUTO &&
-        c->variant != V_FUSED && c->variant != V_FUSED_ASYNC) {
-        kb_msgf(msg, "tile_len belongs to tiled, gemm, fused and auto");
+    if (c->host->param_int(c->params, "lean", &lean) != KB_OK) {
+        kb_msgf(msg, "parameter lean missing");
+        return KB_BAD_PARAM;
+    }
+    if (lean != 2 && lean != 3) {
+        kb_msgf(msg, "lean = %lld: expected 2 or 3", (long long)lean);
+        return KB_BAD_PARAM;
+    }
+    /* Both shape the tiled launch, which copy and per_element do not run. */
+    if ((tile_len != 0 || lean != 3) && c->variant != V_TILED && c->variant != V_GEMM &&
+        c->variant != V_AUTO && c->variant != V_FUSED && c->variant != V_FUSED_ASYNC) {
+        kb_msgf(msg, "%s belongs to tiled, gemm, fused and auto", tile_len ? "tile_len" : "lean");
         return KB_SKIP;
     }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
@@ -531,6 +547,7 @@ static int init(const kb_case *c, void **out, char *msg)
     s->variant = c->variant;
     s->host = c->host;
     s->gp.loop = strcmp(gemm_call, "loop") == 0;
+    s->lean = (int)lean;
     if (c->struct_size >= offsetof(kb_case, handle) + sizeof c->handle) {
         s->handle = c->handle;
         s->prob = c->shared;

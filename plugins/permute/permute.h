@@ -168,6 +168,7 @@ typedef struct pm_tile_plan {
     pm_lean_tile *lean;
     int64_t lean_tiles;
     int n_lean_blocks; /* blocks (or extracts) on the lean path */
+    int lean_per;      /* lean-only launches: lean tiles a CTA, pipelined (v3); 0: v2, one */
     size_t smem_elems; /* shared memory of one tile, elements */
     double predicted_ns;
 } pm_tile_plan;

@@ -41,6 +41,11 @@
  * recoupling_small at tile_len 64/128/256 (4/2/1 rounds) ran 5.85/4.90/3.79 µs (gpu-run-7),
  * ~0.66 µs a round by a line through the three. */
 #define NS_PER_ROUND 700.0
+/* v3 lean-only launches: a CTA pipelines LEAN_PER consecutive lean tiles where the launch
+ * still has LEAN_MIN_CTAS CTAs for them (about 8 an SM on an H200's 132 SMs: enough to fill
+ * the SMs at every tile length), fewer tiles a CTA on smaller launches. */
+#define LEAN_PER 4
+#define LEAN_MIN_CTAS (132 * 8)
 
 static void merge_block(const pm_block *b, pm_block *v);
 
@@ -338,25 +343,29 @@ static void lean_geom_of(const pm_block *b, int esize, int beta, int len_log, le
     lgx = lg_of(g->dim[0]);
     lgy = g->ya < 0 ? 0 : lg_of(g->dim[g->ya]);
     lgz = g->za < 0 ? 0 : lg_of(g->dim[g->za]);
-    /* The patch of least modelled cost among TX = 2^lx (TY, then TZ the rest of the tile's
-     * elements): whole sectors along both runs against idle threads at the edges (48 = 3 x
-     * 16, not 2 x 32). */
+    /* The patch of least modelled cost among TX = 2^lx and TY = 2^ly (TZ the rest of the
+     * tile's elements): whole sectors along both runs against idle threads at the edges (48 =
+     * 3 x 16, not 2 x 32, along x and, since v3, along y too: v2 took the longest TY, so a
+     * 48 x 48 transpose ran 16 x 32 patches, a quarter of their threads idle).  TY from the
+     * longest down: on a tie, v2's patch. */
     double best = INFINITY;
-    int bx = 0;
-    for (int lx = 0; lx <= (lgx < lt ? lgx : lt); lx++) {
-        double c;
-        g->lx = lx;
-        g->ly = lgy < lt - lx ? lgy : lt - lx;
-        g->lz = lgz < lt - lx - g->ly ? lgz : lt - lx - g->ly;
-        c = lean_cost(g, 1, esize, beta, len_log);
-        if (c < best - 1e-9) {
-            best = c;
-            bx = lx;
+    int bx = 0, by = 0;
+    for (int lx = 0; lx <= (lgx < lt ? lgx : lt); lx++)
+        for (int ly = lgy < lt - lx ? lgy : lt - lx; ly >= 0; ly--) {
+            double c;
+            g->lx = lx;
+            g->ly = ly;
+            g->lz = lgz < lt - lx - ly ? lgz : lt - lx - ly;
+            c = lean_cost(g, 1, esize, beta, len_log);
+            if (c < best - 1e-9) {
+                best = c;
+                bx = lx;
+                by = ly;
+            }
         }
-    }
     g->lx = bx;
-    g->ly = lgy < lt - bx ? lgy : lt - bx;
-    g->lz = lgz < lt - bx - g->ly ? lgz : lt - bx - g->ly;
+    g->ly = by;
+    g->lz = lgz < lt - bx - by ? lgz : lt - bx - by;
 }
 
 static int64_t ceil_div64(int64_t a, int64_t b)
@@ -440,6 +449,15 @@ static int run_align(const lean_geom *g, const int64_t *st, int run, int64_t ext
             a = gcd64(a, st[k]);
     a = a > 0 ? a * esize : 32;
     return a >= 32 ? 32 : (int)a;
+}
+
+/* Lean tiles a CTA of a lean-only launch of `tiles` lean tiles (pm_tile_plan.lean_per). */
+static int lean_per_of(int64_t tiles)
+{
+    int per = LEAN_PER;
+    while (per > 1 && tiles < (int64_t)per * LEAN_MIN_CTAS)
+        per /= 2;
+    return per;
 }
 
 /* Predicted ns of a block (trees trees) on the lean path at tile length len_log. */
@@ -677,6 +695,7 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         goto nomem;
     for (int i = 0; i < n; i++)
         gen_fill(&out->blk[i], i, out->gen + out->begin[i]);
+    out->lean_per = out->tiles == 0 ? lean_per_of(out->lean_tiles) : 0;
     out->predicted_ns = chain_ns(out->predicted_ns, chain);
     if (out->tiles + out->lean_tiles)
         out->predicted_ns += PM_LAUNCH_NS;

@@ -221,14 +221,109 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
     }
 }
 
-// A lean tile (permute.h, pm_lean_tile), from its record's three 16-byte words: every thread
-// loads its elements (and with beta their cin) first, then (transpose) stores them into the
-// padded patch, and after the barrier reads and writes them in destination order.  Patch slot
-// l of thread t is l = t + NT*i; the read phase takes y from its low bits (consecutive threads
-// along the source's stride-1 axis), then x, then z; the write phase x, then y, then z.  The
-// patch is [z][x][TY + 1]: both phases hit distinct banks.  STEP elements at a time: all EPT
-// for the lean-only kernel (the most loads in flight), fewer where general tiles share the
-// kernel (less code to fetch cold: see the general tile's prologue).
+// A lean tile's record (permute.h, pm_lean_tile), decoded from its three 16-byte words.
+struct lean_rec {
+    int64_t so, dof;
+    int32_t sx, dy, sz, dz, nx, ny, nz, lx, ly, info;
+};
+
+__device__ __forceinline__ lean_rec lean_decode(const int4 r0, const int4 r1, const int4 r2)
+{
+    lean_rec r;
+    r.so = (int64_t)(((uint64_t)(uint32_t)r0.y << 32) | (uint32_t)r0.x);
+    r.dof = (int64_t)(((uint64_t)(uint32_t)r0.w << 32) | (uint32_t)r0.z);
+    r.sx = r1.x, r.dy = r1.y, r.sz = r1.z, r.dz = r1.w;
+    r.nx = r2.x & 0xffff, r.ny = (int32_t)((uint32_t)r2.x >> 16), r.nz = r2.y & 0xffff;
+    r.info = r2.z, r.lx = r2.z & 15, r.ly = (r2.z >> 4) & 15;
+    return r;
+}
+
+// The phases of a lean tile, N elements of each thread from its element i0: patch slot l of
+// thread t is l = t + NT*i.  A copy tile (both sides along x) reads and writes x, then y, then
+// z; a transpose tile reads y (the source's stride-1 axis) from l's low bits, then x, then z,
+// stores into the padded patch [z][x][TY + 1] (both phases hit distinct banks), and after the
+// barrier reads it and writes x, then y, then z.
+//
+// lean_load: the source (and, for a copy tile with beta, its cin: w).
+template <typename T, int NT, bool BETA, int N>
+__device__ __forceinline__ void lean_load(const lean_rec &r, int i0, const T *__restrict__ src,
+                                          const T *__restrict__ cin, T (&v)[N], T (&w)[N])
+{
+    const T *s = src + r.so;
+    const int32_t lxy = r.lx + r.ly;
+    if (r.info & PM_LEAN_COPY) {
+        const T *c = cin + r.dof;
+        const bool with_c = BETA && !(r.info & PM_LEAN_WS);
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << r.lx) - 1);
+            const int32_t y = (l >> r.lx) & ((1 << r.ly) - 1), z = l >> lxy;
+            const bool in = x < r.nx && y < r.ny && z < r.nz;
+            v[i] = in ? s[x + y * r.sx + z * r.sz] : T(0);
+            w[i] = with_c && in ? c[x + y * r.dy + z * r.dz] : T(0);
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), y = l & ((1 << r.ly) - 1);
+        const int32_t x = (l >> r.ly) & ((1 << r.lx) - 1), z = l >> lxy;
+        v[i] = x < r.nx && y < r.ny && z < r.nz ? s[x * r.sx + y + z * r.sz] : T(0);
+    }
+}
+
+// lean_stash (transpose tiles): the loaded elements into the patch.
+template <typename T, int NT, int N>
+__device__ __forceinline__ void lean_stash(const lean_rec &r, int i0, const T (&v)[N], T *sm)
+{
+    const int32_t pitch = (1 << r.ly) + 1, lxy = r.lx + r.ly;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), y = l & ((1 << r.ly) - 1);
+        const int32_t x = (l >> r.ly) & ((1 << r.lx) - 1), z = l >> lxy;
+        if (x < r.nx && y < r.ny && z < r.nz)
+            sm[((z << r.lx) + x) * pitch + y] = v[i];
+    }
+}
+
+// lean_emit: the destination writes, from v and w (COPY) or from the patch (transpose, its cin
+// loaded first).  COPY is a template parameter: a select between v and the patch would make a
+// transpose's writes wait for v, which v3 refills with the next tile's loads meanwhile.
+template <typename T, int NT, bool BETA, bool COPY, int N>
+__device__ __forceinline__ void lean_emit(const lean_rec &r, int i0, const T (&v)[N],
+                                          const T (&w)[N], const T *sm, const T *__restrict__ cin,
+                                          T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
+{
+    const bool to_ws = (r.info & PM_LEAN_WS) != 0;
+    const int32_t pitch = (1 << r.ly) + 1, lxy = r.lx + r.ly;
+    T *d = (to_ws ? ws : out) + r.dof;
+    const T *c = cin + r.dof;
+    T cv[N];
+    if (!COPY)
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << r.lx) - 1);
+            const int32_t y = (l >> r.lx) & ((1 << r.ly) - 1), z = l >> lxy;
+            cv[i] = BETA && !to_ws && x < r.nx && y < r.ny && z < r.nz ? c[x + y * r.dy + z * r.dz]
+                                                                       : T(0);
+        }
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << r.lx) - 1);
+        const int32_t y = (l >> r.lx) & ((1 << r.ly) - 1), z = l >> lxy;
+        if (x < r.nx && y < r.ny && z < r.nz) {
+            const T e = COPY ? v[i] : sm[((z << r.lx) + x) * pitch + y];
+            const T f = COPY ? w[i] : cv[i];
+            d[x + y * r.dy + z * r.dz] = to_ws ? e : BETA ? alpha * e + beta * f : alpha * e;
+        }
+    }
+}
+
+// A lean tile on its own (v2: one a CTA, and where general tiles share the kernel): every
+// thread loads its elements (and with a copy and beta their cin) first, then (transpose)
+// stashes them, and after the barrier writes them.  STEP elements at a time: all EPT for the
+// lean-only kernel (the most loads in flight), fewer where general tiles share the kernel
+// (less code to fetch cold: see the general tile's prologue).
 template <typename T, int NT, bool BETA, int STEP>
 __device__ __forceinline__ void lean_tile(const int4 r0, const int4 r1, const int4 r2,
                                           const T *__restrict__ src, const T *__restrict__ cin,
@@ -236,77 +331,77 @@ __device__ __forceinline__ void lean_tile(const int4 r0, const int4 r1, const in
                                           T *sm)
 {
     constexpr int EPT = PM_LEAN_EPT(sizeof(T));
-    const int64_t so = (int64_t)(((uint64_t)(uint32_t)r0.y << 32) | (uint32_t)r0.x);
-    const int64_t dof = (int64_t)(((uint64_t)(uint32_t)r0.w << 32) | (uint32_t)r0.z);
-    const int32_t sx = r1.x, dy = r1.y, sz = r1.z, dz = r1.w;
-    const int32_t nx = r2.x & 0xffff, ny = (int32_t)((uint32_t)r2.x >> 16), nz = r2.y & 0xffff;
-    const int32_t info = r2.z, lx = info & 15, ly = (info >> 4) & 15, lxy = lx + ly;
-    const T *s = src + so;
-    const bool to_ws = (info & PM_LEAN_WS) != 0;
-    T *d = (to_ws ? ws : out) + dof;
-    const T *c = cin + dof;
-    if (info & PM_LEAN_COPY) {
-        // Both sides run along x: no shared memory, no barrier.
+    const lean_rec r = lean_decode(r0, r1, r2);
+    T v[STEP], w[STEP];
+    if (r.info & PM_LEAN_COPY) {
+        // No shared memory, no barrier.
 #pragma unroll 1
         for (int i0 = 0; i0 < EPT; i0 += STEP) {
-            T v[STEP], w[STEP];
-#pragma unroll
-            for (int i = 0; i < STEP; i++) {
-                const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << lx) - 1);
-                const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
-                const bool in = x < nx && y < ny && z < nz;
-                v[i] = in ? s[x + y * sx + z * sz] : T(0);
-                w[i] = BETA && !to_ws && in ? c[x + y * dy + z * dz] : T(0);
-            }
-#pragma unroll
-            for (int i = 0; i < STEP; i++) {
-                const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << lx) - 1);
-                const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
-                if (x < nx && y < ny && z < nz)
-                    d[x + y * dy + z * dz] = to_ws  ? v[i]
-                                             : BETA ? alpha * v[i] + beta * w[i]
-                                                    : alpha * v[i];
-            }
+            lean_load<T, NT, BETA, STEP>(r, i0, src, cin, v, w);
+            lean_emit<T, NT, BETA, true, STEP>(r, i0, v, w, sm, cin, out, ws, alpha, beta);
         }
         return;
     }
-    const int32_t pitch = (1 << ly) + 1;
 #pragma unroll 1
     for (int i0 = 0; i0 < EPT; i0 += STEP) {
-        T v[STEP];
-#pragma unroll
-        for (int i = 0; i < STEP; i++) {
-            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), y = l & ((1 << ly) - 1);
-            const int32_t x = (l >> ly) & ((1 << lx) - 1), z = l >> lxy;
-            v[i] = x < nx && y < ny && z < nz ? s[x * sx + y + z * sz] : T(0);
-        }
-#pragma unroll
-        for (int i = 0; i < STEP; i++) {
-            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), y = l & ((1 << ly) - 1);
-            const int32_t x = (l >> ly) & ((1 << lx) - 1), z = l >> lxy;
-            if (x < nx && y < ny && z < nz)
-                sm[((z << lx) + x) * pitch + y] = v[i];
-        }
+        lean_load<T, NT, BETA, STEP>(r, i0, src, cin, v, w);
+        lean_stash<T, NT, STEP>(r, i0, v, sm);
     }
     __syncthreads();
 #pragma unroll 1
-    for (int i0 = 0; i0 < EPT; i0 += STEP) {
-        T w[STEP];
-#pragma unroll
-        for (int i = 0; i < STEP; i++) {
-            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << lx) - 1);
-            const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
-            w[i] = BETA && !to_ws && x < nx && y < ny && z < nz ? c[x + y * dy + z * dz] : T(0);
+    for (int i0 = 0; i0 < EPT; i0 += STEP)
+        lean_emit<T, NT, BETA, false, STEP>(r, i0, v, w, sm, cin, out, ws, alpha, beta);
+}
+
+// v3 (lean = 3): a CTA moves `per` consecutive lean tiles, software-pipelined: the next tile's
+// record is asked for before the current tile's barrier, and the next tile's loads are issued
+// right after it, before the current tile's writes.  So each thread keeps its EPT loads in
+// flight while it writes (v2 issued them only after a record round trip, and waited at the
+// barrier with nothing in flight), and the record's round trip before the first load is paid
+// once per `per` tiles.  One patch: the second barrier keeps the next stash behind this
+// tile's reads of it.  (v2.0's grid-stride loop, slower by 17%, ran its tiles one after the
+// other, each behind its barrier, with nothing in flight across them.)
+template <typename T, int NT, bool BETA>
+__global__ void __launch_bounds__(NT)
+    lean_pipe(const pm_lean_tile *__restrict__ lean, int32_t n, int32_t per,
+              const T *__restrict__ src, const T *__restrict__ cin, T *__restrict__ out,
+              T *__restrict__ ws, T alpha, T beta)
+{
+    constexpr int EPT = PM_LEAN_EPT(sizeof(T));
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    int32_t t = (int32_t)blockIdx.x * per;
+    const int32_t end = min(t + per, n);
+    const int4 *q = reinterpret_cast<const int4 *>(lean + t);
+    lean_rec a = lean_decode(__ldg(q), __ldg(q + 1), __ldg(q + 2));
+    T v[EPT], w[EPT];
+    lean_load<T, NT, BETA, EPT>(a, 0, src, cin, v, w);
+#pragma unroll 1
+    for (;;) {
+        const bool more = t + 1 < end;
+        int4 b0 = make_int4(0, 0, 0, 0), b1 = b0, b2 = b0;
+        if (more) {
+            q = reinterpret_cast<const int4 *>(lean + t + 1);
+            b0 = __ldg(q), b1 = __ldg(q + 1), b2 = __ldg(q + 2);
         }
-#pragma unroll
-        for (int i = 0; i < STEP; i++) {
-            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << lx) - 1);
-            const int32_t y = (l >> lx) & ((1 << ly) - 1), z = l >> lxy;
-            if (x < nx && y < ny && z < nz) {
-                const T v = sm[((z << lx) + x) * pitch + y];
-                d[x + y * dy + z * dz] = to_ws ? v : BETA ? alpha * v + beta * w[i] : alpha * v;
-            }
+        const bool copy = (a.info & PM_LEAN_COPY) != 0;
+        if (copy) {
+            lean_emit<T, NT, BETA, true, EPT>(a, 0, v, w, sm, cin, out, ws, alpha, beta);
+        } else {
+            lean_stash<T, NT, EPT>(a, 0, v, sm);
+            __syncthreads();
         }
+        const lean_rec b = lean_decode(b0, b1, b2);
+        if (more)
+            lean_load<T, NT, BETA, EPT>(b, 0, src, cin, v, w);
+        if (!copy)
+            lean_emit<T, NT, BETA, false, EPT>(a, 0, v, w, sm, cin, out, ws, alpha, beta);
+        if (!more)
+            break;
+        if (!copy)
+            __syncthreads();
+        a = b;
+        t++;
     }
 }
 
@@ -339,6 +434,17 @@ cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const pm_gen
                    void *out, void *ws, double alpha, double beta, cudaStream_t s)
 {
     const size_t smem = h->smem_elems * sizeof(T);
+    if (!GENERAL && h->lean_per > 0) {
+        const int32_t n = (int32_t)h->lean_tiles, per = h->lean_per;
+        const unsigned grid = (unsigned)CEIL_DIV(n, per);
+        if (beta != 0.0)
+            lean_pipe<T, NT, true><<<grid, NT, smem, s>>>(
+                lean, n, per, (const T *)src, (const T *)cin, (T *)out, (T *)ws, (T)alpha, (T)beta);
+        else
+            lean_pipe<T, NT, false><<<grid, NT, smem, s>>>(
+                lean, n, per, (const T *)src, (const T *)cin, (T *)out, (T *)ws, (T)alpha, (T)beta);
+        return cudaGetLastError();
+    }
     const int32_t ng = (int32_t)h->tiles;
     const unsigned grid = (unsigned)(h->tiles + h->lean_tiles);
     if (beta != 0.0)
