@@ -307,12 +307,22 @@ __device__ __forceinline__ void lean_emit(const lean_rec &r, int i0, const T (&v
             cv[i] = BETA && !to_ws && x < r.nx && y < r.ny && z < r.nz ? c[x + y * r.dy + z * r.dz]
                                                                        : T(0);
         }
+    // The patch read whole first (every slot is inside it, written or not): N shared-memory
+    // loads in flight, not one before each store.
+    T pv[N];
+    if (!COPY)
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+            const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << r.lx) - 1);
+            const int32_t y = (l >> r.lx) & ((1 << r.ly) - 1), z = l >> lxy;
+            pv[i] = sm[((z << r.lx) + x) * pitch + y];
+        }
 #pragma unroll
     for (int i = 0; i < N; i++) {
         const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << r.lx) - 1);
         const int32_t y = (l >> r.lx) & ((1 << r.ly) - 1), z = l >> lxy;
         if (x < r.nx && y < r.ny && z < r.nz) {
-            const T e = COPY ? v[i] : sm[((z << r.lx) + x) * pitch + y];
+            const T e = COPY ? v[i] : pv[i];
             const T f = COPY ? w[i] : cv[i];
             d[x + y * r.dy + z * r.dz] = to_ws ? e : BETA ? alpha * e + beta * f : alpha * e;
         }
@@ -353,35 +363,36 @@ __device__ __forceinline__ void lean_tile(const int4 r0, const int4 r1, const in
         lean_emit<T, NT, BETA, false, STEP>(r, i0, v, w, sm, cin, out, ws, alpha, beta);
 }
 
-// v3 (lean = 3): a CTA moves `per` consecutive lean tiles, software-pipelined: the next tile's
+// v3 (lean = 3): a CTA moves up to `per` lean tiles, software-pipelined: the next tile's
 // record is asked for before the current tile's barrier, and the next tile's loads are issued
 // right after it, before the current tile's writes.  So each thread keeps its EPT loads in
 // flight while it writes (v2 issued them only after a record round trip, and waited at the
 // barrier with nothing in flight), and the record's round trip before the first load is paid
 // once per `per` tiles.  One patch: the second barrier keeps the next stash behind this
-// tile's reads of it.  (v2.0's grid-stride loop, slower by 17%, ran its tiles one after the
-// other, each behind its barrier, with nothing in flight across them.)
+// tile's reads of it.  CTA b takes tiles b, b + grid, b + 2 grid, ...: the tiles in flight at
+// one time are neighbours in memory, as with one tile a CTA.  (v2.0's grid-stride loop, slower
+// by 17%, ran its tiles one after the other, each behind its barrier, nothing in flight
+// across them.)
 template <typename T, int NT, bool BETA>
 __global__ void __launch_bounds__(NT)
-    lean_pipe(const pm_lean_tile *__restrict__ lean, int32_t n, int32_t per,
-              const T *__restrict__ src, const T *__restrict__ cin, T *__restrict__ out,
-              T *__restrict__ ws, T alpha, T beta)
+    lean_pipe(const pm_lean_tile *__restrict__ lean, int32_t n, const T *__restrict__ src,
+              const T *__restrict__ cin, T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
 {
     constexpr int EPT = PM_LEAN_EPT(sizeof(T));
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T *sm = reinterpret_cast<T *>(smem_raw);
-    int32_t t = (int32_t)blockIdx.x * per;
-    const int32_t end = min(t + per, n);
+    const int32_t step = (int32_t)gridDim.x;
+    int32_t t = (int32_t)blockIdx.x;
     const int4 *q = reinterpret_cast<const int4 *>(lean + t);
     lean_rec a = lean_decode(__ldg(q), __ldg(q + 1), __ldg(q + 2));
     T v[EPT], w[EPT];
     lean_load<T, NT, BETA, EPT>(a, 0, src, cin, v, w);
 #pragma unroll 1
     for (;;) {
-        const bool more = t + 1 < end;
+        const bool more = t + step < n;
         int4 b0 = make_int4(0, 0, 0, 0), b1 = b0, b2 = b0;
         if (more) {
-            q = reinterpret_cast<const int4 *>(lean + t + 1);
+            q = reinterpret_cast<const int4 *>(lean + t + step);
             b0 = __ldg(q), b1 = __ldg(q + 1), b2 = __ldg(q + 2);
         }
         const bool copy = (a.info & PM_LEAN_COPY) != 0;
@@ -401,7 +412,7 @@ __global__ void __launch_bounds__(NT)
         if (!copy)
             __syncthreads();
         a = b;
-        t++;
+        t += step;
     }
 }
 
@@ -435,14 +446,14 @@ cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const pm_gen
 {
     const size_t smem = h->smem_elems * sizeof(T);
     if (!GENERAL && h->lean_per > 0) {
-        const int32_t n = (int32_t)h->lean_tiles, per = h->lean_per;
-        const unsigned grid = (unsigned)CEIL_DIV(n, per);
+        const int32_t n = (int32_t)h->lean_tiles;
+        const unsigned grid = (unsigned)CEIL_DIV(n, h->lean_per);
         if (beta != 0.0)
-            lean_pipe<T, NT, true><<<grid, NT, smem, s>>>(
-                lean, n, per, (const T *)src, (const T *)cin, (T *)out, (T *)ws, (T)alpha, (T)beta);
+            lean_pipe<T, NT, true><<<grid, NT, smem, s>>>(lean, n, (const T *)src, (const T *)cin,
+                                                          (T *)out, (T *)ws, (T)alpha, (T)beta);
         else
-            lean_pipe<T, NT, false><<<grid, NT, smem, s>>>(
-                lean, n, per, (const T *)src, (const T *)cin, (T *)out, (T *)ws, (T)alpha, (T)beta);
+            lean_pipe<T, NT, false><<<grid, NT, smem, s>>>(lean, n, (const T *)src, (const T *)cin,
+                                                           (T *)out, (T *)ws, (T)alpha, (T)beta);
         return cudaGetLastError();
     }
     const int32_t ng = (int32_t)h->tiles;
