@@ -361,19 +361,21 @@ __device__ __forceinline__ void lean_tile(const int4 r0, const int4 r1, const in
 // right after it, before the current tile's writes.  So each thread keeps its EPT loads in
 // flight while it writes (v2 issued them only after a record round trip, and waited at the
 // barrier with nothing in flight), and the record's round trip before the first load is paid
-// once per `per` tiles.  One patch: the second barrier keeps the next stash behind this
-// tile's reads of it.  CTA b takes tiles b, b + grid, b + 2 grid, ...: the tiles in flight at
-// one time are neighbours in memory, as with one tile a CTA.  (v2.0's grid-stride loop, slower
-// by 17%, ran its tiles one after the other, each behind its barrier, nothing in flight
-// across them.)
+// once per `per` tiles.  Two patches, alternating, so one barrier a tile: the stash of tile
+// k + 2 into tile k's patch comes after the barrier of tile k + 1, which every thread passes
+// only after its reads of tile k's patch.  CTA b takes tiles b, b + grid, b + 2 grid, ...: the
+// tiles in flight at one time are neighbours in memory, as with one tile a CTA.  (v2.0's
+// grid-stride loop, slower by 17%, ran its tiles one after the other, each behind its barrier,
+// nothing in flight across them.)
 template <typename T, int NT, bool BETA>
 __global__ void __launch_bounds__(NT)
-    lean_pipe(const pm_lean_tile *__restrict__ lean, int32_t n, const T *__restrict__ src,
-              const T *__restrict__ cin, T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
+    lean_pipe(const pm_lean_tile *__restrict__ lean, int32_t n, int32_t patch,
+              const T *__restrict__ src, const T *__restrict__ cin, T *__restrict__ out,
+              T *__restrict__ ws, T alpha, T beta)
 {
     constexpr int EPT = PM_LEAN_EPT(sizeof(T));
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *sm = reinterpret_cast<T *>(smem_raw);
+    T *sm = reinterpret_cast<T *>(smem_raw), *other = sm + patch;
     const int32_t step = (int32_t)gridDim.x;
     int32_t t = (int32_t)blockIdx.x;
     const int4 *q = reinterpret_cast<const int4 *>(lean + t);
@@ -402,8 +404,11 @@ __global__ void __launch_bounds__(NT)
             lean_emit<T, NT, BETA, false, EPT>(a, 0, v, w, sm, cin, out, ws, alpha, beta);
         if (!more)
             break;
-        if (!copy)
-            __syncthreads();
+        if (!copy) {
+            T *const u = sm;
+            sm = other;
+            other = u;
+        }
         a = b;
         t += step;
     }
@@ -438,15 +443,17 @@ cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const pm_gen
                    void *out, void *ws, double alpha, double beta, cudaStream_t s)
 {
     const size_t smem = h->smem_elems * sizeof(T);
-    if (!GENERAL && h->lean_per > 0) {
-        const int32_t n = (int32_t)h->lean_tiles;
+    if (!GENERAL && h->lean_per > 0) { // two patches (lean_pipe)
+        const int32_t n = (int32_t)h->lean_tiles, patch = (int32_t)h->smem_elems;
         const unsigned grid = (unsigned)CEIL_DIV(n, h->lean_per);
         if (beta != 0.0)
-            lean_pipe<T, NT, true><<<grid, NT, smem, s>>>(lean, n, (const T *)src, (const T *)cin,
-                                                          (T *)out, (T *)ws, (T)alpha, (T)beta);
+            lean_pipe<T, NT, true><<<grid, NT, 2 * smem, s>>>(lean, n, patch, (const T *)src,
+                                                              (const T *)cin, (T *)out, (T *)ws,
+                                                              (T)alpha, (T)beta);
         else
-            lean_pipe<T, NT, false><<<grid, NT, smem, s>>>(lean, n, (const T *)src, (const T *)cin,
-                                                           (T *)out, (T *)ws, (T)alpha, (T)beta);
+            lean_pipe<T, NT, false><<<grid, NT, 2 * smem, s>>>(lean, n, patch, (const T *)src,
+                                                               (const T *)cin, (T *)out, (T *)ws,
+                                                               (T)alpha, (T)beta);
         return cudaGetLastError();
     }
     const int32_t ng = (int32_t)h->tiles;
@@ -493,7 +500,7 @@ cudaError_t launch_len(const pm_tile_plan *h, const pm_tile_block *blk, const pm
 
 extern "C" size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan)
 {
-    return plan->smem_elems * (size_t)esize;
+    return plan->smem_elems * (size_t)esize * (plan->tiles == 0 && plan->lean_per > 0 ? 2 : 1);
 }
 
 extern "C" int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
