@@ -384,7 +384,7 @@ __global__ void __launch_bounds__(NT)
     lean_load<T, NT, BETA, EPT>(a, 0, src, cin, v, w);
 #pragma unroll 1
     for (;;) {
-        const bool more = t + step < n;
+        const bool more = t < n - step; // step <= n: no overflow near 2^31 tiles
         int4 b0 = make_int4(0, 0, 0, 0), b1 = b0, b2 = b0;
         if (more) {
             q = reinterpret_cast<const int4 *>(lean + t + step);
