@@ -20,7 +20,9 @@
 //
 // CTAs [0, tiles) run general tiles (scheduled most source trees first: the host orders the
 // descriptors), the rest lean tiles; a launch with no general tile uses a kernel without the
-// general code.  The tile length (32 to 256 threads) and beta != 0 are template parameters.
+// general code, since v3 `lean_pipe`: a CTA moves several lean tiles, the next one's loads in
+// flight while it writes the current one.  The tile length (32 to 256 threads) and beta != 0 are
+// template parameters.
 #include <cstddef>
 
 #include "common.cuh"
@@ -416,8 +418,8 @@ __global__ void __launch_bounds__(NT)
 
 // GENERAL: the launch has general tiles (CTAs below n_general); without them the kernel holds
 // only the lean path, its registers are the lean path's, and it moves a tile's EPT elements in
-// one step (the most loads in flight).  One CTA a tile either way: a grid-stride loop over the
-// lean tiles (v2.0, gpu-run-7) ran few_large 17% slower than one tile a CTA (gpu-run-4).
+// one step (the most loads in flight).  One CTA a tile either way; lean-only launches run
+// lean_pipe instead unless the plan says lean_per = 0 (the parameter lean = 2: v2).
 template <typename T, int NT, bool BETA, bool GENERAL>
 __global__ void __launch_bounds__(NT)
     tiled(const pm_tile_block *__restrict__ blk, const pm_gen_tile *__restrict__ gen,
