@@ -124,6 +124,44 @@ static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *o
     return whole;
 }
 
+/* A direct tile of the tiled kernel, thread by thread: its elements, each summed over the
+ * source trees in order (as the kernel's FMAs), from the same descriptor fields. */
+static void emulate_direct(const pm_problem *p, const pm_tile_plan *tp, const pm_gen_tile *rec,
+                           void *out, int *writes)
+{
+    const int nt = 32 << tp->len_log;
+    const pm_tile_block *b = &tp->blk[rec->blk];
+    const int32_t count = -rec->nr, e0 = pm_direct_first(rec);
+    cr_assert(count <= nt * PM_DIRECT_EPT && e0 + count <= b->rows * b->n, "direct tile range");
+    cr_assert(rec->src == b->src_off && rec->dst == b->dst_off && rec->u == b->u_off);
+    for (int m = 0; m < PM_DIRECT_EPT; m++)
+        for (int t = 0; t < nt; t++) {
+            const int32_t l = t + nt * m;
+            if (l >= count)
+                continue;
+            int32_t e = e0 + l, s = 0;
+            const int32_t i = e / b->n;
+            e -= i * b->n;
+            for (int k = 0; k < b->rank; k++) {
+                const int32_t q = e / b->ddim[k];
+                s += (e - q * b->ddim[k]) * b->sstr[k];
+                e = q;
+            }
+            double acc = 0.0;
+            for (int32_t j = 0; j < b->cols; j++) {
+                const int64_t from = rec->src + (int64_t)j * b->n + s;
+                cr_assert(from >= b->src_off && from < b->src_off + (int64_t)b->n * b->cols,
+                          "source read outside the block");
+                acc += get(p->u, p->esize, rec->u + (int64_t)i * b->cols + j) *
+                       get(p->src, p->esize, from);
+            }
+            const int64_t d = rec->dst + e0 + l;
+            writes[d]++;
+            set(out, p->esize, d,
+                p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+        }
+}
+
 /* The tiled kernel, thread by thread and phase by phase, in double, rounded to the element
  * type on store: its general tiles, then its lean ones.  Counts the writes of every output
  * element into `writes`; returns how many tiles lay wholly inside their block. */
@@ -141,6 +179,11 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
         const pm_tile_block *b = &tp->blk[bi];
         int32_t rem[PM_MAX_RANK] = {0}, inside = 1;
         cr_assert_eq(bi, pm_find_block(tp->begin, tp->n_blocks, tile));
+        cr_assert_eq(rec->nr < 0, (b->flags & PM_FLAG_DIRECT) != 0, "tile %d: kind", tile);
+        if (rec->nr < 0) {
+            emulate_direct(p, tp, rec, out, writes);
+            continue;
+        }
         for (int k = 0; k < PM_MAX_RANK; k++) {
             rem[k] = rec->rem[k];
             if (k < b->rank) {
@@ -520,11 +563,22 @@ static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta)
     cr_expect_leq(err, 1.0, "%s f%d beta %g: host err %g/bound", pm_preset_name(preset), 8 * esize,
                   beta, err);
 
-    for (int len = -1; len < PM_N_LENGTHS; len++) {
+    /* Every tile length with direct tiles where the model wants them, then the model's length
+     * without them (tile_direct = 0: every recoupling block on general tiles). */
+    for (int len = -1; len <= PM_N_LENGTHS; len++) {
         pm_tile_plan tp;
+        const int direct = len < PM_N_LENGTHS;
         memset(out, 0xff, (size_t)p.dst_elems * esize);
         memset(writes, 0, (size_t)p.dst_elems * sizeof *writes);
-        cr_assert_eq(pm_plan_tiles(&p, NULL, NULL, len, &tp, msg), KB_OK, "%s", msg);
+        cr_assert_eq(pm_plan_tiles_direct(&p, NULL, NULL, direct ? len : -1, direct, &tp, msg),
+                     KB_OK, "%s", msg);
+        int direct_blocks = 0;
+        for (int b = 0; b < tp.n_blocks; b++)
+            direct_blocks += (tp.blk[b].flags & PM_FLAG_DIRECT) != 0;
+        if (!direct)
+            cr_expect_eq(direct_blocks, 0, "tile_direct = 0 planned direct tiles");
+        else if (len < 0 && (preset == PM_RECOUPLING_SMALL || preset == PM_MANY_SMALL))
+            cr_expect_gt(direct_blocks, 0, "%s: no direct tiles", pm_preset_name(preset));
         int64_t inside = emulate_tiled(&p, &tp, out, NULL, writes, 0);
         expect_once(&p, writes, "tiled");
         if (preset == PM_FEW_LARGE || preset == PM_MIXED)

@@ -66,6 +66,9 @@ static const kb_param params[] = {
      "gemm, auto: one grouped cuBLAS call, or a loop of one GEMM per block", "grouped|loop"},
     {"tile_len", KB_PARAM_INT, "0",
      "tiled, gemm, fused, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
+    {"tile_direct", KB_PARAM_INT, "1",
+     "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never",
+     NULL},
 };
 
 static const kb_metric_def metrics[] = {
@@ -107,6 +110,7 @@ typedef struct state {
     cudaStream_t own;
     double predicted_ns;
     int launches;
+    int direct; /* tile_direct */
 } state;
 
 /* ---- parameters and prepare ------------------------------------------------------------- */
@@ -434,7 +438,7 @@ static int plan_device(state *s, int len_log, char *msg)
         pm_tile_plan all;
         double other = 0.0;
         int any_gemm = 0, any_fused = 0;
-        rc = pm_plan_tiles(p, NULL, NULL, len_log, &all, msg);
+        rc = pm_plan_tiles_direct(p, NULL, NULL, len_log, s->direct, &all, msg);
         if (rc != KB_OK)
             goto done;
         for (int b = 0; b < p->n_blocks; b++) {
@@ -451,7 +455,8 @@ static int plan_device(state *s, int len_log, char *msg)
             other += PM_LAUNCH_NS * (any_fused + any_gemm * (1 + (p->beta != 0.0)));
             for (int b = 0; b < p->n_blocks; b++)
                 tvia[b] = via[b] == 3 ? 0 : via[b];
-            rc = pm_plan_tiles(p, tvia, ws_off, len_log, &mixed, msg); /* ws_off unused yet */
+            rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, s->direct, &mixed,
+                                      msg); /* ws_off unused yet */
             if (rc != KB_OK) {
                 pm_tile_plan_free(&all);
                 goto done;
@@ -472,7 +477,7 @@ static int plan_device(state *s, int len_log, char *msg)
         KB_CUDA_GOTO(cudaMalloc(&s->d_ws, (size_t)ws * (size_t)p->esize), msg, done);
     for (int b = 0; b < p->n_blocks; b++)
         tvia[b] = via[b] == 3 ? 0 : via[b];
-    rc = pm_plan_tiles(p, tvia, ws_off, len_log, &s->tp, msg);
+    rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, s->direct, &s->tp, msg);
     if (rc != KB_OK)
         goto done;
     s->predicted_ns = s->tp.predicted_ns;
@@ -499,7 +504,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0;
+    int64_t tile_len = 0, tile_direct = 1;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -513,6 +518,15 @@ static int init(const kb_case *c, void **out, char *msg)
     if (tile_len != 0 && c->variant != V_TILED && c->variant != V_GEMM && c->variant != V_AUTO &&
         c->variant != V_FUSED && c->variant != V_FUSED_ASYNC) {
         kb_msgf(msg, "tile_len belongs to tiled, gemm, fused and auto");
+        return KB_SKIP;
+    }
+    if (c->host->param_int(c->params, "tile_direct", &tile_direct) != KB_OK ||
+        (tile_direct != 0 && tile_direct != 1)) {
+        kb_msgf(msg, "tile_direct: expected 0 or 1");
+        return KB_BAD_PARAM;
+    }
+    if (!tile_direct && c->variant != V_TILED && c->variant != V_AUTO) {
+        kb_msgf(msg, "tile_direct belongs to tiled and auto");
         return KB_SKIP;
     }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
@@ -531,6 +545,7 @@ static int init(const kb_case *c, void **out, char *msg)
     s->variant = c->variant;
     s->host = c->host;
     s->gp.loop = strcmp(gemm_call, "loop") == 0;
+    s->direct = (int)tile_direct;
     if (c->struct_size >= offsetof(kb_case, handle) + sizeof c->handle) {
         s->handle = c->handle;
         s->prob = c->shared;

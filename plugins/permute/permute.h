@@ -92,6 +92,7 @@ static inline int pm_is_unique(const pm_block *b)
 
 #define PM_FLAG_UNIQUE 0x1 /* rows = cols = 1, U = [1]: no coefficient read */
 #define PM_FLAG_TO_WS 0x2  /* extract: write the permuted tree to the workspace, no alpha/beta */
+#define PM_FLAG_DIRECT 0x4 /* a recoupling block on direct tiles (pm_gen_tile, nr < 0) */
 
 /* One block of a tiled launch.  A tile is 2^lg[k] elements along destination axis k (their
  * product 2^log_p, the region) times 2^log_r consecutive destination trees; within the region,
@@ -149,6 +150,21 @@ typedef struct pm_gen_tile {
     int32_t nr;                /* destination trees of the tile */
     uint16_t rem[PM_MAX_RANK]; /* the region's extent inside the block along destination axis k */
 } pm_gen_tile;
+
+/* A direct tile (a tiny recoupling block, PM_FLAG_DIRECT) has a record of the same layout,
+ * told apart by nr < 0: -nr consecutive destination elements of the block (tree-major, e = i*n
+ * + offset in the tree) from its first, pm_direct_first (rem[0..1]); src, dst and u are the
+ * block's offsets.  Each thread takes elements first + t + threads*m (m < PM_DIRECT_EPT) and
+ * sums U[i][j] times its source element over the source trees j, PM_DIRECT_STEP trees' loads
+ * at a time, as per_element's generic kernel does, but in the tiled launch: the chain of a
+ * tile is record -> descriptor fields -> sources and U -> stores, with no shared memory. */
+#define PM_DIRECT_EPT 1
+#define PM_DIRECT_STEP 8
+
+PM_HD int32_t pm_direct_first(const pm_gen_tile *g)
+{
+    return (int32_t)((uint32_t)g->rem[0] | (uint32_t)g->rem[1] << 16);
+}
 
 /* Destination trees one thread of a general tile accumulates, and region elements. */
 #define PM_GEN_RB 4
@@ -392,6 +408,10 @@ double pm_check(const pm_problem *p, const void *out, int64_t *bad);
  * extracted trees (unique pseudo-blocks) to a workspace at ws_off[b]. */
 int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
                   int len_log, pm_tile_plan *out, char *msg);
+/* The same, with direct tiles for the recoupling blocks where the model prefers them only if
+ * direct_ok (0: general tiles for all of them, the choice before direct tiles existed). */
+int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
+                         int len_log, int direct_ok, pm_tile_plan *out, char *msg);
 void pm_tile_plan_free(pm_tile_plan *t);
 /* Predicted time of block b through the tiled kernel at tile length len_log (ns). */
 double pm_tiled_cost(const pm_problem *p, const pm_block *b, int len_log, pm_tile_block *shape);
