@@ -166,11 +166,12 @@ static double direct_cost(const geom *g, int len_log, double *chain)
            elems * (NS_PER_DIRECT_ELEM + g->cols * NS_PER_DIRECT_PAIR * (g->esize / 4));
 }
 
-/* Whether a block may go on direct tiles: a recoupling block whose elements fit the record's
- * 32-bit first element. */
+/* Whether a block may go on direct tiles: a recoupling block of at most two steps of source
+ * trees (a longer chain of loads than that is the general tile's domain; the model's
+ * chain for it is a guess) whose elements fit the record's 32-bit first element. */
 static int direct_fits(const pm_block *b)
 {
-    return !pm_is_unique(b) && b->n * b->rows < INT32_MAX / 2;
+    return !pm_is_unique(b) && b->cols <= 2 * PM_DIRECT_STEP && b->n * b->rows < INT32_MAX / 2;
 }
 
 /* Greedy doubling of the extents (trees included), keeping the cheapest shape seen. */
@@ -674,9 +675,9 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
         }
     qsort(ord, (size_t)n, sizeof *ord, by_cols);
     if (len_log < 0) { /* the tile length of least total cost */
-        double best = INFINITY;
+        double best = INFINITY, best_sum = INFINITY;
         for (int l = 0; l < PM_N_LENGTHS; l++) {
-            double total = 0.0, longest = 0.0;
+            double total = 0.0, longest = 0.0, sum;
             for (int i = 0; i < n; i++) {
                 int lean, direct;
                 double ch;
@@ -684,9 +685,12 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
                                     direct_ok, &lean, &direct, &ch);
                 longest = ch > longest ? ch : longest;
             }
+            sum = total;
             total = chain_ns(total, longest);
-            if (total < best) {
+            /* Where the chain sets the time at several lengths, the least work among them. */
+            if (total < best - 1e-6 || (total < best + 1e-6 && sum < best_sum)) {
                 best = total;
+                best_sum = sum;
                 len_log = l;
             }
         }
