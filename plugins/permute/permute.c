@@ -67,8 +67,7 @@ static const kb_param params[] = {
     {"tile_len", KB_PARAM_INT, "0",
      "tiled, gemm, fused, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
     {"tile_direct", KB_PARAM_INT, "1",
-     "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never",
-     NULL},
+     "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never", NULL},
 };
 
 static const kb_metric_def metrics[] = {

@@ -542,11 +542,11 @@ static double block_cost(const pm_problem *p, const pm_block *b, int extract, in
         log_p += lg[k];
     /* The general tile's chain: the first round, and each further gather round exposes a
      * dependent load round trip and a barrier. */
-    *chain = NS_GEN_CHAIN + (g.beta ? NS_GEN_CHAIN_BETA : 0.0) +
-             (g.esize == 8 ? NS_GEN_CHAIN_F64 : 0.0) +
-             ((g.cols + chunk_of(g.cols, log_p, len_log) - 1) / chunk_of(g.cols, log_p, len_log) -
-              1) *
-                 NS_PER_ROUND;
+    *chain =
+        NS_GEN_CHAIN + (g.beta ? NS_GEN_CHAIN_BETA : 0.0) +
+        (g.esize == 8 ? NS_GEN_CHAIN_F64 : 0.0) +
+        ((g.cols + chunk_of(g.cols, log_p, len_log) - 1) / chunk_of(g.cols, log_p, len_log) - 1) *
+            NS_PER_ROUND;
     if (extract || pm_is_unique(b)) {
         lean_geom lgm;
         double c;

@@ -56,11 +56,10 @@ __device__ __forceinline__ int32_t rem_of(const int4 &r2, int k)
 // one round with cin, then each step of PM_DIRECT_STEP source trees issues all its loads
 // before its FMAs (a tiny block has at most one or two steps).
 template <typename T, int NT, bool BETA>
-__device__ __forceinline__ void direct_tile(const int4 r0, const int4 r1, const int4 r2,
-                                            const pm_tile_block *__restrict__ b,
-                                            const T *__restrict__ src, const T *__restrict__ cin,
-                                            const T *__restrict__ u, T *__restrict__ out,
-                                            T alpha, T beta)
+__device__ __forceinline__ void
+direct_tile(const int4 r0, const int4 r1, const int4 r2, const pm_tile_block *__restrict__ b,
+            const T *__restrict__ src, const T *__restrict__ cin, const T *__restrict__ u,
+            T *__restrict__ out, T alpha, T beta)
 {
     constexpr int D = PM_DIRECT_EPT, J = PM_DIRECT_STEP;
     const int64_t so = (int64_t)(((uint64_t)(uint32_t)r0.y << 32) | (uint32_t)r0.x);
