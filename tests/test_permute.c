@@ -124,42 +124,48 @@ static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *o
     return whole;
 }
 
-/* A direct tile of the tiled kernel, thread by thread: its elements, each summed over the
- * source trees in order (as the kernel's FMAs), from the same descriptor fields. */
+/* A direct tile of the tiled kernel, thread by thread, from its record alone (as the kernel):
+ * its elements, each summed over the source trees in order (as the kernel's FMAs). */
 static void emulate_direct(const pm_problem *p, const pm_tile_plan *tp, const pm_gen_tile *rec,
                            void *out, int *writes)
 {
     const int nt = 32 << tp->len_log;
     const pm_tile_block *b = &tp->blk[rec->blk];
-    const int32_t count = -rec->nr, e0 = pm_direct_first(rec);
-    cr_assert(count <= nt * PM_DIRECT_EPT && e0 + count <= b->rows * b->n, "direct tile range");
-    cr_assert(rec->src == b->src_off && rec->dst == b->dst_off && rec->u == b->u_off);
-    for (int m = 0; m < PM_DIRECT_EPT; m++)
-        for (int t = 0; t < nt; t++) {
-            const int32_t l = t + nt * m;
-            if (l >= count)
-                continue;
-            int32_t e = e0 + l, s = 0;
-            const int32_t i = e / b->n;
-            e -= i * b->n;
-            for (int k = 0; k < b->rank; k++) {
-                const int32_t q = e / b->ddim[k];
-                s += (e - q * b->ddim[k]) * b->sstr[k];
-                e = q;
-            }
-            double acc = 0.0;
-            for (int32_t j = 0; j < b->cols; j++) {
-                const int64_t from = rec->src + (int64_t)j * b->n + s;
-                cr_assert(from >= b->src_off && from < b->src_off + (int64_t)b->n * b->cols,
-                          "source read outside the block");
-                acc += get(p->u, p->esize, rec->u + (int64_t)i * b->cols + j) *
-                       get(p->src, p->esize, from);
-            }
-            const int64_t d = rec->dst + e0 + l;
-            writes[d]++;
-            set(out, p->esize, d,
-                p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+    uint32_t w[4];
+    int32_t count, cols, r0, rank;
+    memcpy(w, rec->rem, sizeof w);
+    pm_direct_fields(rec->nr, &count, &cols, &r0, &rank);
+    const int32_t n = pm_direct_n(w, rank);
+    cr_assert(n == b->n && cols == b->cols && rank == b->rank, "direct record fields");
+    cr_assert(count <= nt * PM_DIRECT_EPT && r0 < n, "direct tile range");
+    for (int t = 0; t < nt; t++) {
+        int32_t i;
+        const int32_t s = pm_direct_src(w, rank, n, r0 + t, &i);
+        if (t >= count)
+            continue;
+        /* The same element through the descriptor (pm_elem_src_off's arithmetic). */
+        int32_t e = (r0 + t) % n, s_ref = 0;
+        for (int k = 0; k < b->rank; k++) {
+            s_ref += (e % b->ddim[k]) * b->sstr[k];
+            e /= b->ddim[k];
         }
+        cr_assert_eq(s, s_ref, "direct tile: source offset");
+        double acc = 0.0;
+        for (int32_t j = 0; j < cols; j++) {
+            const int64_t from = rec->src + (int64_t)j * n + s, uo = rec->u + (int64_t)i * cols + j;
+            cr_assert(from >= b->src_off && from < b->src_off + (int64_t)b->n * b->cols,
+                      "source read outside the block");
+            cr_assert(uo >= b->u_off && uo < b->u_off + (int64_t)b->rows * b->cols,
+                      "U read outside the block");
+            acc += get(p->u, p->esize, uo) * get(p->src, p->esize, from);
+        }
+        const int64_t d = rec->dst + t;
+        cr_assert(d >= b->dst_off && d < b->dst_off + (int64_t)b->n * b->rows,
+                  "write outside the block");
+        writes[d]++;
+        set(out, p->esize, d,
+            p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+    }
 }
 
 /* The tiled kernel, thread by thread and phase by phase, in double, rounded to the element

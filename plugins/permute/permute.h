@@ -152,18 +152,59 @@ typedef struct pm_gen_tile {
 } pm_gen_tile;
 
 /* A direct tile (a tiny recoupling block, PM_FLAG_DIRECT) has a record of the same layout,
- * told apart by nr < 0: -nr consecutive destination elements of the block (tree-major, e = i*n
- * + offset in the tree) from its first, pm_direct_first (rem[0..1]); src, dst and u are the
- * block's offsets.  Each thread takes elements first + t + threads*m (m < PM_DIRECT_EPT) and
- * sums U[i][j] times its source element over the source trees j, PM_DIRECT_STEP trees' loads
- * at a time, as per_element's generic kernel does, but in the tiled launch: the chain of a
- * tile is record -> descriptor fields -> sources and U -> stores, with no shared memory. */
+ * told apart by nr < 0, that holds all the tile needs (no descriptor read): -> count
+ * consecutive destination elements (tree-major) from element e0 = i0 * n + r0 of the block;
+ * src is the block's source, dst its destination element e0, u its U row i0; nr packs count,
+ * cols, r0 and the rank (pm_direct_nr), rem[k] destination dim k | its source stride << 8.
+ * Each thread takes element e0 + t and sums U[i][j] times its source element over the source
+ * trees j, PM_DIRECT_STEP trees' loads at a time, as per_element's generic kernel does, but in
+ * the tiled launch: the chain of a tile is its record, then its sources and U, then the
+ * stores.  Hence n (and every dim and stride) at most PM_DIRECT_MAX_N, cols at most 31, and
+ * the tile at most 256 elements. */
 #define PM_DIRECT_EPT 1
 #define PM_DIRECT_STEP 8
+#define PM_DIRECT_MAX_N 255
 
-PM_HD int32_t pm_direct_first(const pm_gen_tile *g)
+PM_HD int32_t pm_direct_nr(int32_t count, int32_t cols, int32_t r0, int32_t rank)
 {
-    return (int32_t)((uint32_t)g->rem[0] | (uint32_t)g->rem[1] << 16);
+    return (int32_t)(0x80000000u | (uint32_t)(count - 1) | (uint32_t)cols << 8 |
+                     (uint32_t)r0 << 13 | (uint32_t)rank << 21);
+}
+
+PM_HD void pm_direct_fields(int32_t nr, int32_t *count, int32_t *cols, int32_t *r0, int32_t *rank)
+{
+    *count = (nr & 0xff) + 1;
+    *cols = (nr >> 8) & 31;
+    *r0 = (nr >> 13) & 0xff;
+    *rank = (nr >> 21) & 15;
+}
+
+/* Element r0 + l of a direct tile (w: rem as four 32-bit words): its tree from i0 (*tree)
+ * and its source offset within the tree (returned); n the block's tree size. */
+PM_HD int32_t pm_direct_src(const uint32_t *w, int32_t rank, int32_t n, int32_t e, int32_t *tree)
+{
+    int32_t s = 0;
+    *tree = e / n;
+    e -= *tree * n;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < rank) {
+            const uint32_t f = (w[k >> 1] >> (16 * (k & 1))) & 0xffff;
+            const int32_t d = (int32_t)(f & 0xff), q = e / d;
+            s += (e - q * d) * (int32_t)(f >> 8);
+            e = q;
+        }
+    }
+    return s;
+}
+
+/* A direct tile's tree size: the product of its dims. */
+PM_HD int32_t pm_direct_n(const uint32_t *w, int32_t rank)
+{
+    int32_t n = 1;
+    for (int k = 0; k < PM_MAX_RANK; k++)
+        if (k < rank)
+            n *= (int32_t)((w[k >> 1] >> (16 * (k & 1))) & 0xff);
+    return n;
 }
 
 /* Destination trees one thread of a general tile accumulates, and region elements. */

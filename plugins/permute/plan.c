@@ -49,11 +49,11 @@
 #define NS_GEN_CHAIN 1500.0
 #define NS_GEN_CHAIN_BETA 350.0
 #define NS_GEN_CHAIN_F64 350.0
-/* A direct tile's chain: its record, then the descriptor's fields and (with beta) cin, then
- * its source trees and U rows in one round (PM_DIRECT_STEP trees a round), then the stores.
- * A first guess from per_element's generic kernel, which does the same after one more
- * dependent load (run 8: 2.46 us for recoupling_small 0.1 f32, 0.46 over the model's launch). */
-#define NS_DIRECT_CHAIN 400.0
+/* A direct tile's chain: its record, then its source trees and U rows in one round
+ * (PM_DIRECT_STEP trees a round; with beta cin in the same round), then the stores.  A guess
+ * from per_element's generic kernel, which has two dependent loads before that round (owner,
+ * descriptor) and ran 0.46 us over the model's launch (run 8, recoupling_small 0.1 f32). */
+#define NS_DIRECT_CHAIN 300.0
 #define NS_DIRECT_CHAIN_F64 150.0
 #define NS_DIRECT_ROUND 300.0
 /* A direct tile's index arithmetic (a division per axis) per element, and one (coefficient,
@@ -167,11 +167,12 @@ static double direct_cost(const geom *g, int len_log, double *chain)
 }
 
 /* Whether a block may go on direct tiles: a recoupling block of at most two steps of source
- * trees (a longer chain of loads than that is the general tile's domain; the model's
- * chain for it is a guess) whose elements fit the record's 32-bit first element. */
+ * trees (a longer chain of loads than that is the general tile's domain; the model's chain
+ * for it is a guess) whose trees fit the record's 8-bit fields (permute.h). */
 static int direct_fits(const pm_block *b)
 {
-    return !pm_is_unique(b) && b->cols <= 2 * PM_DIRECT_STEP && b->n * b->rows < INT32_MAX / 2;
+    return !pm_is_unique(b) && b->cols <= 2 * PM_DIRECT_STEP && b->n <= PM_DIRECT_MAX_N &&
+           b->n * b->rows < INT32_MAX / 2;
 }
 
 /* Greedy doubling of the extents (trees included), keeping the cheapest shape seen. */
@@ -612,8 +613,8 @@ static void gen_fill(const pm_tile_block *t, int bi, pm_gen_tile *out)
 }
 
 /* The records of direct block bi at tile length len_log (permute.h, PM_FLAG_DIRECT): runs of
- * threads x PM_DIRECT_EPT consecutive destination elements (tree-major), nr the negated count
- * and rem[0..1] the first element; returns how many. */
+ * threads x PM_DIRECT_EPT consecutive destination elements (tree-major); out NULL: count
+ * only.  Returns how many. */
 static int64_t direct_fill(const pm_tile_block *t, int bi, int len_log, pm_gen_tile *out)
 {
     const int32_t per = (32 << len_log) * PM_DIRECT_EPT, total = t->rows * t->n;
@@ -625,12 +626,12 @@ static int64_t direct_fill(const pm_tile_block *t, int bi, int len_log, pm_gen_t
             continue;
         memset(g, 0, sizeof *g);
         g->src = t->src_off;
-        g->dst = t->dst_off;
-        g->u = t->u_off;
+        g->dst = t->dst_off + e0;
+        g->u = t->u_off + (int64_t)(e0 / t->n) * t->cols;
         g->blk = bi;
-        g->nr = -(total - e0 < per ? total - e0 : per);
-        g->rem[0] = (uint16_t)(e0 & 0xffff);
-        g->rem[1] = (uint16_t)((uint32_t)e0 >> 16);
+        g->nr = pm_direct_nr(total - e0 < per ? total - e0 : per, t->cols, e0 % t->n, t->rank);
+        for (int k = 0; k < t->rank; k++)
+            g->rem[k] = (uint16_t)(t->ddim[k] | t->sstr[k] << 8);
     }
     return at;
 }
