@@ -124,6 +124,50 @@ static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *o
     return whole;
 }
 
+/* A direct tile of the tiled kernel, thread by thread, from its record alone (as the kernel):
+ * its elements, each summed over the source trees in order (as the kernel's FMAs). */
+static void emulate_direct(const pm_problem *p, const pm_tile_plan *tp, const pm_gen_tile *rec,
+                           void *out, int *writes)
+{
+    const int nt = 32 << tp->len_log;
+    const pm_tile_block *b = &tp->blk[rec->blk];
+    uint32_t w[4];
+    int32_t count, cols, r0, rank;
+    memcpy(w, rec->rem, sizeof w);
+    pm_direct_fields(rec->nr, &count, &cols, &r0, &rank);
+    const int32_t n = pm_direct_n(w, rank);
+    cr_assert(n == b->n && cols == b->cols && rank == b->rank, "direct record fields");
+    cr_assert(count <= nt * PM_DIRECT_EPT && r0 < n, "direct tile range");
+    for (int t = 0; t < nt; t++) {
+        int32_t i;
+        const int32_t s = pm_direct_src(w, rank, n, r0 + t, &i);
+        if (t >= count)
+            continue;
+        /* The same element through the descriptor (pm_elem_src_off's arithmetic). */
+        int32_t e = (r0 + t) % n, s_ref = 0;
+        for (int k = 0; k < b->rank; k++) {
+            s_ref += (e % b->ddim[k]) * b->sstr[k];
+            e /= b->ddim[k];
+        }
+        cr_assert_eq(s, s_ref, "direct tile: source offset");
+        double acc = 0.0;
+        for (int32_t j = 0; j < cols; j++) {
+            const int64_t from = rec->src + (int64_t)j * n + s, uo = rec->u + (int64_t)i * cols + j;
+            cr_assert(from >= b->src_off && from < b->src_off + (int64_t)b->n * b->cols,
+                      "source read outside the block");
+            cr_assert(uo >= b->u_off && uo < b->u_off + (int64_t)b->rows * b->cols,
+                      "U read outside the block");
+            acc += get(p->u, p->esize, uo) * get(p->src, p->esize, from);
+        }
+        const int64_t d = rec->dst + t;
+        cr_assert(d >= b->dst_off && d < b->dst_off + (int64_t)b->n * b->rows,
+                  "write outside the block");
+        writes[d]++;
+        set(out, p->esize, d,
+            p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+    }
+}
+
 /* The tiled kernel, thread by thread and phase by phase, in double, rounded to the element
  * type on store: its general tiles, then its lean ones.  Counts the writes of every output
  * element into `writes`; returns how many tiles lay wholly inside their block. */
@@ -141,6 +185,11 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
         const pm_tile_block *b = &tp->blk[bi];
         int32_t rem[PM_MAX_RANK] = {0}, inside = 1;
         cr_assert_eq(bi, pm_find_block(tp->begin, tp->n_blocks, tile));
+        cr_assert_eq(rec->nr < 0, (b->flags & PM_FLAG_DIRECT) != 0, "tile %d: kind", tile);
+        if (rec->nr < 0) {
+            emulate_direct(p, tp, rec, out, writes);
+            continue;
+        }
         for (int k = 0; k < PM_MAX_RANK; k++) {
             rem[k] = rec->rem[k];
             if (k < b->rank) {
@@ -520,11 +569,22 @@ static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta)
     cr_expect_leq(err, 1.0, "%s f%d beta %g: host err %g/bound", pm_preset_name(preset), 8 * esize,
                   beta, err);
 
-    for (int len = -1; len < PM_N_LENGTHS; len++) {
+    /* Every tile length with direct tiles where the model wants them, then the model's length
+     * without them (tile_direct = 0: every recoupling block on general tiles). */
+    for (int len = -1; len <= PM_N_LENGTHS; len++) {
         pm_tile_plan tp;
+        const int direct = len < PM_N_LENGTHS;
         memset(out, 0xff, (size_t)p.dst_elems * esize);
         memset(writes, 0, (size_t)p.dst_elems * sizeof *writes);
-        cr_assert_eq(pm_plan_tiles(&p, NULL, NULL, len, &tp, msg), KB_OK, "%s", msg);
+        cr_assert_eq(pm_plan_tiles_direct(&p, NULL, NULL, direct ? len : -1, direct, &tp, msg),
+                     KB_OK, "%s", msg);
+        int direct_blocks = 0;
+        for (int b = 0; b < tp.n_blocks; b++)
+            direct_blocks += (tp.blk[b].flags & PM_FLAG_DIRECT) != 0;
+        if (!direct)
+            cr_expect_eq(direct_blocks, 0, "tile_direct = 0 planned direct tiles");
+        else if (len < 0 && (preset == PM_RECOUPLING_SMALL || preset == PM_MANY_SMALL))
+            cr_expect_gt(direct_blocks, 0, "%s: no direct tiles", pm_preset_name(preset));
         int64_t inside = emulate_tiled(&p, &tp, out, NULL, writes, 0);
         expect_once(&p, writes, "tiled");
         if (preset == PM_FEW_LARGE || preset == PM_MIXED)

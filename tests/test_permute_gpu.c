@@ -92,6 +92,49 @@ Test(permute_gpu, tiled_keeps_its_distance_to_per_element, .timeout = 600)
     kbi_results_free(&set);
 }
 
+/* Issue 12 on the small presets (launch latency): tiled, with direct tiles for the tiny
+ * recoupling blocks, no slower than per_element on recoupling_small, many_small and mixed at
+ * scale 0.1 (run 8, general tiles only: 0.65-0.74x on recoupling_small); the plan without
+ * direct tiles (tile_direct = 0, run 8's) still verifies. */
+Test(permute_gpu, tiled_no_slower_than_per_element_on_small_presets, .timeout = 300)
+{
+    static const char *presets[] = {"recoupling_small", "many_small", "mixed"};
+    kbi_result_set set = {0};
+    need_gpu();
+    cr_expect_eq(run_profile_text("[run]\nwarmup = 2\nmin_samples = 5\nmin_time = 0.1\ntimeout = "
+                                  "120\ncache = hot\n[permute]\nvariants = per_element, tiled\n"
+                                  "preset = recoupling_small, many_small, mixed\nscale = 0.1\n"
+                                  "[permute.general]\nvariants = tiled\n"
+                                  "preset = recoupling_small, many_small, mixed\nscale = 0.1\n"
+                                  "tile_direct = 0\n",
+                                  &set),
+                 0);
+    cr_assert_eq(set.n_cases, 9);
+    for (size_t i = 0; i < set.n_cases; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        cr_expect(c->status == KBI_ST_OK && c->has_verify && c->verify_passed, "%s: %s", c->id,
+                  c->message);
+    }
+    for (int k = 0; k < 3; k++) {
+        double pe = 0.0, ti = 0.0;
+        char key[64];
+        snprintf(key, sizeof key, "preset=%s,", presets[k]);
+        for (size_t i = 0; i < set.n_cases; i++) {
+            const kbi_case_result *c = &set.cases[i];
+            if (!strstr(c->id, key) || c->status != KBI_ST_OK)
+                continue;
+            if (strcmp(c->variant, "per_element") == 0)
+                pe = c->stats.median;
+            else if (strstr(c->id, "tile_direct=1"))
+                ti = c->stats.median;
+        }
+        printf("%s 0.1: per_element %.2f us, tiled %.2f us\n", presets[k], pe * 1e6, ti * 1e6);
+        cr_expect(pe > 0 && ti > 0 && ti <= pe, "%s: tiled %.2f us vs per_element %.2f us",
+                  presets[k], ti * 1e6, pe * 1e6);
+    }
+    kbi_results_free(&set);
+}
+
 static double metric_of(const kbi_result_set *set, const char *variant, const char *name)
 {
     for (size_t i = 0; i < set->n_cases; i++) {

@@ -170,4 +170,60 @@ step_permute_dense_ab() {
     d="$OUT/results/ncu-permute-dense-$i"
     ncu_full /tmp/permute-dense-ncu.ini "$c" "$d"
   done
+
+# Issue 12, the small presets (pure launch latency): per_element, tiled (direct tiles for tiny
+# recoupling blocks), tiled with tile_direct = 0 (every recoupling block on general tiles, the
+# choice of run 8), auto and copy, at scale 0.1 and 1, float32 and float64, beta 0 and 0.5
+# (160 cases); large_u at scale 0.1 (8 cases: the model's fixed general-tile chain moves its
+# f32 beta 0 tile length from 32 to 256); then the launch floor in the same timing mode: one
+# block of one element, as a lean tile (rows 1) and as a direct tile (rows 2), against
+# per_element and copy (6 cases).
+# Short sampling as step_permute_quick; about 60-90 s.
+step_permute_small_ab() {
+  cat >/tmp/permute-small-ab.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 5
+min_time = 0.05
+max_noise = 0.05
+timeout = 60
+cache = hot
+seed = 1
+
+[permute]
+variants = per_element, tiled, auto, copy
+baseline = copy
+preset = abelian_small, recoupling_small, many_small, mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 0.1, 1
+
+[permute.old]
+variants = tiled
+preset = abelian_small, recoupling_small, many_small, mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 0.1, 1
+tile_direct = 0
+
+[permute.large_u]
+variants = per_element, tiled
+preset = large_u
+dtype = f32, f64
+beta = 0, 0.5
+scale = 0.1
+
+[permute.floor]
+variants = per_element, tiled, copy
+baseline = copy
+preset = custom
+n_blocks = 1
+rank = 1
+dmin = 1
+dmax = 1
+rows_min = 1, 2
+rows_max = 1, 2
+zip = rows_min+rows_max
+INI
+  "$B/kbench" run /tmp/permute-small-ab.ini --out "$OUT/results/permute-small-ab"
 }

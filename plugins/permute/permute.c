@@ -70,6 +70,8 @@ static const kb_param params[] = {
      "tiled, gemm, fused, auto: lean-only launches (no general tile): 3 pipelines up to 4 lean "
      "tiles a CTA (the next tile's loads before this one's writes), 2 is v2's one tile a CTA",
      NULL},
+    {"tile_direct", KB_PARAM_INT, "1",
+     "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never", NULL},
 };
 
 static const kb_metric_def metrics[] = {
@@ -112,6 +114,7 @@ typedef struct state {
     cudaStream_t own;
     double predicted_ns;
     int launches;
+    int direct; /* tile_direct */
 } state;
 
 /* ---- parameters and prepare ------------------------------------------------------------- */
@@ -439,7 +442,7 @@ static int plan_device(state *s, int len_log, char *msg)
         pm_tile_plan all;
         double other = 0.0;
         int any_gemm = 0, any_fused = 0;
-        rc = pm_plan_tiles(p, NULL, NULL, len_log, &all, msg);
+        rc = pm_plan_tiles_direct(p, NULL, NULL, len_log, s->direct, &all, msg);
         if (rc != KB_OK)
             goto done;
         for (int b = 0; b < p->n_blocks; b++) {
@@ -456,7 +459,8 @@ static int plan_device(state *s, int len_log, char *msg)
             other += PM_LAUNCH_NS * (any_fused + any_gemm * (1 + (p->beta != 0.0)));
             for (int b = 0; b < p->n_blocks; b++)
                 tvia[b] = via[b] == 3 ? 0 : via[b];
-            rc = pm_plan_tiles(p, tvia, ws_off, len_log, &mixed, msg); /* ws_off unused yet */
+            rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, s->direct, &mixed,
+                                      msg); /* ws_off unused yet */
             if (rc != KB_OK) {
                 pm_tile_plan_free(&all);
                 goto done;
@@ -477,7 +481,7 @@ static int plan_device(state *s, int len_log, char *msg)
         KB_CUDA_GOTO(cudaMalloc(&s->d_ws, (size_t)ws * (size_t)p->esize), msg, done);
     for (int b = 0; b < p->n_blocks; b++)
         tvia[b] = via[b] == 3 ? 0 : via[b];
-    rc = pm_plan_tiles(p, tvia, ws_off, len_log, &s->tp, msg);
+    rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, s->direct, &s->tp, msg);
     if (rc != KB_OK)
         goto done;
     if (s->lean == 2)
@@ -506,7 +510,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0, lean = 3;
+    int64_t tile_len = 0, lean = 3, tile_direct = 1;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -531,6 +535,15 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "%s belongs to tiled, gemm, fused and auto", tile_len ? "tile_len" : "lean");
         return KB_SKIP;
     }
+    if (c->host->param_int(c->params, "tile_direct", &tile_direct) != KB_OK ||
+        (tile_direct != 0 && tile_direct != 1)) {
+        kb_msgf(msg, "tile_direct: expected 0 or 1");
+        return KB_BAD_PARAM;
+    }
+    if (!tile_direct && c->variant != V_TILED && c->variant != V_AUTO) {
+        kb_msgf(msg, "tile_direct belongs to tiled and auto");
+        return KB_SKIP;
+    }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
         kb_msgf(msg, "parameter gemm_call missing");
         return KB_BAD_PARAM;
@@ -548,6 +561,7 @@ static int init(const kb_case *c, void **out, char *msg)
     s->host = c->host;
     s->gp.loop = strcmp(gemm_call, "loop") == 0;
     s->lean = (int)lean;
+    s->direct = (int)tile_direct;
     if (c->struct_size >= offsetof(kb_case, handle) + sizeof c->handle) {
         s->handle = c->handle;
         s->prob = c->shared;

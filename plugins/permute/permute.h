@@ -92,6 +92,7 @@ static inline int pm_is_unique(const pm_block *b)
 
 #define PM_FLAG_UNIQUE 0x1 /* rows = cols = 1, U = [1]: no coefficient read */
 #define PM_FLAG_TO_WS 0x2  /* extract: write the permuted tree to the workspace, no alpha/beta */
+#define PM_FLAG_DIRECT 0x4 /* a recoupling block on direct tiles (pm_gen_tile, nr < 0) */
 
 /* One block of a tiled launch.  A tile is 2^lg[k] elements along destination axis k (their
  * product 2^log_p, the region) times 2^log_r consecutive destination trees; within the region,
@@ -149,6 +150,62 @@ typedef struct pm_gen_tile {
     int32_t nr;                /* destination trees of the tile */
     uint16_t rem[PM_MAX_RANK]; /* the region's extent inside the block along destination axis k */
 } pm_gen_tile;
+
+/* A direct tile (a tiny recoupling block, PM_FLAG_DIRECT) has a record of the same layout,
+ * told apart by nr < 0, that holds all the tile needs (no descriptor read): -> count
+ * consecutive destination elements (tree-major) from element e0 = i0 * n + r0 of the block;
+ * src is the block's source, dst its destination element e0, u its U row i0; nr packs count,
+ * cols, r0 and the rank (pm_direct_nr), rem[k] destination dim k | its source stride << 8.
+ * Each thread takes element e0 + t and sums U[i][j] times its source element over the source
+ * trees j, PM_DIRECT_STEP trees' loads at a time, as per_element's generic kernel does, but in
+ * the tiled launch: the chain of a tile is its record, then its sources and U, then the
+ * stores.  Hence n (and every dim and stride) at most PM_DIRECT_MAX_N, cols at most 31, and
+ * the tile at most 256 elements. */
+#define PM_DIRECT_EPT 1
+#define PM_DIRECT_STEP 8
+#define PM_DIRECT_MAX_N 255
+
+PM_HD int32_t pm_direct_nr(int32_t count, int32_t cols, int32_t r0, int32_t rank)
+{
+    return (int32_t)(0x80000000u | (uint32_t)(count - 1) | (uint32_t)cols << 8 |
+                     (uint32_t)r0 << 13 | (uint32_t)rank << 21);
+}
+
+PM_HD void pm_direct_fields(int32_t nr, int32_t *count, int32_t *cols, int32_t *r0, int32_t *rank)
+{
+    *count = (nr & 0xff) + 1;
+    *cols = (nr >> 8) & 31;
+    *r0 = (nr >> 13) & 0xff;
+    *rank = (nr >> 21) & 15;
+}
+
+/* Element r0 + l of a direct tile (w: rem as four 32-bit words): its tree from i0 (*tree)
+ * and its source offset within the tree (returned); n the block's tree size. */
+PM_HD int32_t pm_direct_src(const uint32_t *w, int32_t rank, int32_t n, int32_t e, int32_t *tree)
+{
+    int32_t s = 0;
+    *tree = e / n;
+    e -= *tree * n;
+    for (int k = 0; k < PM_MAX_RANK; k++) {
+        if (k < rank) {
+            const uint32_t f = (w[k >> 1] >> (16 * (k & 1))) & 0xffff;
+            const int32_t d = (int32_t)(f & 0xff), q = e / d;
+            s += (e - q * d) * (int32_t)(f >> 8);
+            e = q;
+        }
+    }
+    return s;
+}
+
+/* A direct tile's tree size: the product of its dims. */
+PM_HD int32_t pm_direct_n(const uint32_t *w, int32_t rank)
+{
+    int32_t n = 1;
+    for (int k = 0; k < PM_MAX_RANK; k++)
+        if (k < rank)
+            n *= (int32_t)((w[k >> 1] >> (16 * (k & 1))) & 0xff);
+    return n;
+}
 
 /* Destination trees one thread of a general tile accumulates, and region elements. */
 #define PM_GEN_RB 4
@@ -393,6 +450,10 @@ double pm_check(const pm_problem *p, const void *out, int64_t *bad);
  * extracted trees (unique pseudo-blocks) to a workspace at ws_off[b]. */
 int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
                   int len_log, pm_tile_plan *out, char *msg);
+/* The same, with direct tiles for the recoupling blocks where the model prefers them only if
+ * direct_ok (0: general tiles for all of them, the choice before direct tiles existed). */
+int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
+                         int len_log, int direct_ok, pm_tile_plan *out, char *msg);
 void pm_tile_plan_free(pm_tile_plan *t);
 /* Predicted time of block b through the tiled kernel at tile length len_log (ns). */
 double pm_tiled_cost(const pm_problem *p, const pm_block *b, int len_log, pm_tile_block *shape);

@@ -46,6 +46,25 @@
  * the SMs at every tile length), fewer tiles a CTA on smaller launches. */
 #define LEAN_PER 4
 #define LEAN_MIN_CTAS (132 * 8)
+/* The latency of a general tile's first round (record, descriptor into shared memory, the
+ * gather, a barrier, the recoupling, the stores; with beta a cin load after the recoupling):
+ * run 8 (be12218) measured the small recoupling presets 1.4-2.5 us over the model's launch
+ * and sum of costs (recoupling_small 0.1 f32 beta 0: 3.37 us, predicted 2.01; many_small
+ * 3.77, 2.06; recoupling_small 1: 3.83, 2.05), 0.35 us more with beta, 0.35 more in float64. */
+#define NS_GEN_CHAIN 1500.0
+#define NS_GEN_CHAIN_BETA 350.0
+#define NS_GEN_CHAIN_F64 350.0
+/* A direct tile's chain: its record, then its source trees and U rows in one round
+ * (PM_DIRECT_STEP trees a round; with beta cin in the same round), then the stores.  A guess
+ * from per_element's generic kernel, which has two dependent loads before that round (owner,
+ * descriptor) and ran 0.46 us over the model's launch (run 8, recoupling_small 0.1 f32). */
+#define NS_DIRECT_CHAIN 300.0
+#define NS_DIRECT_CHAIN_F64 150.0
+#define NS_DIRECT_ROUND 300.0
+/* A direct tile's index arithmetic (a division per axis) per element, and one (coefficient,
+ * source element) pair, both through L1/L2. */
+#define NS_PER_DIRECT_ELEM 0.003
+#define NS_PER_DIRECT_PAIR 0.002
 
 static void merge_block(const pm_block *b, pm_block *v);
 
@@ -130,6 +149,35 @@ static double shape_cost(const geom *g, const int *lg, int log_r, int len_log, i
         ns += tiles * (double)(1 << log_r) * g->cols *
               (NS_PER_COEF + (double)(1 << log_p) * NS_PER_FMA * (g->esize / 4));
     return ns;
+}
+
+/* Predicted ns of a recoupling block on direct tiles (permute.h, PM_FLAG_DIRECT) at tile
+ * length len_log, and in *chain the latency of one of its tiles: each destination element
+ * reads its source element in every source tree and its row of U, so the source trees are read
+ * once per destination tree (no reuse across trees as in the general tile: only for tiny
+ * blocks, where that does not matter and the general tile's chain does). */
+static double direct_cost(const geom *g, int len_log, double *chain)
+{
+    double n = 1.0, elems, tiles;
+    for (int k = 0; k < g->rank; k++)
+        n *= g->ddim[k];
+    elems = n * g->rows;
+    tiles = ceil(elems / ((32 << len_log) * PM_DIRECT_EPT));
+    *chain = NS_DIRECT_CHAIN + (g->esize == 8 ? NS_DIRECT_CHAIN_F64 : 0.0) +
+             (double)((g->cols - 1) / PM_DIRECT_STEP) * NS_DIRECT_ROUND;
+    return (g->rows * (g->cols + (g->beta ? 2 : 1)) * sectors(n * g->esize, g->esize)) *
+               NS_PER_SECTOR +
+           tiles * (NS_PER_TILE + (32 << len_log) * NS_PER_THREAD) +
+           elems * (NS_PER_DIRECT_ELEM + g->cols * NS_PER_DIRECT_PAIR * (g->esize / 4));
+}
+
+/* Whether a block may go on direct tiles: a recoupling block of at most two steps of source
+ * trees (a longer chain of loads than that is the general tile's domain; the model's chain
+ * for it is a guess) whose trees fit the record's 8-bit fields (permute.h). */
+static int direct_fits(const pm_block *b)
+{
+    return !pm_is_unique(b) && b->cols <= 2 * PM_DIRECT_STEP && b->n <= PM_DIRECT_MAX_N &&
+           b->n * b->rows < INT32_MAX / 2;
 }
 
 /* Greedy doubling of the extents (trees included), keeping the cheapest shape seen. */
@@ -241,6 +289,10 @@ double pm_tiled_cost(const pm_problem *p, const pm_block *b, int len_log, pm_til
     c = best_shape(&g, len_log, pm_is_unique(b), lg, &log_r);
     if (shape)
         fill_tile(p, &v, &g, lg, log_r, len_log, b->dst_off, shape);
+    if (direct_fits(b)) { /* the cheaper of the two tile kinds (the launch's chain aside) */
+        double ch, d = direct_cost(&g, len_log, &ch);
+        return d < c ? d : c;
+    }
     return c;
 }
 
@@ -489,10 +541,12 @@ static double lean_cost(const lean_geom *g, int trees, int esize, int beta, int 
 
 /* A block's best cost at tile length len_log and whether the lean path gives it: abelian
  * blocks and extracts go lean unless the general tile is cheaper (tiny blocks whose lean
- * tiles would be mostly idle).  *rounds: its tiles' dependent gather rounds (shared-memory
- * fills; 1 for a lean tile), the length of its tiles' chain (pm_plan_tiles). */
+ * tiles would be mostly idle); recoupling blocks go on direct tiles (*direct) where those,
+ * chain included, are cheaper than the general tiles (with direct_ok).  *chain: the latency
+ * of one of its tiles beyond the launch (ns; 0 for a lean tile), of which a launch takes at
+ * least the longest (pm_plan_tiles). */
 static double block_cost(const pm_problem *p, const pm_block *b, int extract, int len_log,
-                         int *lean, int *rounds)
+                         int direct_ok, int *lean, int *direct, double *chain)
 {
     geom g;
     int lg[PM_MAX_RANK], lr, log_p = 0;
@@ -502,29 +556,44 @@ static double block_cost(const pm_problem *p, const pm_block *b, int extract, in
     geom_of(p, &v, extract, &g);
     general = best_shape(&g, len_log, extract || pm_is_unique(b), lg, &lr);
     *lean = extract; /* the general tiles do not write the workspace */
-    *rounds = 1;
+    *direct = 0;
+    for (int k = 0; k < g.rank; k++)
+        log_p += lg[k];
+    /* The general tile's chain: the first round, and each further gather round exposes a
+     * dependent load round trip and a barrier. */
+    *chain =
+        NS_GEN_CHAIN + (g.beta ? NS_GEN_CHAIN_BETA : 0.0) +
+        (g.esize == 8 ? NS_GEN_CHAIN_F64 : 0.0) +
+        ((g.cols + chunk_of(g.cols, log_p, len_log) - 1) / chunk_of(g.cols, log_p, len_log) - 1) *
+            NS_PER_ROUND;
     if (extract || pm_is_unique(b)) {
         lean_geom lgm;
         double c;
         lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
         c = lean_cost(&lgm, extract ? b->cols : 1, p->esize, !extract && p->beta != 0.0, len_log);
-        if (extract || c <= GENERAL_SLOWDOWN * general) {
+        /* With direct tiles (the model since run 8), a general tile's chain counts against it:
+         * one tiny abelian block on a general tile would set the launch's time. */
+        if (extract || c <= GENERAL_SLOWDOWN * general + (direct_ok ? *chain : 0.0)) {
             *lean = 1;
+            *chain = 0.0;
             return c;
         }
     }
-    for (int k = 0; k < g.rank; k++)
-        log_p += lg[k];
-    *rounds = (g.cols + chunk_of(g.cols, log_p, len_log) - 1) / chunk_of(g.cols, log_p, len_log);
+    if (direct_ok && direct_fits(b)) {
+        double ch, d = direct_cost(&g, len_log, &ch);
+        if (d + ch < general + *chain) {
+            *direct = 1;
+            *chain = ch;
+            return d;
+        }
+    }
     return general;
 }
 
-/* A launch takes at least its longest tile's chain: the rounds after the first (which the
- * launch's own cost holds) each expose a dependent load round trip and a barrier.  Where the
- * tiles are few (one wave) this, not the sum of their costs, is the time. */
-static double chain_ns(double sum, int rounds)
+/* A launch takes at least its longest tile's chain; where the tiles are few (one wave) this,
+ * not the sum of their costs, is the time. */
+static double chain_ns(double sum, double chain)
 {
-    const double chain = (rounds - 1) * NS_PER_ROUND;
     return sum > chain ? sum : chain;
 }
 
@@ -561,6 +630,30 @@ static void gen_fill(const pm_tile_block *t, int bi, pm_gen_tile *out)
     }
 }
 
+/* The records of direct block bi at tile length len_log (permute.h, PM_FLAG_DIRECT): runs of
+ * threads x PM_DIRECT_EPT consecutive destination elements (tree-major); out NULL: count
+ * only.  Returns how many. */
+static int64_t direct_fill(const pm_tile_block *t, int bi, int len_log, pm_gen_tile *out)
+{
+    const int32_t per = (32 << len_log) * PM_DIRECT_EPT, total = t->rows * t->n;
+    int64_t at = 0;
+    for (int32_t e0 = 0; e0 < total; e0 += per) {
+        pm_gen_tile *g = out ? &out[at] : NULL;
+        at++;
+        if (!g)
+            continue;
+        memset(g, 0, sizeof *g);
+        g->src = t->src_off;
+        g->dst = t->dst_off + e0;
+        g->u = t->u_off + (int64_t)(e0 / t->n) * t->cols;
+        g->blk = bi;
+        g->nr = pm_direct_nr(total - e0 < per ? total - e0 : per, t->cols, e0 % t->n, t->rank);
+        for (int k = 0; k < t->rank; k++)
+            g->rem[k] = (uint16_t)(t->ddim[k] | t->sstr[k] << 8);
+    }
+    return at;
+}
+
 /* Schedule order: blocks with more source trees first (their tiles run longest). */
 typedef struct order {
     int idx, cols;
@@ -577,9 +670,17 @@ static int by_cols(const void *a, const void *b)
 int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
                   int len_log, pm_tile_plan *out, char *msg)
 {
+    return pm_plan_tiles_direct(p, which, ws_off, len_log, 1, out, msg);
+}
+
+int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
+                         int len_log, int direct_ok, pm_tile_plan *out, char *msg)
+{
     order *ord = NULL;
-    unsigned char *lean_of = NULL;
-    int n = 0, rc = KB_OK, chain = 1;
+    unsigned char *lean_of = NULL; /* per block: 1 lean, 2 direct, 0 general tiles */
+    int n = 0, rc = KB_OK, any_direct = 0;
+    const int len_arg = len_log;
+    double chain = 0.0;
     memset(out, 0, sizeof *out);
     ord = malloc((size_t)(p->n_blocks ? p->n_blocks : 1) * sizeof *ord);
     if (!ord)
@@ -593,19 +694,22 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         }
     qsort(ord, (size_t)n, sizeof *ord, by_cols);
     if (len_log < 0) { /* the tile length of least total cost */
-        double best = INFINITY;
+        double best = INFINITY, best_sum = INFINITY;
         for (int l = 0; l < PM_N_LENGTHS; l++) {
-            double total = 0.0;
-            int rounds = 1;
+            double total = 0.0, longest = 0.0, sum;
             for (int i = 0; i < n; i++) {
-                int lean, r;
+                int lean, direct;
+                double ch;
                 total += block_cost(p, &p->blocks[ord[i].idx], which && which[ord[i].idx] == 2, l,
-                                    &lean, &r);
-                rounds = r > rounds ? r : rounds;
+                                    direct_ok, &lean, &direct, &ch);
+                longest = ch > longest ? ch : longest;
             }
-            total = chain_ns(total, rounds);
-            if (total < best) {
+            sum = total;
+            total = chain_ns(total, longest);
+            /* Where the chain sets the time at several lengths, the least work among them. */
+            if (total < best - 1e-6 || (total < best + 1e-6 && sum < best_sum)) {
                 best = total;
+                best_sum = sum;
                 len_log = l;
             }
         }
@@ -622,9 +726,9 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         goto nomem;
     for (int i = 0; i < n; i++) {
         const pm_block *b = &p->blocks[ord[i].idx];
-        int extract = which && which[ord[i].idx] == 2, lean, r;
-        double c = block_cost(p, b, extract, len_log, &lean, &r);
-        lean_of[i] = (unsigned char)lean;
+        int extract = which && which[ord[i].idx] == 2, lean, direct;
+        double ch, c = block_cost(p, b, extract, len_log, direct_ok, &lean, &direct, &ch);
+        lean_of[i] = (unsigned char)(lean ? 1 : direct ? 2 : 0);
         if (lean) {
             lean_geom lgm;
             lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
@@ -648,7 +752,7 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
         const pm_block *b = &p->blocks[ord[i].idx];
         int extract = which && which[ord[i].idx] == 2;
         lean_geom lgm;
-        if (!lean_of[i])
+        if (lean_of[i] != 1)
             continue;
         lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
         j += (int)lean_fill(&lgm, b->src_off, extract ? ws_off[ord[i].idx] : b->dst_off,
@@ -657,20 +761,31 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
     out->n_blocks = 0;
     for (int i = 0, k = 0; i < n; i++) {
         const pm_block *b = &p->blocks[ord[i].idx];
-        int lg[PM_MAX_RANK], lr;
+        int lg[PM_MAX_RANK] = {0}, lr = 0, lean, direct;
+        double ch;
         geom g;
         pm_block v;
-        if (lean_of[i])
+        if (lean_of[i] == 1)
             continue;
         pm_tile_block *t = &out->blk[k++];
         out->n_blocks = k;
         merge_block(b, &v);
         geom_of(p, &v, 0, &g);
-        out->predicted_ns += best_shape(&g, len_log, pm_is_unique(b), lg, &lr);
+        out->predicted_ns += block_cost(p, b, 0, len_log, direct_ok, &lean, &direct, &ch);
+        chain = ch > chain ? ch : chain;
+        if (lean_of[i] == 0)
+            best_shape(&g, len_log, pm_is_unique(b), lg, &lr);
         fill_tile(p, &v, &g, lg, lr, len_log, b->dst_off, t);
-        if ((t->cols + t->chunk - 1) / t->chunk > chain)
-            chain = (t->cols + t->chunk - 1) / t->chunk;
         int64_t tiles = (int64_t)t->n_sp * ((t->rows + (1 << t->log_r) - 1) >> t->log_r);
+        if (lean_of[i] == 2) { /* direct: no shared memory */
+            any_direct = 1;
+            t->flags |= PM_FLAG_DIRECT;
+            t->chunk = 0;
+            tiles = direct_fill(t, k - 1, len_log, NULL);
+            out->begin[k - 1] = (int32_t)out->tiles;
+            out->tiles += tiles;
+            continue;
+        }
         if (out->tiles + tiles >= INT32_MAX) {
             kb_msgf(msg, "over 2^31 tiles in one launch");
             rc = KB_SKIP;
@@ -694,13 +809,33 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
     if (!out->gen)
         goto nomem;
     for (int i = 0; i < n; i++)
-        gen_fill(&out->blk[i], i, out->gen + out->begin[i]);
+        if (out->blk[i].flags & PM_FLAG_DIRECT)
+            direct_fill(&out->blk[i], i, len_log, out->gen + out->begin[i]);
+        else
+            gen_fill(&out->blk[i], i, out->gen + out->begin[i]);
     out->lean_per = out->tiles == 0 ? lean_per_of(out->lean_tiles) : 0;
     out->predicted_ns = chain_ns(out->predicted_ns, chain);
     if (out->tiles + out->lean_tiles)
         out->predicted_ns += PM_LAUNCH_NS;
     free(ord);
     free(lean_of);
+    if (any_direct) {
+        /* Each block chose direct tiles by their cost plus chain against the general tile's;
+         * where the launch is not one wave of chains (the sum of costs is the time), the
+         * plan without them may be cheaper: keep the cheaper of the two. */
+        pm_tile_plan alt;
+        rc = pm_plan_tiles_direct(p, which, ws_off, len_arg, 0, &alt, msg);
+        if (rc != KB_OK) {
+            pm_tile_plan_free(out);
+            return rc;
+        }
+        if (alt.predicted_ns < out->predicted_ns) {
+            pm_tile_plan_free(out);
+            *out = alt;
+        } else {
+            pm_tile_plan_free(&alt);
+        }
+    }
     return KB_OK;
 nomem:
     kb_msgf(msg, "out of host memory planning tiles");

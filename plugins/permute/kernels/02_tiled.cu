@@ -18,6 +18,13 @@
 // and it is what the dense permutes need: few instructions per element and a small register
 // footprint (the general tile's descriptor, parts and 8 slots cost 80-120 registers).
 //
+// Direct tiles (tiny recoupling blocks, permute.h PM_FLAG_DIRECT) share the general tiles'
+// records and CTA range (nr < 0 tells them apart): a thread per destination element sums
+// U[i][j] times its source element over the source trees straight from L2 and L1, as
+// per_element's generic kernel does, so a tile's latency is one round of loads after its
+// record (which holds the block's dims and strides), not the general tile's descriptor,
+// gather, barrier, recoupling and stores.
+//
 // CTAs [0, tiles) run general tiles (scheduled most source trees first: the host orders the
 // descriptors), the rest lean tiles; a launch with no general tile uses a kernel without the
 // general code, since v3 `lean_pipe`: a CTA moves several lean tiles, the next one's loads in
@@ -47,6 +54,46 @@ __device__ __forceinline__ int32_t rem_of(const int4 &r2, int k)
     return (k & 1) ? (int32_t)((uint32_t)w >> 16) : w & 0xffff;
 }
 
+// A direct tile (permute.h, pm_direct_nr): everything is in the record's three words, already
+// loaded; cin first, then each step of PM_DIRECT_STEP source trees issues all its loads before
+// its FMAs (a tiny block has one or two steps).
+template <typename T, int NT, bool BETA>
+__device__ __forceinline__ void direct_tile(const int4 r0, const int4 r1, const int4 r2,
+                                            const T *__restrict__ src, const T *__restrict__ cin,
+                                            const T *__restrict__ u, T *__restrict__ out, T alpha,
+                                            T beta)
+{
+    constexpr int J = PM_DIRECT_STEP;
+    static_assert(PM_DIRECT_EPT == 1, "a direct tile is one element a thread");
+    const int64_t so = (int64_t)(((uint64_t)(uint32_t)r0.y << 32) | (uint32_t)r0.x);
+    const int64_t dof = (int64_t)(((uint64_t)(uint32_t)r0.w << 32) | (uint32_t)r0.z);
+    const int64_t uo = (int64_t)(((uint64_t)(uint32_t)r1.y << 32) | (uint32_t)r1.x);
+    const uint32_t w[4] = {(uint32_t)r2.x, (uint32_t)r2.y, (uint32_t)r2.z, (uint32_t)r2.w};
+    int32_t count, cols, e0, rank, row;
+    pm_direct_fields(r1.w, &count, &cols, &e0, &rank);
+    const int32_t l = (int32_t)threadIdx.x, n = pm_direct_n(w, rank);
+    const int32_t soff = pm_direct_src(w, rank, n, e0 + l, &row);
+    const bool in = l < count;
+    const T cv = BETA && in ? cin[dof + l] : T(0);
+    T acc = T(0);
+#pragma unroll 1
+    for (int32_t j0 = 0; j0 < cols; j0 += J) {
+        T x[J], c[J];
+#pragma unroll
+        for (int q = 0; q < J; q++) {
+            const int32_t j = j0 + q;
+            const bool use = in && j < cols;
+            x[q] = use ? __ldg(src + so + (int64_t)j * n + soff) : T(0);
+            c[q] = use ? __ldg(u + uo + (int64_t)row * cols + j) : T(0);
+        }
+#pragma unroll
+        for (int q = 0; q < J; q++)
+            acc += c[q] * x[q];
+    }
+    if (in)
+        out[dof + l] = BETA ? alpha * acc + beta * cv : alpha * acc;
+}
+
 template <int NT> __device__ __forceinline__ constexpr int kLog()
 {
     return NT == 32 ? 5 : NT == 64 ? 6 : NT == 128 ? 7 : 8;
@@ -71,6 +118,10 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
     const int4 r0 = __ldg(reinterpret_cast<const int4 *>(rec));
     const int4 r1 = __ldg(reinterpret_cast<const int4 *>(rec) + 1);
     const int4 r2 = __ldg(reinterpret_cast<const int4 *>(rec) + 2);
+    if (r1.w < 0) { // a direct tile (the same for the whole CTA: no barrier is skipped)
+        direct_tile<T, NT, BETA>(r0, r1, r2, src, cin, u, out, alpha, beta);
+        return;
+    }
     pm_load_desc<pm_tile_block, NT>(&b, blk + r1.z);
     const int64_t so = (int64_t)(((uint64_t)(uint32_t)r0.y << 32) | (uint32_t)r0.x);
     const int64_t dof = (int64_t)(((uint64_t)(uint32_t)r0.w << 32) | (uint32_t)r0.z);
