@@ -52,23 +52,23 @@ static void occupancy(const md_config *c, const double *r, int *cnt, int step)
 
 int main(int argc, char **argv)
 {
-    md_config c = {0};
+    int ne = argc > 1 ? atoi(argv[1]) : 24, steps = argc > 3 ? atoi(argv[3]) : 6000;
+    int every = argc > 4 ? atoi(argv[4]) : 500, *cnt;
+    /* the lj system as the plugin configures it (md.c, read_config) */
+    md_config c = {.system = MD_SYS_LJ,
+                   .ne = ne,
+                   .rho = 0.38,
+                   .temp = 1.2,
+                   .rc = 3.0,
+                   .delta = 0.8,
+                   .dt = 0.005,
+                   .steps = steps,
+                   .threads = 128,
+                   .equil = argc > 2 ? atoi(argv[2]) : 500,
+                   .rescale_every = 20};
     md_point_state ps;
     md_host h;
     char msg[512];
-    int ne = argc > 1 ? atoi(argv[1]) : 24, steps = argc > 3 ? atoi(argv[3]) : 6000;
-    int every = argc > 4 ? atoi(argv[4]) : 500, *cnt;
-    c.system = MD_SYS_LJ;
-    c.ne = ne;
-    c.rho = 0.38;
-    c.temp = 1.2;
-    c.rc = 3.0;
-    c.delta = 0.8;
-    c.dt = 0.005;
-    c.steps = steps;
-    c.threads = 128;
-    c.equil = argc > 2 ? atoi(argv[2]) : 500;
-    c.rescale_every = 20;
     if (md_config_derive(&c, msg) || md_prepare_host(&c, 1, &ps, msg) ||
         md_host_create(&h, &c, MD_HOST_PAIRLIST, ps.r, ps.v, 0, 0, msg)) {
         fprintf(stderr, "%s\n", msg);
