@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../plugins/md/eos.c"
 #include "../plugins/md/host.c"
 #include "helpers.h"
 
@@ -243,18 +244,87 @@ Test(md, a_system_too_small_for_three_cells_is_a_bad_parameter, .timeout = 60)
     kbi_results_free(&set);
 }
 
-/* The standard LJ liquid (rho 0.8442, rc 2.5, truncated, not shifted) held at T = 1.0 by
- * rescaling every 20 steps: mean potential energy and virial pressure against the published
- * equation of state of Kolafa and Nezbeda (Fluid Phase Equilib. 100, 1 (1994)) for the full
- * potential less the long-range tails beyond rc (g = 1 there): U/N = -5.787 + 0.452 = -5.335,
- * P = 1.827 + 0.762 = 2.589 (plugins/md/NOTES.md).  1000 atoms, 4000 steps: the bands hold the
- * statistical and finite-size error (measured -5.33 and 2.6). */
-Test(md, standard_lj_liquid_matches_the_equation_of_state, .timeout = 300)
+/* The LJTS equation of state (plugins/md/eos.c, Thol et al. 2015).  Checks that do not come
+ * from the equation's own table: (1) its critical point, where the paper put it, (Tc, rhoc) =
+ * (1.086, 0.319): dp/drho = d2p/drho2 = 0 there, a two-phase loop (dp/drho < 0) just below Tc,
+ * none above; (2) its low-density limit against the second virial coefficient of the LJTS
+ * potential by direct integration of the Mayer function (the fit's 0.1-0.5%); (3) its pressure
+ * and energy against finite differences of its Helmholtz energy (the derivative algebra);
+ * (4) two state points against an independent implementation of the same table (the
+ * Fortran/Python eos_lj_module of Allen and Tildesley, "Computer Simulation of Liquids", 2nd
+ * ed.: T 1, rho 0.75: p 0.989696, u_res -4.428651) and the lead's evaluation at the eos case's
+ * point (T 1.0002, rho 0.8442: p 2.5689, u -4.8930).  A wrong coefficient fails (1), (2) or (4). */
+static double ljts_b2(double T)
 {
-    md_point_state ps = prepared(MD_SYS_LJSTD, 10, 4000);
+    double ri6c = pow(MD_LJTS_RC, -6.0), sh = 4 * ri6c * (ri6c - 1), h = MD_LJTS_RC / 200000, b = 0;
+    for (int k = 0; k < 200000; k++) {
+        double r = (k + 0.5) * h, ri6 = pow(r, -6.0);
+        b += (exp(-(4 * ri6 * (ri6 - 1) - sh) / T) - 1) * r * r * h;
+    }
+    return -2 * M_PI * b;
+}
+
+Test(md, ljts_equation_of_state_critical_point_virial_limit_and_state_points, .timeout = 60)
+{
+    md_ljts c, a, b, e;
+    double h = 1e-4, minbelow = 1e9, minabove = 1e9;
+    md_ljts_eval(MD_LJTS_TC, MD_LJTS_RHOC, &c);
+    md_ljts_eval(MD_LJTS_TC, MD_LJTS_RHOC - h, &a);
+    md_ljts_eval(MD_LJTS_TC, MD_LJTS_RHOC + h, &b);
+    cr_expect(fabs(c.dpdrho) < 1e-6, "dp/drho at the critical point %g", c.dpdrho);
+    cr_expect(fabs((b.dpdrho - a.dpdrho) / (2 * h)) < 1e-3, "d2p/drho2 %g",
+              (b.dpdrho - a.dpdrho) / (2 * h));
+    for (double r = 0.2; r < 0.45; r += 0.001) {
+        md_ljts_eval(0.99 * MD_LJTS_TC, r, &a);
+        md_ljts_eval(1.01 * MD_LJTS_TC, r, &b);
+        minbelow = fmin(minbelow, a.dpdrho);
+        minabove = fmin(minabove, b.dpdrho);
+    }
+    cr_expect(minbelow < 0 && minabove > 0, "min dp/drho: %g below Tc, %g above", minbelow,
+              minabove);
+    for (double T = 0.8; T < 9; T *= 2) {
+        double rho = 1e-7, b2;
+        md_ljts_eval(T, rho, &e);
+        b2 = ljts_b2(T);
+        cr_expect(fabs((e.p / (rho * T) - 1) / rho - b2) < 0.01 * fabs(b2), "B2(%g): %g vs %g", T,
+                  (e.p / (rho * T) - 1) / rho, b2);
+    }
+    {
+        /* p = rho T (1 + delta a_delta), u = T tau a_tau: finite differences of a_res */
+        double T = 1.0002, rho = 0.8442, d = 1e-5;
+        md_ljts_eval(T, rho, &e);
+        md_ljts_eval(T, rho * (1 + d), &a);
+        md_ljts_eval(T, rho * (1 - d), &b);
+        cr_expect(fabs(rho * T * (1 + (a.a_res - b.a_res) / (2 * d)) - e.p) < 1e-6, "p %g", e.p);
+        md_ljts_eval(T / (1 + d), rho, &a); /* tau (1 + d) */
+        md_ljts_eval(T / (1 - d), rho, &b);
+        cr_expect(fabs(T * (a.a_res - b.a_res) / (2 * d) - e.u_res) < 1e-6, "u %g", e.u_res);
+        cr_expect(fabs(e.p - 2.5689) < 1e-4 && fabs(e.u_res - -4.8930) < 1e-4, "p %g u %g", e.p,
+                  e.u_res);
+    }
+    md_ljts_eval(1.0, 0.75, &e);
+    cr_expect(fabs(e.p - 0.989696) < 1e-6 && fabs(e.u_res - -4.428651) < 1e-6, "p %g u %g", e.p,
+              e.u_res);
+    cr_expect(md_ljts_applies(1.0, 0.8442) && !md_ljts_applies(0.5, 0.8442) &&
+              !md_ljts_applies(1.0, 1.0) && !md_ljts_applies(20.0, 0.5));
+}
+
+/* The standard LJ liquid (rho 0.8442, rc 2.5) held at T = 1.0 by rescaling every 20 steps, with
+ * u(r) shifted to 0 at rc (forces unchanged: the same trajectory as the truncated run): mean
+ * potential energy and virial pressure against the LJTS equation of state at the run's
+ * kinetic temperature (md_eos_compare).  1000 atoms, 4000 steps; the bands are 4 block errors
+ * of the per-step differences (measured at T 1.0011: U - EOS +0.0025 +- 0.0031, P - EOS
+ * +0.026 +- 0.017: 0.8 and 1.5 errors).  The unshifted energy (-5.33, 0.45 below) would fail. */
+Test(md, standard_lj_liquid_matches_the_ljts_equation_of_state, .timeout = 300)
+{
+    md_config c = sys_config(MD_SYS_LJSTD, 10, 4000);
+    md_point_state ps;
     md_host h;
-    md_summary sm;
+    md_eos_cmp e;
     char msg[KB_MSG_SIZE];
+    double ri6 = pow(c.rc, -6.0);
+    c.shift = -4.0 * ri6 * (ri6 - 1.0);
+    cr_assert_eq(md_prepare_host(&c, 7, &ps, msg), 0, "%s", msg);
     cr_assert_eq(md_host_create(&h, &ps.cfg, MD_HOST_PAIRLIST, ps.r, ps.v, 0, 0, msg), 0, "%s",
                  msg);
     for (int k = 1; k <= 4000; k++) {
@@ -262,12 +332,18 @@ Test(md, standard_lj_liquid_matches_the_equation_of_state, .timeout = 300)
         if (k % 20 == 0)
             md_host_rescale(&h);
     }
-    md_summarize(&ps.cfg, h.hist, 4000, &sm);
-    printf("ljstd 1000 atoms at T %.3f: U %.4f +- %.4f, P %.4f +- %.4f\n", sm.ke_mean / 1.5,
-           sm.pe_mean, sm.pe_err, sm.p_mean, sm.p_err);
-    cr_expect(fabs(sm.ke_mean / 1.5 - 1.0) < 0.02, "T %g", sm.ke_mean / 1.5);
-    cr_expect(fabs(sm.pe_mean - -5.335) < 0.03, "U/N %g vs -5.335", sm.pe_mean);
-    cr_expect(fabs(sm.p_mean - 2.589) < 0.15, "P %g vs 2.589", sm.p_mean);
+    cr_assert_eq(md_eos_compare(&ps.cfg, h.hist, 4000, &e), 0);
+    printf("ljstd (shifted) 1000 atoms at T %.4f: U - EOS %.4f +- %.4f (EOS %.4f), P - EOS %.4f "
+           "+- %.4f (EOS %.4f)\n",
+           e.T, e.du, e.du_err, e.u_ref, e.dp, e.dp_err, e.p_ref);
+    cr_assert(e.applies && e.energy);
+    cr_expect(fabs(e.T - 1.0) < 0.02, "T %g", e.T);
+    cr_expect(fabs(e.du) < 4 * e.du_err, "U/N - EOS %g (+- %g)", e.du, e.du_err);
+    cr_expect(fabs(e.dp) < 4 * e.dp_err, "P - EOS %g (+- %g)", e.dp, e.dp_err);
+    /* unshifted, the same run's energy is the truncated fluid's: no LJTS energy to compare */
+    c.shift = 0;
+    cr_assert_eq(md_eos_compare(&c, h.hist, 4000, &e), 0);
+    cr_expect(e.applies && !e.energy);
     md_host_destroy(&h);
     md_point_free(&ps);
 }

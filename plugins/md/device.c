@@ -66,7 +66,7 @@ int md_dev_create(md_dev *d, const md_config *cfg, int strategy, int lcap, int m
     v->nblocks = (n + cfg->threads - 1) / cfg->threads;
     v->sort_always = strategy == MD_DEV_SORTED;
     v->reorder = cfg->reorder;
-    v->ldg = cfg->ldg;
+    v->ld = cfg->ldg ? MD_LD_NC : (cfg->l1 ? MD_LD_PLAIN : MD_LD_CG);
     /* The device works in the float image of the region edge; references use the same. */
     v->L = (float)cfg->L;
     v->invL = 1.0f / v->L;

@@ -4,6 +4,10 @@
 #   step_md_1, step_md_2  the same profile in two deterministic halves (--shard), if one call
 #                   must stay shorter; results in md-1 and md-2
 #   step_md_tests   the GPU test binary (~30 s)
+#   step_md_eos_ldg  the eos case (LJTS energy and pressure against Thol et al.'s equation of
+#                   state), the read-only cache cases (S_ldg, S_ldg_l1), LJ's N_l after a long
+#                   equilibration (lj_long) and the GPU test (~100 s); results in md-eos,
+#                   md-ldg, md-nl
 #   step_md_hostprobe  the host layer assignment taken apart (test/host_probe.cu: pinned and
 #                   pageable copies, the plain and v2 loops alone, one copy vs pieces) at
 #                   SP N_e 128 and 102 (~20 s with the compile)
@@ -75,4 +79,23 @@ step_md_hostprobe() {
   mkdir -p "$OUT/results/md-hostprobe"
   "$nvcc" -O2 -o /tmp/md_host_probe plugins/md/test/host_probe.cu &&
     /tmp/md_host_probe 128 102 | tee "$OUT/results/md-hostprobe/host_probe.txt"
+}
+
+# Issue 14's EOS and read-only-cache items alone (NOTES.md, "Standard LJ liquid" and "Table 8
+# and the read-only cache"): the eos case (sorted, 110,592 atoms, shifted, ~20 s); the S_ldg
+# and S_ldg_l1 points of layer_matrix and layer_atomic (SP N_e 48, 1000 steps, reorder 0 and
+# 100: ldg 1, ldg 0 with L1, ldg 0 past L1; the glob also takes S_reorder's two identical
+# ldg 1 points, a repeat that shows the noise; ~16 cases, ~40 s); LJ's N_l after 4000
+# equilibration steps (section lj_long, 2 cases, ~10 s); then the GPU test (~30 s).
+# Look at: eos_u_dev, eos_p_dev of the eos case; ldg=0,...,l1=0 vs ldg=1 medians; `layers` of
+# the lj_long cases (36.6-36.9 after 500 steps in run 4).
+step_md_eos_ldg() {
+  "$B/kbench" run profiles/md.ini --filter 'md/sorted/system=ljstd,N_e=48,*' \
+    --out "$OUT/results/md-eos"
+  "$B/kbench" run profiles/md.ini --filter 'md/layer_atomic/system=lj,*,equil=4000,*' \
+    --out "$OUT/results/md-nl"
+  "$B/kbench" run profiles/md.ini \
+    --filter 'md/layer_*/system=sp,N_e=48,steps=1000,*,delta=0,threads=128,reorder=[01]*' \
+    --out "$OUT/results/md-ldg"
+  "$B/tests/test_md_gpu" --jobs 1 --verbose
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kbench/plugin.h"
+#include "eos.h"
 #include "md.h"
 
 /* ---- configuration and lattice ---------------------------------------------------------- */
@@ -977,4 +978,41 @@ void md_summarize(const md_config *cfg, const double *hist, int steps, md_summar
     /* NaN energies (a blown-up run) give a NaN drift, which fails every bound. */
     s->drift = scale > 0 || isnan(scale) ? fabs(last - first) / w / scale : 0.0;
     free(e);
+}
+
+int md_eos_compare(const md_config *cfg, const double *hist, int steps, md_eos_cmp *c)
+{
+    double kn = 2.0 * cfg->n / (3.0 * (cfg->n - 1.0)), h = 1e-4, ke, ke_err;
+    double *d = NULL;
+    md_ljts e, lo, hi;
+    memset(c, 0, sizeof *c);
+    if (steps < 1)
+        return 0;
+    mean_err(hist, steps, 3, &ke, &ke_err);
+    c->T = kn * ke;
+    c->T_err = kn * ke_err;
+    if (cfg->system == MD_SYS_SP || fabs(cfg->rc - MD_LJTS_RC) > 1e-9 ||
+        !md_ljts_applies(c->T, cfg->rho))
+        return 0;
+    if (!(d = malloc(2 * (size_t)steps * sizeof(double))))
+        return -1;
+    c->applies = 1;
+    c->energy = cfg->shift != 0;
+    md_ljts_eval(c->T, cfg->rho, &e);
+    md_ljts_eval(c->T - h, cfg->rho, &lo);
+    md_ljts_eval(c->T + h, cfg->rho, &hi);
+    c->p_ref = e.p;
+    c->u_ref = e.u_res;
+    c->p_ref_err = fabs(hi.p - lo.p) / (2 * h) * c->T_err;
+    c->u_ref_err = fabs(hi.u_res - lo.u_res) / (2 * h) * c->T_err;
+    for (int t = 0; t < steps; t++) {
+        double p = cfg->rho * (2.0 * hist[3 * t] + hist[3 * t + 2]) / 3.0;
+        md_ljts_eval(kn * hist[3 * t], cfg->rho, &e);
+        d[2 * t] = p - e.p;
+        d[2 * t + 1] = hist[3 * t + 1] - e.u_res;
+    }
+    mean_err(d, steps, 2, &c->dp, &c->dp_err);
+    mean_err(d + 1, steps, 2, &c->du, &c->du_err);
+    free(d);
+    return 0;
 }

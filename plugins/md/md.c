@@ -74,6 +74,16 @@ static const kb_param md_params[] = {
      "1: the equilibrated atoms stored in a random order (the order a long run without "
      "reordering ends in: the paper's Table 8 limit), 0: lattice order",
      NULL},
+    /* Added in v3.2 after the others, so case ids of earlier results differ only by the suffix
+     * ",l1=1,shifted=0". */
+    {"l1", KB_PARAM_INT, "1",
+     "with ldg 0: 1 plain loads (L1-cached on sm_90), 0 loads past L1 (ld.global.cg, L2 only: "
+     "the nearest sm_90 analogue of the G80's uncached global loads)",
+     NULL},
+    {"shifted", KB_PARAM_INT, "0",
+     "1: u(r) shifted to 0 at rc (lj, ljstd: the truncated and shifted fluid's energy; forces "
+     "unchanged), 0: truncated only; sp is shifted by construction",
+     NULL},
 };
 #define N_PARAMS ((int)(sizeof md_params / sizeof md_params[0]))
 
@@ -121,6 +131,18 @@ static const kb_metric_def md_metrics[] = {
     {"kinetic_energy", "1", KB_BETTER_NONE, 0, 0, 0, "mean kinetic energy per atom, latest run"},
     {"potential_energy", "1", KB_BETTER_NONE, 0, 0, 0, "mean potential energy per atom"},
     {"pressure", "1", KB_BETTER_NONE, 0, 0, 0, "mean pressure, latest run"},
+    {"temperature", "1", KB_BETTER_NONE, 0, 0, 0,
+     "2 K / (3 (N - 1)) per atom: kinetic temperature with the momentum's 3 degrees removed"},
+    {"eos_p_ref", "1", KB_BETTER_NONE, 0, 0, 0,
+     "LJTS equation of state (Thol et al. 2015) at the run's T and rho: pressure (rc 2.5 lj or "
+     "ljstd, in the equation's range)"},
+    {"eos_p_dev", "1", KB_BETTER_NONE, 0, 0, 0,
+     "mean of P - p_ref(T) per step / its block error (holds the reference's through T); runs "
+     "of >= 1000 steps"},
+    {"eos_u_ref", "1", KB_BETTER_NONE, 0, 0, 0,
+     "LJTS equation of state at the run's T and rho: potential energy per atom (shifted 1 only)"},
+    {"eos_u_dev", "1", KB_BETTER_NONE, 0, 0, 0,
+     "mean of U - u_ref(T) per step / its block error; runs of >= 1000 steps"},
 };
 #define N_METRICS ((int)(sizeof md_metrics / sizeof md_metrics[0]))
 
@@ -168,12 +190,14 @@ static int read_config(const kb_host *host, const kb_params *p, md_config *cfg, 
 {
     const char *sys = NULL;
     int64_t ne = 0, steps = 0, threads = 0, reorder = 0, ldg = 0, equil = 0, shuffle = 0;
+    int64_t l1 = 1, shifted = 0;
     double rho = 0, temp = 0, rc = 0, delta = 0;
     memset(cfg, 0, sizeof *cfg);
     if (host->param_string(p, "system", &sys) || host->param_int(p, "N_e", &ne) ||
         host->param_int(p, "steps", &steps) || host->param_int(p, "threads", &threads) ||
         host->param_int(p, "reorder", &reorder) || host->param_int(p, "ldg", &ldg) ||
         host->param_int(p, "equil", &equil) || host->param_int(p, "shuffle", &shuffle) ||
+        host->param_int(p, "l1", &l1) || host->param_int(p, "shifted", &shifted) ||
         host->param_float(p, "rho", &rho) || host->param_float(p, "T", &temp) ||
         host->param_float(p, "rc", &rc) || host->param_float(p, "delta", &delta)) {
         kb_msgf(msg, "md: a parameter could not be read");
@@ -201,6 +225,10 @@ static int read_config(const kb_host *host, const kb_params *p, md_config *cfg, 
         cfg->rc = rc;
     if (delta > 0)
         cfg->delta = delta;
+    if (shifted && cfg->system != MD_SYS_SP) { /* SP is shifted (by +1) already */
+        double ri6 = pow(cfg->rc, -6.0);
+        cfg->shift = -4.0 * ri6 * (ri6 - 1.0);
+    }
     if (steps < 1 || steps > 10000000 || equil < 0 || reorder < 0 || (threads & (threads - 1)) ||
         threads < 32 || threads > 1024) {
         kb_msgf(msg,
@@ -214,6 +242,7 @@ static int read_config(const kb_host *host, const kb_params *p, md_config *cfg, 
     cfg->threads = (int)threads;
     cfg->reorder = (int)reorder;
     cfg->ldg = ldg != 0;
+    cfg->l1 = l1 != 0;
     cfg->shuffle = shuffle != 0;
     cfg->equil = (int)equil;
     cfg->rescale_every = 20;
@@ -657,7 +686,31 @@ static int instrumented_run(md_state *s, cudaStream_t st, char *msg)
     return KB_OK;
 }
 
-static void report_metrics(md_state *s, const md_summary *sm)
+/* The run's pressure and energy against the LJTS equation of state (md_eos_compare): the
+ * references at its mean T, and the deviation in units of the combined error (the block
+ * error of the per-step differences, which holds the reference's through T).  The deviation
+ * only for runs of >= 1000 steps, whose 10 blocks (>= 0.5 time units each) are long against
+ * the correlation time of U and P in the liquid, so their block error means something. */
+static void report_eos(md_state *s, const double *hist)
+{
+    md_eos_cmp c;
+    int dev = s->cfg.steps >= 1000;
+    if (md_eos_compare(&s->cfg, hist, s->cfg.steps, &c))
+        return;
+    report(s, "temperature", "1", c.T, c.T_err);
+    if (!c.applies)
+        return;
+    report(s, "eos_p_ref", "1", c.p_ref, c.p_ref_err);
+    if (dev && c.dp_err > 0)
+        report(s, "eos_p_dev", "1", c.dp / c.dp_err, 0.0);
+    if (!c.energy)
+        return;
+    report(s, "eos_u_ref", "1", c.u_ref, c.u_ref_err);
+    if (dev && c.du_err > 0)
+        report(s, "eos_u_dev", "1", c.du / c.du_err, 0.0);
+}
+
+static void report_metrics(md_state *s, const md_summary *sm, const double *hist)
 {
     const md_config *cfg = &s->cfg;
     double builds = 0, sum_np = 0, sum_nl = 0, sum_nu = 0, rebuilds = 0, bytes = 0;
@@ -726,6 +779,7 @@ static void report_metrics(md_state *s, const md_summary *sm)
     report(s, "kinetic_energy", "1", sm->ke_mean, sm->ke_err);
     report(s, "potential_energy", "1", sm->pe_mean, sm->pe_err);
     report(s, "pressure", "1", sm->p_mean, sm->p_err);
+    report_eos(s, hist);
 }
 
 static int md_verify(void *state, kb_verdict *out, char *msg)
@@ -790,7 +844,7 @@ static int md_verify(void *state, kb_verdict *out, char *msg)
     }
     if ((rc = instrumented_run(s, 0, msg)))
         goto done;
-    report_metrics(s, &sm);
+    report_metrics(s, &sm, hist);
     rc = KB_OK;
 done:
     free(hist);

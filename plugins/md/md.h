@@ -30,7 +30,9 @@ typedef struct md_config {
     int steps;         /* MD steps of one run */
     int threads;       /* threads per block of the per-atom kernels */
     int reorder;       /* steps between reorderings (at the next rebuild), 0 = never */
-    int ldg;           /* read-only-cache loads of coordinates in the force kernels */
+    int ldg;           /* read-only-cache loads of coordinates (and H) in the build and force
+                          kernels */
+    int l1;            /* with ldg 0: 1 plain loads (L1-cached), 0 loads past L1 (L2 only) */
     int shuffle;       /* the prepared state's atoms in a random order (long-run limit) */
     int equil;         /* equilibration steps in prepare */
     int rescale_every; /* velocity rescaling interval during equilibration */
@@ -163,6 +165,23 @@ typedef struct md_summary {
     double drift;         /* |<E>_last - <E>_first| / |<E>| over windows of 5% of the run */
 } md_summary;
 void md_summarize(const md_config *cfg, const double *hist, int steps, md_summary *s);
+
+/* A run against the LJTS equation of state (eos.h) at its kinetic temperature
+ * T = 2 K / (3 (N - 1)) and density.  `applies`: an LJ system cut at 2.5 (the pressure is the
+ * LJTS one with or without the shift, which changes no force) in the equation's range;
+ * `energy`: also shifted to 0 at rc, so the potential energy is the LJTS one.  The
+ * differences are per-step P - p_ref(T_t) and U - u_ref(T_t), with the block error of
+ * md_summarize: their error holds the reference's through T's fluctuations, with the
+ * correlation of U and T (exact in NVE) included. */
+typedef struct md_eos_cmp {
+    int applies, energy;
+    double T, T_err;             /* kinetic temperature and its block error */
+    double p_ref, u_ref;         /* the equation at the mean T */
+    double p_ref_err, u_ref_err; /* their error through T_err */
+    double dp, dp_err, du, du_err;
+} md_eos_cmp;
+/* Returns 0, or -1 (allocation failure: c->applies 0). */
+int md_eos_compare(const md_config *cfg, const double *hist, int steps, md_eos_cmp *c);
 
 #ifdef __cplusplus
 }

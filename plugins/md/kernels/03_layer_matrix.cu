@@ -5,7 +5,7 @@
  * with a neighbour matrix uses it.  Layers are assigned on the host (glue) as published. */
 #include "common.cuh"
 
-template <bool LDG> __global__ void k_build_layer_matrix(md_view v)
+template <int LD> __global__ void k_build_layer_matrix(md_view v)
 {
     MD_REBUILD_GUARD(v);
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -19,8 +19,8 @@ template <bool LDG> __global__ void k_build_layer_matrix(md_view v)
                     int cnt = min(v.kc[c2], v.lcap);
                     const int *h = v.H + (size_t)c2 * v.lcap;
                     for (int l = 0; l < cnt; l++) {
-                        int j = LDG ? __ldg(h + l) : h[l];
-                        float4 rj = md_load<LDG>(v.r, j);
+                        int j = md_load<LD>(h, l);
+                        float4 rj = md_load<LD>(v.r, j);
                         float ex = md_image(ri.x - rj.x, v.L, v.invL);
                         float ey = md_image(ri.y - rj.y, v.L, v.invL);
                         float ez = md_image(ri.z - rj.z, v.L, v.invL);
@@ -37,7 +37,7 @@ template <bool LDG> __global__ void k_build_layer_matrix(md_view v)
     }
 }
 
-template <bool LDG> __global__ void k_force_w(md_view v)
+template <int LD> __global__ void k_force_w(md_view v)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= v.n)
@@ -47,7 +47,7 @@ template <bool LDG> __global__ void k_force_w(md_view v)
     int m = v.nn[i];
     for (int k = 0; k < m; k++) {
         int j = v.W[(size_t)k * v.n + i];
-        float4 rj = md_load<LDG>(v.r, j);
+        float4 rj = md_load<LD>(v.r, j);
         float dx = md_image(ri.x - rj.x, v.L, v.invL);
         float dy = md_image(ri.y - rj.y, v.L, v.invL);
         float dz = md_image(ri.z - rj.z, v.L, v.invL);
@@ -63,18 +63,12 @@ extern "C" cudaError_t md_launch_build_layer_matrix(md_view v, cudaStream_t s)
 {
     /* The ldg switch covers the neighbour build's reads too: the paper read H and the
      * coordinates through the texture cache in both kernels. */
-    if (v.ldg)
-        k_build_layer_matrix<true><<<CEIL_DIV(v.n, v.threads), v.threads, 0, s>>>(v);
-    else
-        k_build_layer_matrix<false><<<CEIL_DIV(v.n, v.threads), v.threads, 0, s>>>(v);
+    MD_LD_DISPATCH(v, k_build_layer_matrix, CEIL_DIV(v.n, v.threads), v.threads, s);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t md_launch_force_w(md_view v, cudaStream_t s)
 {
-    if (v.ldg)
-        k_force_w<true><<<CEIL_DIV(v.n, v.threads), v.threads, 0, s>>>(v);
-    else
-        k_force_w<false><<<CEIL_DIV(v.n, v.threads), v.threads, 0, s>>>(v);
+    MD_LD_DISPATCH(v, k_force_w, CEIL_DIV(v.n, v.threads), v.threads, s);
     return cudaGetLastError();
 }

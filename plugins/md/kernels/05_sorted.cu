@@ -6,7 +6,7 @@
  * decides on the device whether it has work, so a whole run is capturable into a CUDA graph. */
 #include "common.cuh"
 
-template <bool LDG> __global__ void k_build_sorted(md_view v)
+template <int LD> __global__ void k_build_sorted(md_view v)
 {
     MD_REBUILD_GUARD(v);
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -19,7 +19,7 @@ template <bool LDG> __global__ void k_build_sorted(md_view v)
                     int c2 = md_cell_shift(cx, cy, cz, dx, dy, dz, v.G);
                     int lo = v.cell_start[c2], hi = lo + v.kc[c2];
                     for (int j = lo; j < hi; j++) {
-                        float4 rj = md_load<LDG>(v.r, j);
+                        float4 rj = md_load<LD>(v.r, j);
                         float ex = md_image(ri.x - rj.x, v.L, v.invL);
                         float ey = md_image(ri.y - rj.y, v.L, v.invL);
                         float ez = md_image(ri.z - rj.z, v.L, v.invL);
@@ -38,9 +38,6 @@ template <bool LDG> __global__ void k_build_sorted(md_view v)
 
 extern "C" cudaError_t md_launch_build_sorted(md_view v, cudaStream_t s)
 {
-    if (v.ldg)
-        k_build_sorted<true><<<CEIL_DIV(v.n, v.threads), v.threads, 0, s>>>(v);
-    else
-        k_build_sorted<false><<<CEIL_DIV(v.n, v.threads), v.threads, 0, s>>>(v);
+    MD_LD_DISPATCH(v, k_build_sorted, CEIL_DIV(v.n, v.threads), v.threads, s);
     return cudaGetLastError();
 }

@@ -1,5 +1,5 @@
 /* Helpers shared by the md kernels (kernels/NN_<variant>.cu): CEIL_DIV, the rebuild guard,
- * the minimum image, the pair force, coordinate loads with or without the read-only cache,
+ * the minimum image, the pair force, gathered loads (plain, read-only path or past L1),
  * and the cell of a position.  Single precision throughout, as in the paper. */
 #ifndef KBENCH_MD_COMMON_CUH
 #define KBENCH_MD_COMMON_CUH
@@ -24,13 +24,32 @@ __device__ __forceinline__ float md_image(float d, float L, float invL)
     return d - L * rintf(d * invL);
 }
 
-/* Coordinates of atom j: through the read-only (texture) cache, or a plain load. */
-template <bool LDG> __device__ __forceinline__ float4 md_load(const float4 *p, int j)
+/* Element j of a gathered array, loaded as MD_LD_* says (kernels.h). */
+template <int LD, class T> __device__ __forceinline__ T md_load(const T *p, int j)
 {
-    if (LDG)
+    if (LD == MD_LD_NC)
         return __ldg(p + j);
+    if (LD == MD_LD_CG)
+        return __ldcg(p + j);
     return p[j];
 }
+
+/* Launches kernel template K<mode> for the view's load mode (the host emulation's launch
+ * is a call: test/run_emu.sh rewrites <<< >>> in the .cu files, not in this header). */
+#ifdef MD_HOST_EMULATION
+#define MD_LD_LAUNCH(K, grid, block, s, v) emu_launch(K, grid, block, 0, s)(v)
+#else
+#define MD_LD_LAUNCH(K, grid, block, s, v) K<<<(grid), (block), 0, (s)>>>(v)
+#endif
+#define MD_LD_DISPATCH(v, K, grid, block, s)                                                       \
+    do {                                                                                           \
+        if ((v).ld == MD_LD_NC)                                                                    \
+            MD_LD_LAUNCH(K<MD_LD_NC>, grid, block, s, v);                                          \
+        else if ((v).ld == MD_LD_CG)                                                               \
+            MD_LD_LAUNCH(K<MD_LD_CG>, grid, block, s, v);                                          \
+        else                                                                                       \
+            MD_LD_LAUNCH(K<MD_LD_PLAIN>, grid, block, s, v);                                       \
+    } while (0)
 
 /* Adds the pair (dx, dy, dz), r2 < rc2, to the force, energy and virial sums. */
 __device__ __forceinline__ void md_pair_add(float dx, float dy, float dz, float r2, float shift,

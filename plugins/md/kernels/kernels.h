@@ -47,6 +47,12 @@ typedef struct md_ctl {
 } md_ctl;
 
 /* Everything a kernel needs, passed by value. */
+/* Coordinate (and H) gathers of the build and force kernels: plain loads (cached in L1 on
+ * sm_90), through the read-only path (`ldg` 1: ld.global.nc, the paper's texture cache), or
+ * past L1 (`ldg` 0, `l1` 0: ld.global.cg, cached in L2 only: the nearest sm_90 analogue of the
+ * G80's uncached global loads). */
+enum { MD_LD_PLAIN = 0, MD_LD_NC = 1, MD_LD_CG = 2 };
+
 typedef struct md_view {
     float4 *r, *v, *a; /* positions, velocities, accelerations (a.w: the atom's energy sum) */
     float4 *r2, *v2;   /* reordering scratch */
@@ -64,7 +70,7 @@ typedef struct md_view {
     int n, G, ncell, lcap, mcap, hist_len, threads, nblocks;
     int sort_always; /* reorder at every rebuild (the sorted strategy) */
     int reorder;     /* steps between reorderings, 0 = never */
-    int ldg;         /* coordinate (and H) loads through the read-only cache */
+    int ld;          /* MD_LD_*: how the build and force kernels load coordinates (and H) */
     float L, invL, cellw_inv, rc2, rn2, shift, dt, half_delta, temp;
 } md_view;
 

@@ -111,6 +111,10 @@ template <class T> inline T __ldg(const T *p)
 {
     return *p;
 }
+template <class T> inline T __ldcg(const T *p)
+{
+    return *p;
+}
 
 template <class F> struct EmuLaunch {
     F kernel;

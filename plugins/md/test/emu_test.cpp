@@ -89,6 +89,10 @@ int main(int argc, char **argv)
         values["reorder"] = "5";
         /* the standard liquid starts from a shuffled order (the reordering sorts it back) */
         values["shuffle"] = std::strcmp(sys[0], "ljstd") == 0 ? "1" : "0";
+        /* the three gather loads (ldg 1; ldg 0 with l1 1 and 0) and the shifted LJ energy */
+        values["ldg"] = sys[0][0] == 's' ? "1" : "0";
+        values["l1"] = std::strcmp(sys[0], "lj") == 0 ? "1" : "0";
+        values["shifted"] = std::strcmp(sys[0], "ljstd") == 0 ? "1" : "0";
         kb_point pt = {};
         pt.struct_size = sizeof pt;
         pt.host = &host;
