@@ -192,6 +192,7 @@ step_permute_dense_ab() {
     d="$OUT/results/ncu-permute-dense-$i"
     ncu_full /tmp/permute-dense-ncu.ini "$c" "$d"
   done
+}
 
 # Issue 12, the small presets (pure launch latency): per_element, tiled (direct tiles for tiny
 # recoupling blocks), tiled with tile_direct = 0 (every recoupling block on general tiles, the

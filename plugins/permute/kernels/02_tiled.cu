@@ -351,17 +351,18 @@ __device__ __forceinline__ void lean_emit(const lean_rec &r, int i0, const T (&v
     const int32_t pitch = (1 << r.ly) + 1, lxy = r.lx + r.ly;
     T *d = (to_ws ? ws : out) + r.dof;
     const T *c = cin + r.dof;
-    // A transpose's cin, then its whole patch read first (every slot is inside it, written or
-    // not): N shared-memory loads in flight, not one before each store.
+    // A transpose's cin, then its patch read first: N shared-memory loads in flight, not one
+    // before each store.  Only the slots inside the tile: a small tile's slots beyond it lie
+    // past its patch, and past the launch's shared memory where that patch is the largest.
     T cv[N], pv[N];
     if (!COPY)
 #pragma unroll
         for (int i = 0; i < N; i++) {
             const int32_t l = (int32_t)threadIdx.x + NT * (i0 + i), x = l & ((1 << r.lx) - 1);
             const int32_t y = (l >> r.lx) & ((1 << r.ly) - 1), z = l >> lxy;
-            cv[i] = BETA && !to_ws && x < r.nx && y < r.ny && z < r.nz ? c[x + y * r.dy + z * r.dz]
-                                                                       : T(0);
-            pv[i] = sm[((z << r.lx) + x) * pitch + y];
+            const bool in = x < r.nx && y < r.ny && z < r.nz;
+            cv[i] = BETA && !to_ws && in ? c[x + y * r.dy + z * r.dz] : T(0);
+            pv[i] = in ? sm[((z << r.lx) + x) * pitch + y] : T(0);
         }
 #pragma unroll
     for (int i = 0; i < N; i++) {
