@@ -88,10 +88,14 @@ step_permute_ncu() {
   done
 }
 
-# The large_u profile of the steps below: variants $1 at full size, float32 and float64, beta 0
-# and 0.5; variants $2 at the scales $3 (float32, beta 0).
-permute_large_u_ini() {
-  cat <<INI
+# large_u at full size (issue 12: auto within 2x of copy): every path on it, float32 and
+# float64, beta 0 and 0.5 (28 cases), and fused against copy at half and twice the blocks (6
+# cases: the fixed cost of a launch against the per-tile rate); about 45 s.  Then Nsight
+# Compute (full set, SASS stall samples) of auto's kernels in float32 (the cp.async fill since
+# v3) and float64 (the register fill) at beta 0, and of fused (register fill) float32: -1, -2,
+# -3 (about 20 s each; -3 names scale=1: the [permute.scale] cases share the rest of the name).
+step_permute_large_u() {
+  cat >/tmp/permute-large-u.ini <<'INI'
 [run]
 warmup = 2
 min_samples = 5
@@ -102,7 +106,7 @@ cache = hot
 seed = 1
 
 [permute]
-variants = $1
+variants = per_element, tiled, gemm, fused, fused_async, auto, copy
 baseline = copy
 preset = large_u
 dtype = f32, f64
@@ -110,23 +114,12 @@ beta = 0, 0.5
 scale = 1
 
 [permute.scale]
-variants = $2
+variants = fused, fused_async, copy
 baseline = copy
 preset = large_u
 dtype = f32
-scale = $3
+scale = 0.5, 2
 INI
-}
-
-# large_u at full size (issue 12: auto within 2x of copy): every path on it, float32 and
-# float64, beta 0 and 0.5 (28 cases), and fused against copy at half and twice the blocks (6
-# cases: the fixed cost of a launch against the per-tile rate); about 45 s.  Then Nsight
-# Compute (full set, SASS stall samples) of auto's kernels in float32 (the cp.async fill since
-# v3) and float64 (the register fill) at beta 0, and of fused (register fill) float32: -1, -2,
-# -3 (about 20 s each; -3 names scale=1: the [permute.scale] cases share the rest of the name).
-step_permute_large_u() {
-  permute_large_u_ini "per_element, tiled, gemm, fused, fused_async, auto, copy" \
-    "fused, fused_async, copy" "0.5, 2" >/tmp/permute-large-u.ini
   "$B/kbench" run /tmp/permute-large-u.ini --out "$OUT/results/permute-large-u"
   local c d i=0
   for c in 'permute/auto/preset=large_u,dtype=f32,alpha=1,beta=0,*' \
@@ -136,21 +129,6 @@ step_permute_large_u() {
     d="$OUT/results/ncu-permute-large-u-$i"
     ncu_full /tmp/permute-large-u.ini "$c" "$d"
   done
-}
-
-# Issue 12, session 4 (v5): the fused kernel's persistent grid (fused, fused_async, auto) beside
-# v3's grid of a CTA a tile (fused_v3, fused_async_v3), large_u at full size, float32 and
-# float64, beta 0 and 0.5 (24 cases), and float32 at twice the blocks (3 cases: 2.4 waves of
-# tiles, where the persistent grid's overlap of tiles counts more); about 45 s.  Then Nsight
-# Compute (full set, SASS stall samples) of the persistent fused_async = auto's float32 kernel
-# at beta 0 (about 20 s).
-step_permute_fused_ab() {
-  permute_large_u_ini "fused_v3, fused, fused_async_v3, fused_async, auto, copy" \
-    "fused_async_v3, fused_async, copy" "2" >/tmp/permute-fused-ab.ini
-  "$B/kbench" run /tmp/permute-fused-ab.ini --out "$OUT/results/permute-fused-ab"
-  ncu_full /tmp/permute-fused-ab.ini \
-    'permute/fused_async/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*' \
-    "$OUT/results/ncu-permute-fused-ab-1"
 }
 
 # The dense permutes of profiles/permute.ini (rank 2 to 8, 21 to 537 MB), tiled and copy only,

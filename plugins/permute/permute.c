@@ -18,19 +18,7 @@
 #include "kbench/plugin.h"
 #include "permute.h"
 
-enum {
-    V_HOST,
-    V_PER_ELEMENT,
-    V_TILED,
-    V_GEMM,
-    V_AUTO,
-    V_COPY,
-    V_FUSED,
-    V_FUSED_ASYNC,
-    V_FUSED_V3,
-    V_FUSED_ASYNC_V3,
-    V_COUNT
-};
+enum { V_HOST, V_PER_ELEMENT, V_TILED, V_GEMM, V_AUTO, V_COPY, V_FUSED, V_FUSED_ASYNC, V_COUNT };
 
 static const kb_variant variants[V_COUNT] = {
     [V_HOST] = {"host", "C loops on the CPU in the element type (small sizes)", KB_HOST, 0},
@@ -52,11 +40,6 @@ static const kb_variant variants[V_COUNT] = {
         {"fused_async",
          "fused with cp.async fills: no registers hold the next fill (more CTAs an SM)", KB_DEVICE,
          0},
-    [V_FUSED_V3] = {"fused_v3",
-                    "fused on v3's grid, a CTA a tile (fused, fused_async, auto: "
-                    "a persistent grid walking the tiles)",
-                    KB_DEVICE, 0},
-    [V_FUSED_ASYNC_V3] = {"fused_async_v3", "fused_async on v3's grid, a CTA a tile", KB_DEVICE, 0},
 };
 
 static const kb_param params[] = {
@@ -101,7 +84,7 @@ static const kb_metric_def metrics[] = {
     {"gemm_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks sent through extract + GEMM"},
     {"fused_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks sent through the fused kernel"},
     {"tiled_blocks", "1", KB_BETTER_NONE, 0, 0, 0, "blocks permuted by the tiled kernel itself"},
-    {"fused_tiles", "1", KB_BETTER_NONE, 0, 0, 0, "tiles of the fused launch (v3 grid: its CTAs)"},
+    {"fused_tiles", "1", KB_BETTER_NONE, 0, 0, 0, "tiles (CTAs) of the fused launch"},
 };
 
 typedef struct state {
@@ -126,7 +109,6 @@ typedef struct state {
     pm_fused_gather *d_fgather;
     int32_t *d_fdcol;
     pm_fused_item *d_fitem;
-    unsigned *d_fnext; /* the persistent fused grid's tile counter */
     cublasHandle_t blas;
     void *d_blas_ws;
     cudaStream_t own;
@@ -280,7 +262,6 @@ static int teardown(void *p, char *msg)
     cudaFree(s->d_fgather);
     cudaFree(s->d_fdcol);
     cudaFree(s->d_fitem);
-    cudaFree(s->d_fnext);
     pm_fused_plan_free(&s->fp);
     cudaFree(s->gp.dA);
     cudaFree(s->gp.dB);
@@ -399,9 +380,7 @@ static int plan_fused(state *s, const unsigned char *via, char *msg)
     /* auto takes the cp.async fill in float32 (gpu-run-4, large_u: 25.7 against 27.9 µs beta 0,
      * 27.8 against 29.4 beta 0.5: 5 CTAs an SM instead of 4) and the register fill in float64
      * (50.5 against 48.7 beta 0, even at beta 0.5). */
-    s->fp.async = s->variant == V_FUSED_ASYNC || s->variant == V_FUSED_ASYNC_V3 ||
-                  (s->variant == V_AUTO && s->prob->esize == 4);
-    s->fp.persist = s->variant != V_FUSED_V3 && s->variant != V_FUSED_ASYNC_V3;
+    s->fp.async = s->variant == V_FUSED_ASYNC || (s->variant == V_AUTO && s->prob->esize == 4);
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
     const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
@@ -411,11 +390,6 @@ static int plan_fused(state *s, const unsigned char *via, char *msg)
     if (rc == KB_OK)
         rc = upload((void **)&s->d_fitem, s->fp.item, (size_t)s->fp.items * sizeof(pm_fused_item),
                     msg);
-    if (rc == KB_OK && s->fp.persist) { /* the tile counter, zeroed by a memset node a run */
-        const unsigned zero = 0;
-        rc = upload((void **)&s->d_fnext, &zero, sizeof zero, msg);
-        s->launches++;
-    }
     s->launches++;
     s->predicted_ns += s->fp.predicted_ns;
     return rc;
@@ -458,8 +432,7 @@ static int plan_device(state *s, int len_log, char *msg)
     }
     for (int b = 0; b < p->n_blocks; b++)
         via[b] = 1;
-    if (s->variant == V_GEMM || s->variant == V_FUSED || s->variant == V_FUSED_ASYNC ||
-        s->variant == V_FUSED_V3 || s->variant == V_FUSED_ASYNC_V3) {
+    if (s->variant == V_GEMM || s->variant == V_FUSED || s->variant == V_FUSED_ASYNC) {
         for (int b = 0; b < p->n_blocks; b++)
             via[b] = pm_is_unique(&p->blocks[b]) ? 1 : s->variant == V_GEMM ? 2 : 3;
     } else if (s->variant == V_AUTO) {
@@ -558,8 +531,7 @@ static int init(const kb_case *c, void **out, char *msg)
     }
     /* Both shape the tiled launch, which copy and per_element do not run. */
     if ((tile_len != 0 || lean != 3) && c->variant != V_TILED && c->variant != V_GEMM &&
-        c->variant != V_AUTO && c->variant != V_FUSED && c->variant != V_FUSED_ASYNC &&
-        c->variant != V_FUSED_V3 && c->variant != V_FUSED_ASYNC_V3) {
+        c->variant != V_AUTO && c->variant != V_FUSED && c->variant != V_FUSED_ASYNC) {
         kb_msgf(msg, "%s belongs to tiled, gemm, fused and auto", tile_len ? "tile_len" : "lean");
         return KB_SKIP;
     }
@@ -717,8 +689,8 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
                                               p->beta, st),
                     msg);
         KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fgather, s->d_fdcol,
-                                              s->d_fitem, s->d_fnext, s->d_src, s->d_cin, s->d_u,
-                                              out, p->alpha, p->beta, st),
+                                              s->d_fitem, s->d_src, s->d_cin, s->d_u, out, p->alpha,
+                                              p->beta, st),
                     msg);
         if (s->gp.count == 0)
             return KB_OK;

@@ -313,8 +313,6 @@ typedef struct pm_fused_plan {
     int32_t *idcol;
     double predicted_ns;
     int async; /* fill shared memory by cp.async instead of through registers (set by the caller) */
-    int persist; /* a persistent grid (one CTA a resident slot, taking tiles from a counter)
-                  * instead of a CTA a tile (v3); set by the caller */
 } pm_fused_plan;
 
 /* Source offset (within a tree) of destination element e of a block: one division per axis. */
@@ -509,12 +507,11 @@ size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
  * Returns a cudaError_t as int, or -1 with the cuBLAS status in *blas when cuBLAS failed. */
 int pm_run_gemm(int esize, void *handle, const pm_gemm_plan *g, const void *cin, void *out,
                 void *stream, int *blas);
-/* The fused launch (nothing when the plan has no tiles).  dnext: one unsigned of device memory,
- * the persistent grid's tile counter (zeroed by the launch; unused on v3's grid). */
+/* The fused launch (nothing when the plan has no tiles). */
 int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
-                 const int32_t *didcol, const pm_fused_item *ditem, unsigned *dnext,
-                 const void *src, const void *cin, const void *u, void *out, double alpha,
-                 double beta, void *stream);
+                 const int32_t *didcol, const pm_fused_item *ditem, const void *src,
+                 const void *cin, const void *u, void *out, double alpha, double beta,
+                 void *stream);
 
 #ifdef __cplusplus
 }

@@ -16,9 +16,7 @@
 // they all lie past the block.  Accumulation is a plain FMA chain over the source trees in
 // order, so the error bound of the other variants holds unchanged.  One launch covers every
 // block auto gives it; the tiles come in the order of the host's work list (most source trees
-// first), each with its own copy of its columns (permute.h, pm_fused_plan).  Two grids: a CTA a
-// tile (v3: fused_v3, fused_async_v3) or, since v5, a persistent grid of the resident CTA slots
-// walking the tiles (fused_persist below: fused, fused_async, auto).
+// first), each with its own copy of its columns (permute.h, pm_fused_plan).
 #include "common.cuh"
 
 namespace
@@ -145,54 +143,6 @@ __device__ __forceinline__ void fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t s
     }
 }
 
-// One fill's product: source trees 0 .. nc - 1 of the staged buffer (us, ps) into this thread's
-// 8 trees x 4 columns, in steps of 4 (staged zeros cover the rest of a step; nc is the same for
-// the whole warp), one FMA chain per accumulator in source-tree order.
-template <typename T>
-__device__ __forceinline__ void fill_product(const T (*us)[kUP], const T (*ps)[kPR], int32_t r0,
-                                             int32_t pe, int32_t nc, T (*acc)[kTN])
-{
-#pragma unroll
-    for (int k0 = 0; k0 < kBK; k0 += 4) {
-        if (k0 >= nc)
-            break;
-#pragma unroll
-        for (int k = k0; k < k0 + 4; k++) {
-            T a[kTM], p[kTN];
-            vec4<T>::load(&us[k][r0], a);
-            vec4<T>::load(&us[k][r0 + 4], a + 4);
-            vec4<T>::load(&ps[k][pe], p);
-#pragma unroll
-            for (int i = 0; i < kTM; i++)
-#pragma unroll
-                for (int j = 0; j < kTN; j++)
-                    acc[i][j] = fma(a[i], p[j], acc[i][j]);
-        }
-    }
-}
-
-// The epilogue's staged tile: rows of kOP elements (16-byte aligned for the float4 writes).
-constexpr int kOP = kBN + 4;
-
-// Column t of the staged trees 0 .. nr - 1 to out (and cin) at d, d + n, ...: alpha x (+ beta
-// cin).
-template <typename T, bool BETA>
-__device__ __forceinline__ void store_column(const T (*os)[kOP], int32_t t, int32_t nr,
-                                             T *__restrict__ out, const T *__restrict__ cin,
-                                             int64_t d, int32_t n, T alpha, T beta)
-{
-    T *__restrict__ o = out + d;
-    const T *__restrict__ ci = cin + (BETA ? d : 0);
-#pragma unroll 4
-    for (int32_t r = 0; r < nr; r++) {
-        const T x = os[r][t];
-        *o = BETA ? alpha * x + beta * *ci : alpha * x;
-        o += n;
-        if (BETA)
-            ci += n;
-    }
-}
-
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
 // loads.  Capped for 4 CTAs an SM in float32 (117 registers on sm_90a, 108 on sm_80, no
 // spills) and 3 in float64 on sm_90a (164, no spills; uncapped it takes 230, 2 CTAs; 4 CTAs
@@ -288,7 +238,24 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
             else
                 fill_load(sj, kv, n, uj, ucs, uok, pv, uv);
         }
-        fill_product(us[buf], ps[buf], r0, pe, busy ? min(kBK, cols - jc) : 0, acc);
+        const int32_t nc = busy ? min(kBK, cols - jc) : 0;
+#pragma unroll
+        for (int k0 = 0; k0 < kBK; k0 += 4) {
+            if (k0 >= nc) // the same for the whole warp; the staged zeros cover nc..k0+3
+                break;
+#pragma unroll
+            for (int k = k0; k < k0 + 4; k++) {
+                T a[kTM], p[kTN];
+                vec4<T>::load(&us[buf][k][r0], a);
+                vec4<T>::load(&us[buf][k][r0 + 4], a + 4);
+                vec4<T>::load(&ps[buf][k][pe], p);
+#pragma unroll
+                for (int i = 0; i < kTM; i++)
+#pragma unroll
+                    for (int j = 0; j < kTN; j++)
+                        acc[i][j] = fma(a[i], p[j], acc[i][j]);
+            }
+        }
         if (more && !ASYNC) {
 #pragma unroll
             for (int k = 0; k < kBK; k++)
@@ -309,6 +276,7 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
     // 32 elements); v2 stored each thread's 8 x 4 from registers: one float4 where aligned (54%
     // on large_u), else 4 scalar stores a tree with columns 4 apart (16 sectors for 32
     // elements: ncu saw 9.5 of 32 bytes a sector used and 25% of the stall samples there).
+    constexpr int kOP = kBN + 4; // rows stay 16-byte aligned for the float4 writes
     static_assert(sizeof(T) * kBM * kOP <= sizeof(ps), "the staged tile fits in ps");
     T(*os)[kOP] = reinterpret_cast<T(*)[kOP]>(&ps[0][0][0]);
     if (busy)
@@ -320,257 +288,25 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
     const int32_t nr = min(kBM, rows - it.row0);
     if (c < 0)
         return;
-    store_column<T, BETA>(os, t, nr, out, cin, it.dst_off + (int64_t)it.row0 * n + c, n, alpha,
-                          beta);
-}
-
-// ---- v5: the persistent grid (issue 12, session 4) ----------------------------------------
-// One CTA per resident slot (occupancy x SMs), each walking tiles: its first is tile blockIdx.x
-// of the host's longest-first list, every later one the next untaken, from a counter (*next,
-// zeroed by the launch's own memset node, so graph replay restarts it).  A CTA takes its next
-// tile when its current one reaches its last fill, so, as the hardware's block scheduler does
-// for v3's grid, the tiles go to the CTAs that free first (a static order, e.g. snake over the
-// list, would not chain several short tiles on one CTA; a slot model of large_u put it 4-7%
-// behind).  What it saves against v3: the CTA's launch and the tables' round trip before each
-// later tile's first fill (the tables load under the epilogue's stores).  The product, its
-// accumulation order and the stores are v3's: the same FMA chain, the same error bound.
-
-// Tile x's item and this thread's gather entry, copied by cp.async into shared memory, so that
-// no registers hold them through the epilogue (made visible by copy_wait and a barrier).
-__device__ __forceinline__ void tables_async(pm_fused_item *si, pm_fused_gather *sg,
-                                             const pm_fused_item *__restrict__ items,
-                                             const pm_fused_gather *__restrict__ gather, int64_t x,
-                                             int32_t t)
-{
-    constexpr int kWords = (int)(sizeof(pm_fused_item) / sizeof(int32_t));
-    static_assert(sizeof(pm_fused_item) % sizeof(int32_t) == 0 && kWords <= kNT, "item words");
-    static_assert(sizeof(pm_fused_gather) == 2 * sizeof(int32_t), "a gather entry is 2 words");
-    if (t < kWords)
-        copy_async(reinterpret_cast<int32_t *>(si) + t,
-                   reinterpret_cast<const int32_t *>(items + x) + t, true);
-    const int32_t *ge = reinterpret_cast<const int32_t *>(gather + x * kBN + t);
-    copy_async(reinterpret_cast<int32_t *>(sg + t), ge, true);
-    copy_async(reinterpret_cast<int32_t *>(sg + t) + 1, ge + 1, true);
-}
-
-// The walking fill state of one tile (v3's, per tile): its source trees and U column of the
-// next fill, and what bounds them.
-template <typename T> struct fill_walk {
-    const T *sj, *uj;
-    int64_t sstep;
-    int32_t n, cols, ucs, spos;
-    unsigned urmask;
-    bool valid;
-
-    __device__ __forceinline__ void start(const pm_fused_item &it, pm_fused_gather g,
-                                          const T *__restrict__ src, const T *__restrict__ u,
-                                          int32_t ur, int32_t uk)
-    {
-        n = it.n;
-        cols = it.cols;
-        valid = g.soff >= 0;
-        spos = g.spos;
-        sj = src + it.src_off + (valid ? g.soff : 0);
-        const int32_t urow = it.row0 + ur;
-        uj = u + it.u_off + (int64_t)urow * cols + uk;
-        sstep = (int64_t)kBK * n;
-        ucs = kUS * cols;
-        urmask = 0;
-#pragma unroll
-        for (int i = 0; i < kUL; i++)
-            urmask |= urow + i * kUS < it.rows ? 1u << i : 0u;
+    const int64_t d = it.dst_off + (int64_t)it.row0 * n + c;
+    T *__restrict__ o = out + d;
+    const T *__restrict__ ci = cin + (BETA ? d : 0);
+#pragma unroll 4
+    for (int32_t r = 0; r < nr; r++) {
+        const T x = os[r][t];
+        *o = BETA ? alpha * x + beta * *ci : alpha * x;
+        o += n;
+        if (BETA)
+            ci += n;
     }
-    __device__ __forceinline__ void advance()
-    {
-        sj += sstep;
-        uj += kBK;
-    }
-    // The fill of source trees jn .. jn + kBK - 1: by cp.async into (ps, us), or into registers
-    // (pv, uv) for stage().
-    template <bool ASYNC>
-    __device__ __forceinline__ void issue(int32_t jn, T (*ps)[kPR], T (*us)[kUP], int32_t ur,
-                                          int32_t uk, const T *__restrict__ safe, T *pv, T *uv)
-    {
-        const int32_t kv = valid ? min(kBK, cols - jn) : 0;
-        const unsigned uok = jn + uk < cols ? urmask : 0u;
-        if (ASYNC)
-            fill_async(ps, us, spos, sj, kv, n, uj, ucs, uok, ur, uk, safe);
-        else
-            fill_load(sj, kv, n, uj, ucs, uok, pv, uv);
-    }
-    __device__ __forceinline__ void stage(T (*ps)[kPR], T (*us)[kUP], int32_t ur, int32_t uk,
-                                          const T *pv, const T *uv) const
-    {
-#pragma unroll
-        for (int k = 0; k < kBK; k++)
-            ps[k][spos] = pv[k];
-#pragma unroll
-        for (int q = 0; q < kUL; q++)
-            us[uk][ur + q * kUS] = uv[q];
-    }
-};
-
-// sm_80 fits 3 float64 CTAs in its 164 KB of shared memory, and a cap of 4 spills there.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-constexpr int kCtasAsync64 = 3;
-#else
-constexpr int kCtasAsync64 = 4;
-#endif
-
-template <typename T, bool BETA, bool ASYNC>
-__global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : kCtasAsync64)
-                                       : sizeof(T) == 4 ? 4
-                                                        : kCtas64)
-    fused_persist(const pm_fused_gather *__restrict__ gather, const int32_t *__restrict__ dcol,
-                  const pm_fused_item *__restrict__ items, int64_t n_items,
-                  unsigned *__restrict__ next, const T *__restrict__ src, const T *__restrict__ cin,
-                  const T *__restrict__ u, T *__restrict__ out, T alpha, T beta)
-{
-    __shared__ __align__(16) T ps[2][kBK][kPR];
-    __shared__ __align__(16) T us[2][kBK][kUP];
-    __shared__ int64_t xs; // the CTA's next tile (thread 0 takes it in the last fill)
-    __shared__ __align__(16) pm_fused_item ti; // the next tile's item and gather entries
-    __shared__ __align__(16) pm_fused_gather tg[kNT];
-    const int32_t t = (int32_t)threadIdx.x;
-    const int64_t x0 = (int64_t)blockIdx.x;
-    if (x0 >= n_items)
-        return; // the grid is at most the tiles; uniform over the CTA
-    int32_t ur, uk;
-    pm_fused_u_slot(t, 0, &ur, &uk);
-    int32_t r0, e0;
-    pm_fused_thread(t, &r0, &e0);
-    const int32_t pe = pm_fused_pos(e0), wrow = pm_fused_warp_row0(t);
-
-    // The first tile: its item, gather entry and destination column (three independent loads),
-    // then its first fill.
-    pm_fused_item it = items[x0];
-    pm_fused_gather g = gather[x0 * kBN + t];
-    int32_t c = dcol[x0 * kBN + t];
-    T pv[kBK], uv[kUL], acc[kTM][kTN];
-    fill_walk<T> w;
-    int buf = 0;
-    w.start(it, g, src, u, ur, uk);
-    w.template issue<ASYNC>(0, ps[0], us[0], ur, uk, src, pv, uv);
-    if (!ASYNC)
-        w.stage(ps[0], us[0], ur, uk, pv, uv);
-    copy_wait();
-    __syncthreads();
-
-    for (;;) {
-        // This tile's epilogue state (it, g and c move on to the next tile after it).
-        const int32_t en = it.n, nr = min(kBM, it.rows - it.row0), ec = c, cols = it.cols;
-        const int64_t d = it.dst_off + (int64_t)it.row0 * en + ec;
-        const bool busy = it.row0 + wrow < it.rows;
-#pragma unroll
-        for (int i = 0; i < kTM; i++)
-#pragma unroll
-            for (int j = 0; j < kTN; j++)
-                acc[i][j] = T(0);
-
-        for (int32_t jc = 0; jc < cols; jc += kBK) {
-            const int32_t jn = jc + kBK;
-            const bool more = jn < cols;
-            if (more) {
-                w.advance();
-                w.template issue<ASYNC>(jn, ps[buf ^ 1], us[buf ^ 1], ur, uk, src, pv, uv);
-            } else if (t == 0) {
-                xs = (int64_t)gridDim.x + atomicAdd(next, 1u); // read after this fill's barrier
-            }
-            fill_product(us[buf], ps[buf], r0, pe, busy ? min(kBK, cols - jc) : 0, acc);
-            if (more && !ASYNC)
-                w.stage(ps[buf ^ 1], us[buf ^ 1], ur, uk, pv, uv);
-            if (ASYNC)
-                copy_wait();
-            __syncthreads();
-            buf ^= 1;
-        }
-
-        // The next tile's tables go out before the epilogue's stores (their round trip under
-        // them, by cp.async: registers holding them there made the float32 cp.async kernel
-        // spill); both buffers are free: the epilogue stages in ps[buf ^ 1], the next tile's
-        // first fill goes to ps[buf].
-        const bool next_tile = xs < n_items;
-        if (next_tile)
-            tables_async(&ti, tg, items, gather, xs, t);
-
-        // Epilogue: v3's column stores, 16 trees at a time (half a tile fits one buffer).
-        constexpr int kHalf = kBM / 2;
-        static_assert(sizeof(T) * kHalf * kOP <= sizeof(ps[0]), "half a tile fits a buffer");
-        static_assert(kHalf == 16, "a warp's trees are one half (pm_fused_warp_row0)");
-        T(*os)[kOP] = reinterpret_cast<T(*)[kOP]>(&ps[buf ^ 1][0][0]);
-        for (int32_t h = 0; h < nr; h += kHalf) {
-            if (busy && wrow == h)
-#pragma unroll
-                for (int i = 0; i < kTM; i++)
-                    vec4<T>::store(&os[r0 - h + i][e0], acc[i]);
-            __syncthreads();
-            if (ec >= 0)
-                store_column<T, BETA>(os, t, min(kHalf, nr - h), out, cin, d + (int64_t)h * en, en,
-                                      alpha, beta);
-            copy_wait();     // the next tile's tables
-            __syncthreads(); // os is reused: the next half, the next tile's second fill
-        }
-        if (!next_tile)
-            break;
-        const int64_t xn = xs; // rewritten only in the next tile's last fill
-        it = ti;
-        g = tg[t];
-        c = dcol[xn * kBN + t]; // first used in that tile's epilogue
-        w.start(it, g, src, u, ur, uk);
-        w.template issue<ASYNC>(0, ps[buf], us[buf], ur, uk, src, pv, uv);
-        if (!ASYNC)
-            w.stage(ps[buf], us[buf], ur, uk, pv, uv);
-        copy_wait();
-        __syncthreads();
-    }
-}
-
-// CTAs of the persistent grid: as many as are resident at once, at most one a tile.
-template <typename K> cudaError_t persist_grid(K kernel, int64_t items, unsigned *grid)
-{
-    int dev = 0, sms = 0, per = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per, reinterpret_cast<const void *>(kernel), kNT, 0);
-    if (e != cudaSuccess)
-        return e;
-    const int64_t slots = (int64_t)(sms > 0 ? sms : 1) * (per > 0 ? per : 1);
-    *grid = (unsigned)(slots < items ? slots : items);
-    return cudaSuccess;
-}
-
-template <typename T, bool BETA, bool ASYNC>
-cudaError_t launch_persist(const pm_fused_plan *h, const pm_fused_gather *gather,
-                           const int32_t *dcol, const pm_fused_item *items, unsigned *next,
-                           const void *src, const void *cin, const void *u, void *out, double alpha,
-                           double beta, cudaStream_t s)
-{
-    unsigned grid = 0;
-    cudaError_t e = persist_grid(fused_persist<T, BETA, ASYNC>, h->items, &grid);
-    if (e == cudaSuccess)
-        e = cudaMemsetAsync(next, 0, sizeof *next, s); // the counter restarts every launch
-    if (e != cudaSuccess)
-        return e;
-    fused_persist<T, BETA, ASYNC><<<grid, kNT, 0, s>>>(gather, dcol, items, (int64_t)h->items, next,
-                                                       (const T *)src, (const T *)cin, (const T *)u,
-                                                       (T *)out, (T)alpha, (T)beta);
-    return cudaGetLastError();
 }
 
 template <typename T, bool ASYNC>
 cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
-                   const pm_fused_item *items, unsigned *next, const void *src, const void *cin,
-                   const void *u, void *out, double alpha, double beta, cudaStream_t s)
+                   const pm_fused_item *items, const void *src, const void *cin, const void *u,
+                   void *out, double alpha, double beta, cudaStream_t s)
 {
     const unsigned grid = (unsigned)h->items;
-    if (h->persist)
-        return beta != 0.0 ? launch_persist<T, true, ASYNC>(h, gather, dcol, items, next, src, cin,
-                                                            u, out, alpha, beta, s)
-                           : launch_persist<T, false, ASYNC>(h, gather, dcol, items, next, src, cin,
-                                                             u, out, alpha, beta, s);
     if (beta != 0.0)
         fused<T, true, ASYNC><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src,
                                                    (const T *)cin, (const T *)u, (T *)out, (T)alpha,
@@ -585,20 +321,20 @@ cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const 
 } // namespace
 
 extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
-                            const int32_t *didcol, const pm_fused_item *ditem, unsigned *dnext,
-                            const void *src, const void *cin, const void *u, void *out,
-                            double alpha, double beta, void *stream)
+                            const int32_t *didcol, const pm_fused_item *ditem, const void *src,
+                            const void *cin, const void *u, void *out, double alpha, double beta,
+                            void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     if (hplan->items == 0)
         return (int)cudaSuccess;
     if (esize == 4)
-        return (int)(hplan->async ? launch<float, true>(hplan, digather, didcol, ditem, dnext, src,
-                                                        cin, u, out, alpha, beta, s)
-                                  : launch<float, false>(hplan, digather, didcol, ditem, dnext, src,
-                                                         cin, u, out, alpha, beta, s));
-    return (int)(hplan->async ? launch<double, true>(hplan, digather, didcol, ditem, dnext, src,
-                                                     cin, u, out, alpha, beta, s)
-                              : launch<double, false>(hplan, digather, didcol, ditem, dnext, src,
-                                                      cin, u, out, alpha, beta, s));
+        return (int)(hplan->async ? launch<float, true>(hplan, digather, didcol, ditem, src, cin, u,
+                                                        out, alpha, beta, s)
+                                  : launch<float, false>(hplan, digather, didcol, ditem, src, cin,
+                                                         u, out, alpha, beta, s));
+    return (int)(hplan->async ? launch<double, true>(hplan, digather, didcol, ditem, src, cin, u,
+                                                     out, alpha, beta, s)
+                              : launch<double, false>(hplan, digather, didcol, ditem, src, cin, u,
+                                                      out, alpha, beta, s));
 }

@@ -2,8 +2,7 @@
  * test/emu_cuda.h: a std::thread per CUDA thread, a std::barrier per __syncthreads), so its
  * shared-memory indexing, double buffering and barriers are checked without a GPU: every
  * recoupling block of a few presets, float32 and float64, beta 0 and not, both fill paths
- * (registers; cp.async, which the CPU copies at issue) and both grids (a CTA a tile; the
- * persistent grid, here 6 CTAs walking all the tiles), against the double reference within
+ * (registers; cp.async, which the CPU copies at issue), against the double reference within
  * the plugin's bound (pm_check; abelian blocks are not the fused kernel's and are left out).
  * Built and run by run_emu_fused.sh (ASan+UBSan, TSan). */
 #include <cstdio>
@@ -22,95 +21,62 @@ extern "C" cudaError_t cudaGetLastError(void)
     return cudaSuccess;
 }
 
-/* The persistent grid's size: 3 "SMs" x 2 CTAs, so each CTA walks many tiles (CTAs run one
- * after another here: the first takes all the tiles after the first six). */
-extern "C" cudaError_t cudaGetDevice(int *dev)
-{
-    *dev = 0;
-    return cudaSuccess;
-}
-
-extern "C" cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr, int)
-{
-    *value = 3;
-    return cudaSuccess;
-}
-
-extern "C" cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t)
-{
-    memset(p, value, n);
-    return cudaSuccess;
-}
-
-extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *, int,
-                                                                     size_t)
-{
-    *n = 2;
-    return cudaSuccess;
-}
-
 int main()
 {
     int fails = 0;
-    for (int persist = 0; persist < 2; persist++)
-        for (int async = 0; async < 2; async++)
-            for (pm_preset preset : {PM_LARGE_U, PM_RECOUPLING_SMALL, PM_MIXED, PM_CUSTOM})
-                for (int esize = 4; esize <= 8; esize += 4)
-                    for (double beta : {0.0, -0.75}) {
-                        pm_spec s;
-                        pm_problem p;
-                        pm_fused_plan f;
-                        char msg[KB_MSG_SIZE] = "";
-                        memset(&s, 0, sizeof s);
-                        s.preset = preset;
-                        s.esize = esize;
-                        s.alpha = 1.5;
-                        s.beta = beta;
-                        s.scale = preset == PM_LARGE_U ? 0.1 : preset == PM_MIXED ? 0.05 : 0.3;
-                        s.n_blocks = 5; /* custom: rank 3, dims 1-5, U up to 40 x 37 */
-                        s.rank = 3;
-                        s.dmin = 1;
-                        s.dmax = 5;
-                        s.rows_min = 1;
-                        s.rows_max = 40;
-                        s.cols_min = 1;
-                        s.cols_max = 37;
-                        if (pm_generate(&s, 3 + preset, &p, msg) != KB_OK ||
-                            pm_plan_fused(&p, NULL, &f, msg) != KB_OK) {
-                            printf("%s: %s\n", pm_preset_name(preset), msg);
-                            return 1;
-                        }
-                        const size_t bytes = (size_t)p.dst_elems * esize;
-                        char *out = (char *)malloc(bytes);
-                        memset(out, 0xff, bytes); /* NaN: an element nobody writes fails */
-                        f.async = async;
-                        f.persist = persist;
-                        unsigned next = 12345; /* the launch must zero it */
-                        int rc = pm_run_fused(esize, &f, f.igather, f.idcol, f.item, &next, p.src,
-                                              p.cin, p.u, out, p.alpha, p.beta, NULL);
-                        /* Checked: the recoupling blocks (the problem with its abelian blocks left
-                         * out). */
-                        pm_problem q = p;
-                        pm_block *kept =
-                            (pm_block *)malloc((size_t)(p.n_blocks + 1) * sizeof *kept);
-                        q.blocks = kept;
-                        q.n_blocks = 0;
-                        for (int b = 0; b < p.n_blocks; b++)
-                            if (!pm_is_unique(&p.blocks[b]))
-                                kept[q.n_blocks++] = p.blocks[b];
-                        int64_t bad = 0;
-                        double err = pm_check(&q, out, &bad);
-                        free(kept);
-                        printf("%-8s%-6s %-16s f%d beta %5.2f: %4lld tiles, err/bound %.3g, %lld "
-                               "bad\n",
-                               persist ? "persist" : "tiles", async ? "async" : "regs",
-                               pm_preset_name(preset), 8 * esize, beta, (long long)f.items, err,
-                               (long long)bad);
-                        fails += rc != 0 || !(err <= 1.0);
-                        free(out);
-                        pm_fused_plan_free(&f);
-                        pm_problem_free(&p);
+    for (int async = 0; async < 2; async++)
+        for (pm_preset preset : {PM_LARGE_U, PM_RECOUPLING_SMALL, PM_MIXED, PM_CUSTOM})
+            for (int esize = 4; esize <= 8; esize += 4)
+                for (double beta : {0.0, -0.75}) {
+                    pm_spec s;
+                    pm_problem p;
+                    pm_fused_plan f;
+                    char msg[KB_MSG_SIZE] = "";
+                    memset(&s, 0, sizeof s);
+                    s.preset = preset;
+                    s.esize = esize;
+                    s.alpha = 1.5;
+                    s.beta = beta;
+                    s.scale = preset == PM_LARGE_U ? 0.1 : preset == PM_MIXED ? 0.05 : 0.3;
+                    s.n_blocks = 5; /* custom: rank 3, dims 1-5, U up to 40 x 37 */
+                    s.rank = 3;
+                    s.dmin = 1;
+                    s.dmax = 5;
+                    s.rows_min = 1;
+                    s.rows_max = 40;
+                    s.cols_min = 1;
+                    s.cols_max = 37;
+                    if (pm_generate(&s, 3 + preset, &p, msg) != KB_OK ||
+                        pm_plan_fused(&p, NULL, &f, msg) != KB_OK) {
+                        printf("%s: %s\n", pm_preset_name(preset), msg);
+                        return 1;
                     }
+                    const size_t bytes = (size_t)p.dst_elems * esize;
+                    char *out = (char *)malloc(bytes);
+                    memset(out, 0xff, bytes); /* NaN: an element nobody writes fails */
+                    f.async = async;
+                    int rc = pm_run_fused(esize, &f, f.igather, f.idcol, f.item, p.src, p.cin, p.u,
+                                          out, p.alpha, p.beta, NULL);
+                    /* Checked: the recoupling blocks (the problem with its abelian blocks left
+                     * out). */
+                    pm_problem q = p;
+                    pm_block *kept = (pm_block *)malloc((size_t)(p.n_blocks + 1) * sizeof *kept);
+                    q.blocks = kept;
+                    q.n_blocks = 0;
+                    for (int b = 0; b < p.n_blocks; b++)
+                        if (!pm_is_unique(&p.blocks[b]))
+                            kept[q.n_blocks++] = p.blocks[b];
+                    int64_t bad = 0;
+                    double err = pm_check(&q, out, &bad);
+                    free(kept);
+                    printf("%-8s %-16s f%d beta %5.2f: %4lld tiles, err/bound %.3g, %lld bad\n",
+                           async ? "async" : "regs", pm_preset_name(preset), 8 * esize, beta,
+                           (long long)f.items, err, (long long)bad);
+                    fails += rc != 0 || !(err <= 1.0);
+                    free(out);
+                    pm_fused_plan_free(&f);
+                    pm_problem_free(&p);
+                }
     printf(fails ? "FAILED: %d cases\n" : "all cases verified\n", fails);
     return fails != 0;
 }
