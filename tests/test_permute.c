@@ -782,6 +782,66 @@ Test(permute, lean_plan_patches_and_tiles_a_cta)
     pm_problem_free(&p);
 }
 
+/* v6 (tile_split): mixed at scale 1 (43 MB of abelian blocks beside 139 tiny recoupling
+ * blocks) moves its lean tiles into a lean-only launch of their own, pipelined, and the split
+ * plan still writes every element once, right; run 10's plan (opts without PM_PLAN_SPLIT)
+ * stays one launch.  many_small at scale 1 with beta takes 32-thread tiles (2002 CTAs, one
+ * wave of the general instance) where run 10's plan took 64 (1748 CTAs, more than a wave). */
+Test(permute, v6_splits_mixed_and_fits_many_small_in_a_wave, .timeout = 120)
+{
+    char msg[KB_MSG_SIZE] = "";
+    for (int bi = 0; bi < 2; bi++) {
+        pm_spec s = spec_of(PM_MIXED, 4, bi ? 0.5 : 0.0, 1.0);
+        pm_problem p;
+        pm_tile_plan tp, old;
+        int64_t bad = 0;
+        cr_assert_eq(pm_generate(&s, 3, &p, msg), KB_OK, "%s", msg);
+        cr_assert_eq(pm_plan_tiles_direct(&p, NULL, NULL, -1, PM_PLAN_DIRECT | PM_PLAN_SPLIT, &tp,
+                                          msg),
+                     KB_OK, "%s", msg);
+        cr_assert_eq(pm_plan_tiles_direct(&p, NULL, NULL, -1, PM_PLAN_DIRECT, &old, msg), KB_OK,
+                     "%s", msg);
+        cr_expect_eq(tp.split, 1, "beta %g: mixed at scale 1 not split", s.beta);
+        cr_expect_gt(tp.tiles, 0);
+        cr_expect_gt(tp.lean_tiles, 0);
+        cr_expect_geq(tp.lean_per, 1, "a split's lean launch is lean-only (pipelined)");
+        cr_expect_eq(old.split, 0);
+        cr_expect_eq(old.lean_per, 0);
+        void *out = malloc((size_t)p.dst_elems * 4);
+        int *writes = calloc((size_t)p.dst_elems, sizeof *writes);
+        cr_assert(out && writes);
+        memset(out, 0xff, (size_t)p.dst_elems * 4);
+        emulate_tiled(&p, &tp, out, NULL, writes, 0);
+        expect_once(&p, writes, "tiled v6");
+        double err = pm_check(&p, out, &bad);
+        cr_expect_leq(err, 1.0, "beta %g: split plan err %g/bound, %lld bad", s.beta, err,
+                      (long long)bad);
+        free(out);
+        free(writes);
+        pm_tile_plan_free(&tp);
+        pm_tile_plan_free(&old);
+        pm_problem_free(&p);
+    }
+    for (int esize = 4; esize <= 8; esize += 4) {
+        pm_spec s = spec_of(PM_MANY_SMALL, esize, 0.5, 1.0);
+        pm_problem p;
+        pm_tile_plan tp, old;
+        cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
+        cr_assert_eq(pm_plan_tiles_direct(&p, NULL, NULL, -1, PM_PLAN_DIRECT | PM_PLAN_SPLIT, &tp,
+                                          msg),
+                     KB_OK, "%s", msg);
+        cr_assert_eq(pm_plan_tiles_direct(&p, NULL, NULL, -1, PM_PLAN_DIRECT, &old, msg), KB_OK,
+                     "%s", msg);
+        cr_expect_eq(tp.len_log, 0, "f%d: many_small beta 0.5 at %d threads", 8 * esize,
+                     32 << tp.len_log);
+        cr_expect_eq(tp.split, 0);
+        cr_expect_eq(old.len_log, 1, "run 10's choice moved");
+        pm_tile_plan_free(&tp);
+        pm_tile_plan_free(&old);
+        pm_problem_free(&p);
+    }
+}
+
 /* The fused kernel's column tables on large_u (the permute swaps two halves of rank 6, so
  * consecutive destination elements are a source stride of 8-125 elements apart): every tile
  * lists each of its block's elements once, and a warp's gather (32 table entries) touches few

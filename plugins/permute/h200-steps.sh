@@ -172,14 +172,15 @@ step_permute_dense_ab() {
   done
 }
 
-# Issue 12, the small presets (pure launch latency): per_element, tiled (direct tiles for tiny
-# recoupling blocks), tiled with tile_direct = 0 (every recoupling block on general tiles, the
-# choice of run 8), auto and copy, at scale 0.1 and 1, float32 and float64, beta 0 and 0.5
-# (160 cases); large_u at scale 0.1 (8 cases: the model's fixed general-tile chain moves its
-# f32 beta 0 tile length from 32 to 256); then the launch floor in the same timing mode: one
-# block of one element, as a lean tile (rows 1) and as a direct tile (rows 2), against
-# per_element and copy (6 cases).
-# Short sampling as step_permute_quick; about 60-90 s.
+# Issue 12, the small presets (pure launch latency), round 2 (v6, tile_split): per_element,
+# tiled, auto and copy on recoupling_small, many_small and mixed at scale 0.1 and 1, float32
+# and float64, beta 0 and 0.5 (96 cases); run 10's plan (tile_split = 0: one launch, no waves)
+# for tiled and auto on many_small and mixed at scale 1 (16 cases; at 0.1 and on
+# recoupling_small the two plans are the same); mixed at scale 1 with lean = 2 (the split's
+# lean-only launch one tile a CTA, v2, against lean_pipe; 4 cases); the launch floor (one
+# element as a lean tile, rows 1, and as a direct tile, rows 2; 6 cases).  abelian_small,
+# large_u and tile_direct = 0 (run 10) are left out: their plans did not change.
+# Short sampling as step_permute_quick; 122 cases, about 60 s.
 step_permute_small_ab() {
   cat >/tmp/permute-small-ab.ini <<'INI'
 [run]
@@ -194,25 +195,26 @@ seed = 1
 [permute]
 variants = per_element, tiled, auto, copy
 baseline = copy
-preset = abelian_small, recoupling_small, many_small, mixed
+preset = recoupling_small, many_small, mixed
 dtype = f32, f64
 beta = 0, 0.5
 scale = 0.1, 1
 
-[permute.old]
+[permute.run10]
+variants = tiled, auto
+preset = many_small, mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+tile_split = 0
+
+[permute.lean2]
 variants = tiled
-preset = abelian_small, recoupling_small, many_small, mixed
+preset = mixed
 dtype = f32, f64
 beta = 0, 0.5
-scale = 0.1, 1
-tile_direct = 0
-
-[permute.large_u]
-variants = per_element, tiled
-preset = large_u
-dtype = f32, f64
-beta = 0, 0.5
-scale = 0.1
+scale = 1
+lean = 2
 
 [permute.floor]
 variants = per_element, tiled, copy

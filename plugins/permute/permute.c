@@ -72,6 +72,9 @@ static const kb_param params[] = {
      NULL},
     {"tile_direct", KB_PARAM_INT, "1",
      "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never", NULL},
+    {"tile_split", KB_PARAM_INT, "1",
+     "tiled, auto: 1 (v6): the lean tiles in a lean-only launch of their own where the model "
+     "says, a chain counted once per wave of CTAs; 0: one launch, run 10's plan", NULL},
 };
 
 static const kb_metric_def metrics[] = {
@@ -115,6 +118,7 @@ typedef struct state {
     double predicted_ns;
     int launches;
     int direct; /* tile_direct */
+    int split;  /* tile_split (tiled and auto; 0 elsewhere) */
 } state;
 
 /* ---- parameters and prepare ------------------------------------------------------------- */
@@ -395,6 +399,12 @@ static int plan_fused(state *s, const unsigned char *via, char *msg)
     return rc;
 }
 
+/* The tiled plan's options (pm_plan_tiles_direct) from tile_direct and tile_split. */
+static int plan_opts(const state *s)
+{
+    return (s->direct ? PM_PLAN_DIRECT : 0) | (s->split ? PM_PLAN_SPLIT : 0);
+}
+
 /* Plans the tiled launch, and for gemm/fused/auto the blocks that go through extract + GEMM
  * or the fused kernel. */
 static int plan_device(state *s, int len_log, char *msg)
@@ -442,7 +452,7 @@ static int plan_device(state *s, int len_log, char *msg)
         pm_tile_plan all;
         double other = 0.0;
         int any_gemm = 0, any_fused = 0;
-        rc = pm_plan_tiles_direct(p, NULL, NULL, len_log, s->direct, &all, msg);
+        rc = pm_plan_tiles_direct(p, NULL, NULL, len_log, plan_opts(s), &all, msg);
         if (rc != KB_OK)
             goto done;
         for (int b = 0; b < p->n_blocks; b++) {
@@ -459,7 +469,7 @@ static int plan_device(state *s, int len_log, char *msg)
             other += PM_LAUNCH_NS * (any_fused + any_gemm * (1 + (p->beta != 0.0)));
             for (int b = 0; b < p->n_blocks; b++)
                 tvia[b] = via[b] == 3 ? 0 : via[b];
-            rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, s->direct, &mixed,
+            rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, plan_opts(s), &mixed,
                                       msg); /* ws_off unused yet */
             if (rc != KB_OK) {
                 pm_tile_plan_free(&all);
@@ -481,13 +491,13 @@ static int plan_device(state *s, int len_log, char *msg)
         KB_CUDA_GOTO(cudaMalloc(&s->d_ws, (size_t)ws * (size_t)p->esize), msg, done);
     for (int b = 0; b < p->n_blocks; b++)
         tvia[b] = via[b] == 3 ? 0 : via[b];
-    rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, s->direct, &s->tp, msg);
+    rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, plan_opts(s), &s->tp, msg);
     if (rc != KB_OK)
         goto done;
     if (s->lean == 2)
         s->tp.lean_per = 0;
     s->predicted_ns = s->tp.predicted_ns;
-    s->launches = s->tp.tiles + s->tp.lean_tiles > 0;
+    s->launches = s->tp.split ? 2 : s->tp.tiles + s->tp.lean_tiles > 0;
     rc =
         upload((void **)&s->d_tblk, s->tp.blk, (size_t)s->tp.n_blocks * sizeof(pm_tile_block), msg);
     if (rc == KB_OK)
@@ -510,7 +520,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0, lean = 3, tile_direct = 1;
+    int64_t tile_len = 0, lean = 3, tile_direct = 1, tile_split = 1;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -544,6 +554,15 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "tile_direct belongs to tiled and auto");
         return KB_SKIP;
     }
+    if (c->host->param_int(c->params, "tile_split", &tile_split) != KB_OK ||
+        (tile_split != 0 && tile_split != 1)) {
+        kb_msgf(msg, "tile_split: expected 0 or 1");
+        return KB_BAD_PARAM;
+    }
+    if (!tile_split && c->variant != V_TILED && c->variant != V_AUTO) {
+        kb_msgf(msg, "tile_split belongs to tiled and auto");
+        return KB_SKIP;
+    }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
         kb_msgf(msg, "parameter gemm_call missing");
         return KB_BAD_PARAM;
@@ -562,6 +581,9 @@ static int init(const kb_case *c, void **out, char *msg)
     s->gp.loop = strcmp(gemm_call, "loop") == 0;
     s->lean = (int)lean;
     s->direct = (int)tile_direct;
+    /* v6's plan for tiled and auto only: gemm and fused keep theirs (their tiled launch holds
+     * extracts and unique blocks, which run 10 did not measure against a split). */
+    s->split = (int)tile_split && (c->variant == V_TILED || c->variant == V_AUTO);
     if (c->struct_size >= offsetof(kb_case, handle) + sizeof c->handle) {
         s->handle = c->handle;
         s->prob = c->shared;

@@ -214,7 +214,8 @@ PM_HD int32_t pm_direct_n(const uint32_t *w, int32_t rank)
 /* A whole tiled launch: general blocks in schedule order (most source trees first), the first
  * tile of each (begin[n_blocks] = the number of general tiles) and every tile's record; then
  * the lean tiles.  The grid is tiles + lean_tiles CTAs: CTA t < tiles runs general tile t,
- * the others lean tile t - tiles. */
+ * the others lean tile t - tiles; with split (v6), two launches: the general tiles, then the
+ * lean tiles as a lean-only launch. */
 typedef struct pm_tile_plan {
     int n_blocks;
     int len_log;        /* tile length (threads) = 32 << len_log */
@@ -226,8 +227,10 @@ typedef struct pm_tile_plan {
     int64_t lean_tiles;
     int n_lean_blocks; /* blocks (or extracts) on the lean path */
     int lean_per;      /* lean-only launches: lean tiles a CTA, pipelined (v3); 0: v2, one */
+    int split;         /* v6: the general tiles, then the lean tiles as a lean-only launch */
     size_t smem_elems; /* shared memory of one tile, elements */
     double predicted_ns;
+    double work_ns; /* the sum of the tiles' costs (predicted_ns less chains and launches) */
 } pm_tile_plan;
 
 /* ---- the per-element kernels' descriptor ------------------------------------------------- */
@@ -447,13 +450,18 @@ double pm_check(const pm_problem *p, const void *out, int64_t *bad);
 
 /* Tile plan of the blocks in `which` (NULL: all; else nonzero entries), built for tile length
  * len_log (-1: the one of least predicted cost).  gemm_extract: blocks are written as
- * extracted trees (unique pseudo-blocks) to a workspace at ws_off[b]. */
+ * extracted trees (unique pseudo-blocks) to a workspace at ws_off[b].  Direct tiles, no v6. */
 int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
                   int len_log, pm_tile_plan *out, char *msg);
-/* The same, with direct tiles for the recoupling blocks where the model prefers them only if
- * direct_ok (0: general tiles for all of them, the choice before direct tiles existed). */
+/* The same with options (opts 0: run 8's plan): PM_PLAN_DIRECT puts recoupling blocks on
+ * direct tiles where the model prefers them (else general tiles for all of them, the choice
+ * before direct tiles existed); PM_PLAN_SPLIT (v6, tile_split) counts a chain once per wave of
+ * CTAs and the lean tiles' slowdown inside a launch with general tiles, and moves the lean
+ * tiles into a lean-only launch of their own where that is cheaper (pm_tile_plan.split). */
+#define PM_PLAN_DIRECT 1
+#define PM_PLAN_SPLIT 2
 int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
-                         int len_log, int direct_ok, pm_tile_plan *out, char *msg);
+                         int len_log, int opts, pm_tile_plan *out, char *msg);
 void pm_tile_plan_free(pm_tile_plan *t);
 /* Predicted time of block b through the tiled kernel at tile length len_log (ns). */
 double pm_tiled_cost(const pm_problem *p, const pm_block *b, int len_log, pm_tile_block *shape);

@@ -65,6 +65,32 @@
  * source element) pair, both through L1/L2. */
 #define NS_PER_DIRECT_ELEM 0.003
 #define NS_PER_DIRECT_PAIR 0.002
+/* v6 (PM_PLAN_SPLIT).  A launch with general tiles runs the tiled kernel's general instance,
+ * 80-124 registers a thread (cuobjdump -res-usage, sm_90a; GEN_REGS the most, rounded to the
+ * allocation's 8): an SM holds 65536 / (GEN_REGS x 32) of its warps, and CTAs past what the
+ * 132 SMs hold wait for a slot (run 10: many_small at scale 1 with beta 0.5, 1748 CTAs of 64
+ * threads where an H200 holds ~1200, ran 3.51 us f32, 3.38 f64; with beta 0, 2002 CTAs of 32
+ * threads, which fit, 2.74 and 2.59; beta itself costs recoupling_small's one-wave plans
+ * 0.03-0.07 us; the model without waves tied the two lengths). */
+#define GEN_REGS 104
+/* What a CTA waiting for a slot held by a direct tile waits: the direct tile's life beyond the
+ * lean floor (run 10: recoupling_small at scale 1, one wave of direct tiles, 1.95 us, a lean
+ * tile alone 1.22), not the model's 0.3 us chain, which is relative to its 2 us launch. */
+#define NS_SLOT_WAIT 750.0
+#define N_SMS 132
+#define MAX_CTAS_SM 32
+/* Lean tiles inside a launch with general tiles run the general instance (its registers, four
+ * elements a step, one tile a CTA), which hides less of their memory latency where they are
+ * many: run 10's mixed at scale 1 (69 abelian blocks, 43 MB, beside 139 tiny recoupling
+ * blocks, 41 kB; 17217 CTAs) ran 1.2-1.7x the model's sum (1.56 f32 beta 0), where lean-only
+ * launches of the same size (dense 48^4) ran 0.9-1.1x it; at scale 0.1 (1-2 waves) the
+ * model's sum held (f32 2.93 us measured, 2.87 predicted; f64 3.47, 3.59).  Charged from
+ * SLOW_WAVES waves of CTAs on, where the launch's throughput, not its ramp, sets its time. */
+#define GEN_LEAN_SLOWDOWN 1.5
+#define SLOW_WAVES 4
+/* A second kernel node behind the first in the graph: the one-element floor (run 10: a lean
+ * tile 1.22 us against copy's 0.93, per_element's two nodes ~1.5 us over one). */
+#define NS_SECOND_LAUNCH 1500.0
 
 static void merge_block(const pm_block *b, pm_block *v);
 
@@ -597,6 +623,50 @@ static double chain_ns(double sum, double chain)
     return sum > chain ? sum : chain;
 }
 
+/* v6: CTAs of the general instance the SMs hold at once at tile length len_log. */
+static int64_t gen_slots(int len_log)
+{
+    int64_t per_sm = (65536 / (GEN_REGS * 32)) >> len_log;
+    per_sm = per_sm < 1 ? 1 : per_sm > MAX_CTAS_SM ? MAX_CTAS_SM : per_sm;
+    return per_sm * N_SMS;
+}
+
+/* v6: what a launch of gen general (or direct) tiles, scheduled first, and lean lean tiles
+ * adds to its chain where the general tiles fit in one wave but the lean tiles do not all fit
+ * beside them: the ones left wait for a slot, which a general tile holds with the odds of its
+ * share of the slots (many_small's +0.8 us at 64 threads: 1080 direct tiles of 1188 slots;
+ * mixed f64 at scale 0.1: 16 of 1188, no cost).  Several waves of general tiles (large_u at
+ * scale 1) overlap their chains with the sum of costs: nothing added, as before (the model's
+ * chains were fitted on one wave; run 10 measured nothing else). */
+static double wave_wait_ns(int64_t gen, int64_t lean, int len_log, double chain)
+{
+    const int64_t slots = gen_slots(len_log);
+    if (gen > slots || gen + lean <= slots)
+        return 0.0;
+    return (double)gen / (double)slots * (chain > NS_SLOT_WAIT ? chain : NS_SLOT_WAIT);
+}
+
+/* v6: the time of a plan at a fixed length from its general tiles' summed cost and longest
+ * chain and its lean tiles' summed cost: one launch (the lean tiles slowed on the general
+ * instance, the waits for slots) or, with general and lean tiles both there,
+ * two (the lean-only launch after the general one); sets t->split and t->predicted_ns. */
+static void split_choice(pm_tile_plan *t, double gen_sum, double lean_sum, double chain)
+{
+    double one, two;
+    int slow;
+    if (t->tiles == 0) { /* lean-only: as before */
+        t->split = 0;
+        t->predicted_ns = lean_sum + (t->lean_tiles ? PM_LAUNCH_NS : 0.0);
+        return;
+    }
+    slow = t->tiles + t->lean_tiles >= SLOW_WAVES * gen_slots(t->len_log);
+    one = chain_ns(gen_sum + (slow ? GEN_LEAN_SLOWDOWN : 1.0) * lean_sum, chain) +
+          wave_wait_ns(t->tiles, t->lean_tiles, t->len_log, chain) + PM_LAUNCH_NS;
+    two = chain_ns(gen_sum, chain) + PM_LAUNCH_NS + lean_sum + NS_SECOND_LAUNCH;
+    t->split = t->lean_tiles > 0 && two < one;
+    t->predicted_ns = t->split ? two : one;
+}
+
 /* The records of block bi's general tiles: groups of 2^log_r destination trees, and within a
  * group the regions with destination axis 0 fastest (neighbouring CTAs write neighbouring
  * memory). */
@@ -674,14 +744,36 @@ int pm_plan_tiles(const pm_problem *p, const unsigned char *which, const int64_t
 }
 
 int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const int64_t *ws_off,
-                         int len_log, int direct_ok, pm_tile_plan *out, char *msg)
+                         int len_log, int opts, pm_tile_plan *out, char *msg)
 {
     order *ord = NULL;
     unsigned char *lean_of = NULL; /* per block: 1 lean, 2 direct, 0 general tiles */
     int n = 0, rc = KB_OK, any_direct = 0;
-    const int len_arg = len_log;
-    double chain = 0.0;
+    const int len_arg = len_log, direct_ok = opts & PM_PLAN_DIRECT, v6 = opts & PM_PLAN_SPLIT;
+    double chain = 0.0, lean_sum = 0.0, gen_sum = 0.0;
     memset(out, 0, sizeof *out);
+    if (v6 && len_log < 0) {
+        /* v6: the whole plan at every length (waves and the split depend on the tile counts),
+         * the least predicted time kept; among equal times the least work. */
+        for (int l = 0; l < PM_N_LENGTHS; l++) {
+            pm_tile_plan t;
+            rc = pm_plan_tiles_direct(p, which, ws_off, l, opts, &t, msg);
+            if (rc != KB_OK) {
+                if (l > 0)
+                    pm_tile_plan_free(out);
+                return rc;
+            }
+            if (l == 0 || t.predicted_ns < out->predicted_ns - 1e-6 ||
+                (t.predicted_ns < out->predicted_ns + 1e-6 && t.work_ns < out->work_ns)) {
+                if (l > 0)
+                    pm_tile_plan_free(out);
+                *out = t;
+            } else {
+                pm_tile_plan_free(&t);
+            }
+        }
+        return KB_OK;
+    }
     ord = malloc((size_t)(p->n_blocks ? p->n_blocks : 1) * sizeof *ord);
     if (!ord)
         goto nomem;
@@ -732,7 +824,7 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
         if (lean) {
             lean_geom lgm;
             lean_geom_of(b, p->esize, !extract && p->beta != 0.0, len_log, &lgm);
-            out->predicted_ns += c;
+            lean_sum += c;
             out->lean_tiles += lean_fill(&lgm, 0, 0, extract ? b->cols : 1, 0, 0, NULL);
             out->n_lean_blocks++;
             size_t sm = ((size_t)1 << (lgm.lx + lgm.lz)) * (((size_t)1 << lgm.ly) + 1);
@@ -771,7 +863,7 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
         out->n_blocks = k;
         merge_block(b, &v);
         geom_of(p, &v, 0, &g);
-        out->predicted_ns += block_cost(p, b, 0, len_log, direct_ok, &lean, &direct, &ch);
+        gen_sum += block_cost(p, b, 0, len_log, direct_ok, &lean, &direct, &ch);
         chain = ch > chain ? ch : chain;
         if (lean_of[i] == 0)
             best_shape(&g, len_log, pm_is_unique(b), lg, &lr);
@@ -813,10 +905,15 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
             direct_fill(&out->blk[i], i, len_log, out->gen + out->begin[i]);
         else
             gen_fill(&out->blk[i], i, out->gen + out->begin[i]);
-    out->lean_per = out->tiles == 0 ? lean_per_of(out->lean_tiles) : 0;
-    out->predicted_ns = chain_ns(out->predicted_ns, chain);
-    if (out->tiles + out->lean_tiles)
-        out->predicted_ns += PM_LAUNCH_NS;
+    out->work_ns = gen_sum + lean_sum;
+    if (v6) {
+        split_choice(out, gen_sum, lean_sum, chain);
+    } else {
+        out->predicted_ns = chain_ns(out->work_ns, chain);
+        if (out->tiles + out->lean_tiles)
+            out->predicted_ns += PM_LAUNCH_NS;
+    }
+    out->lean_per = out->tiles == 0 || out->split ? lean_per_of(out->lean_tiles) : 0;
     free(ord);
     free(lean_of);
     if (any_direct) {
@@ -824,7 +921,7 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
          * where the launch is not one wave of chains (the sum of costs is the time), the
          * plan without them may be cheaper: keep the cheaper of the two. */
         pm_tile_plan alt;
-        rc = pm_plan_tiles_direct(p, which, ws_off, len_arg, 0, &alt, msg);
+        rc = pm_plan_tiles_direct(p, which, ws_off, len_arg, opts & ~PM_PLAN_DIRECT, &alt, msg);
         if (rc != KB_OK) {
             pm_tile_plan_free(out);
             return rc;

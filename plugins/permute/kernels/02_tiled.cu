@@ -554,7 +554,8 @@ cudaError_t launch_len(const pm_tile_plan *h, const pm_tile_block *blk, const pm
 
 extern "C" size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan)
 {
-    return plan->smem_elems * (size_t)esize * (plan->tiles == 0 && plan->lean_per > 0 ? 2 : 1);
+    return plan->smem_elems * (size_t)esize *
+           ((plan->tiles == 0 || plan->split) && plan->lean_per > 0 ? 2 : 1);
 }
 
 extern "C" int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
@@ -565,6 +566,19 @@ extern "C" int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_
     cudaStream_t s = (cudaStream_t)stream;
     if (hplan->tiles + hplan->lean_tiles == 0)
         return (int)cudaSuccess;
+    if (hplan->split && hplan->tiles > 0 && hplan->lean_tiles > 0) {
+        // v6: the general tiles alone (a grid of tiles CTAs), then the lean tiles as a
+        // lean-only launch (its own instance: lean_pipe, or v2's with lean_per = 0).
+        pm_tile_plan g = *hplan, l = *hplan;
+        int e;
+        g.lean_tiles = 0;
+        l.tiles = 0;
+        e = pm_run_tiled(esize, &g, dblk, dgen, dlean, src, cin, u, out, ws, alpha, beta, stream);
+        if (e != (int)cudaSuccess)
+            return e;
+        return pm_run_tiled(esize, &l, dblk, dgen, dlean, src, cin, u, out, ws, alpha, beta,
+                            stream);
+    }
     if (esize == 4)
         return (int)launch_len<float>(hplan, dblk, dgen, dlean, src, cin, u, out, ws, alpha, beta,
                                       s);
