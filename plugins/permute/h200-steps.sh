@@ -177,10 +177,11 @@ step_permute_dense_ab() {
 # and float64, beta 0 and 0.5 (96 cases); run 10's plan (tile_split = 0: one launch, no waves)
 # for tiled and auto on many_small and mixed at scale 1 (16 cases; at 0.1 and on
 # recoupling_small the two plans are the same); mixed at scale 1 with lean = 2 (the split's
-# lean-only launch one tile a CTA, v2, against lean_pipe; 4 cases); the launch floor (one
-# element as a lean tile, rows 1, and as a direct tile, rows 2; 6 cases).  abelian_small,
-# large_u and tile_direct = 0 (run 10) are left out: their plans did not change.
-# Short sampling as step_permute_quick; 122 cases, about 60 s.
+# lean-only launch one tile a CTA, v2, against lean_pipe; 4 cases) and with tile_split = 2
+# (the general launch forked onto a second stream beside the lean-only one; 4 cases); the
+# launch floor (one element as a lean tile, rows 1, and as a direct tile, rows 2; 6 cases).
+# abelian_small, large_u and tile_direct = 0 (run 10) are left out: their plans did not
+# change.  Short sampling as step_permute_quick; 126 cases, about 60 s.
 step_permute_small_ab() {
   cat >/tmp/permute-small-ab.ini <<'INI'
 [run]
@@ -215,6 +216,14 @@ dtype = f32, f64
 beta = 0, 0.5
 scale = 1
 lean = 2
+
+[permute.fork]
+variants = tiled
+preset = mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+tile_split = 2
 
 [permute.floor]
 variants = per_element, tiled, copy

@@ -74,7 +74,8 @@ static const kb_param params[] = {
      "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never", NULL},
     {"tile_split", KB_PARAM_INT, "1",
      "tiled, auto: 1 (v6): the lean tiles in a lean-only launch of their own where the model "
-     "says, a chain counted once per wave of CTAs; 0: one launch, run 10's plan", NULL},
+     "says (after the general tiles' launch), waits for slots counted; 2: the same, the two "
+     "launches forked onto two streams (concurrent); 0: one launch, run 10's plan", NULL},
 };
 
 static const kb_metric_def metrics[] = {
@@ -119,6 +120,9 @@ typedef struct state {
     int launches;
     int direct; /* tile_direct */
     int split;  /* tile_split (tiled and auto; 0 elsewhere) */
+    int fork;   /* tile_split = 2: a split plan's general launch on side, joined by events */
+    cudaStream_t side;
+    cudaEvent_t ev_fork, ev_join;
 } state;
 
 /* ---- parameters and prepare ------------------------------------------------------------- */
@@ -286,6 +290,12 @@ static int teardown(void *p, char *msg)
     cudaFree(s->d_blas_ws);
     if (s->own)
         cudaStreamDestroy(s->own);
+    if (s->side)
+        cudaStreamDestroy(s->side);
+    if (s->ev_fork)
+        cudaEventDestroy(s->ev_fork);
+    if (s->ev_join)
+        cudaEventDestroy(s->ev_join);
     if (s->own_prob) {
         pm_problem_free(s->prob);
         free(s->prob);
@@ -555,8 +565,8 @@ static int init(const kb_case *c, void **out, char *msg)
         return KB_SKIP;
     }
     if (c->host->param_int(c->params, "tile_split", &tile_split) != KB_OK ||
-        (tile_split != 0 && tile_split != 1)) {
-        kb_msgf(msg, "tile_split: expected 0 or 1");
+        tile_split < 0 || tile_split > 2) {
+        kb_msgf(msg, "tile_split: expected 0, 1 or 2");
         return KB_BAD_PARAM;
     }
     if (!tile_split && c->variant != V_TILED && c->variant != V_AUTO) {
@@ -583,7 +593,8 @@ static int init(const kb_case *c, void **out, char *msg)
     s->direct = (int)tile_direct;
     /* v6's plan for tiled and auto only: gemm and fused keep theirs (their tiled launch holds
      * extracts and unique blocks, which run 10 did not measure against a split). */
-    s->split = (int)tile_split && (c->variant == V_TILED || c->variant == V_AUTO);
+    s->split = tile_split != 0 && (c->variant == V_TILED || c->variant == V_AUTO);
+    s->fork = s->split && tile_split == 2;
     if (c->struct_size >= offsetof(kb_case, handle) + sizeof c->handle) {
         s->handle = c->handle;
         s->prob = c->shared;
@@ -637,6 +648,14 @@ static int init(const kb_case *c, void **out, char *msg)
             rc = plan_device(s, len_log, msg);
             if (rc != KB_OK)
                 goto fail;
+            if (s->fork && s->tp.split) {
+                KB_CUDA_GOTO(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking), msg,
+                             fail);
+                KB_CUDA_GOTO(cudaEventCreateWithFlags(&s->ev_fork, cudaEventDisableTiming), msg,
+                             fail);
+                KB_CUDA_GOTO(cudaEventCreateWithFlags(&s->ev_join, cudaEventDisableTiming), msg,
+                             fail);
+            }
         }
         KB_CUDA_GOTO(cudaDeviceSynchronize(), msg, fail);
     }
@@ -706,10 +725,28 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
         return KB_OK;
     default: {
         int blas = 0, e;
-        KB_CUDA_TRY((cudaError_t)pm_run_tiled(p->esize, &s->tp, s->d_tblk, s->d_tgen, s->d_tlean,
-                                              s->d_src, s->d_cin, s->d_u, out, s->d_ws, p->alpha,
-                                              p->beta, st),
-                    msg);
+        if (s->side) { /* tile_split = 2: the general launch beside the lean-only one */
+            pm_tile_plan g = s->tp, l = s->tp;
+            g.lean_tiles = 0;
+            l.tiles = 0;
+            KB_CUDA_TRY(cudaEventRecord(s->ev_fork, st), msg);
+            KB_CUDA_TRY(cudaStreamWaitEvent(s->side, s->ev_fork, 0), msg);
+            KB_CUDA_TRY((cudaError_t)pm_run_tiled(p->esize, &g, s->d_tblk, s->d_tgen, s->d_tlean,
+                                                  s->d_src, s->d_cin, s->d_u, out, s->d_ws,
+                                                  p->alpha, p->beta, s->side),
+                        msg);
+            KB_CUDA_TRY(cudaEventRecord(s->ev_join, s->side), msg);
+            KB_CUDA_TRY((cudaError_t)pm_run_tiled(p->esize, &l, s->d_tblk, s->d_tgen, s->d_tlean,
+                                                  s->d_src, s->d_cin, s->d_u, out, s->d_ws,
+                                                  p->alpha, p->beta, st),
+                        msg);
+            KB_CUDA_TRY(cudaStreamWaitEvent(st, s->ev_join, 0), msg);
+        } else {
+            KB_CUDA_TRY((cudaError_t)pm_run_tiled(p->esize, &s->tp, s->d_tblk, s->d_tgen,
+                                                  s->d_tlean, s->d_src, s->d_cin, s->d_u, out,
+                                                  s->d_ws, p->alpha, p->beta, st),
+                        msg);
+        }
         KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fgather, s->d_fdcol,
                                               s->d_fitem, s->d_src, s->d_cin, s->d_u, out, p->alpha,
                                               p->beta, st),
