@@ -814,6 +814,7 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
         else
             gen_fill(&out->blk[i], i, out->gen + out->begin[i]);
     out->lean_per = out->tiles == 0 ? lean_per_of(out->lean_tiles) : 0;
+    out->lean_vec = out->tiles == 0; /* v4 where no general tile shares the launch */
     out->predicted_ns = chain_ns(out->predicted_ns, chain);
     if (out->tiles + out->lean_tiles)
         out->predicted_ns += PM_LAUNCH_NS;
