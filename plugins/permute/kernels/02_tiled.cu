@@ -29,8 +29,8 @@
 // descriptors), the rest lean tiles; a launch with no general tile uses a kernel without the
 // general code: since v4 (lean = 4, the default) `lean_vec`, one tile a CTA, whole aligned tiles
 // in 16-byte vectors; v3's `lean_pipe` (lean = 3) moves several lean tiles a CTA, the next
-// one's loads in flight while it writes the current one; v2 (lean = 2) one scalar tile a CTA.  The
-// tile length (32 to 256 threads) and beta != 0 are template parameters.
+// one's loads in flight while it writes the current one; v2 (lean = 2) one scalar tile a CTA.
+// The tile length (32 to 256 threads) and beta != 0 are template parameters.
 #include <cstddef>
 
 #include "common.cuh"
