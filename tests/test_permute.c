@@ -69,10 +69,10 @@ static void lean_put(const pm_problem *p, int to_ws, int64_t d, double w, void *
 }
 
 /* A v4 lean tile (permute.h, pm_lean_vec_ok) vector by vector as the kernel's vec_tile: every
- * vector's offsets aligned to 16 bytes, a transpose's patch slots (pm_lean_vec_at) inside the
- * patch and each stashed once (sm poisoned with NaN by the caller), its vector reads whole
- * 16-byte groups; the patch a warp stashes at once without a bank conflict (as the shapes
- * allow: see below). */
+ * vector inside the tile or wholly outside it (skipped), its offsets aligned to 16 bytes, a
+ * transpose's patch slots (pm_lean_vec_at) inside the patch and each stashed once (sm poisoned with
+ * NaN by the caller), its vector reads whole 16-byte groups; the patch a warp stashes at once
+ * without a bank conflict (as the shapes allow: see below). */
 static int64_t vec_tiles[2]; /* v4 tiles emulated: transposes, copies */
 
 static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const pm_lean_tile *t,
@@ -81,7 +81,7 @@ static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const 
     const int nt = 32 << tp->len_log, vw = 16 / p->esize, lv = vw == 4 ? 2 : 1;
     const int nv = PM_LEAN_EPT(p->esize) / vw;
     const int lx = t->info & 15, ly = (t->info >> 4) & 15, lz = (t->info >> 8) & 15;
-    const int lxyz = lx + ly + lz, nvec = 1 << (lxyz - lv), to_ws = !!(t->info & PM_LEAN_WS);
+    const int lxyz = lx + ly + lz, to_ws = !!(t->info & PM_LEAN_WS);
     cr_assert_leq((int64_t)1 << lxyz, (int64_t)tp->smem_elems, "v4 patch beyond shared memory");
     vec_tiles[!!(t->info & PM_LEAN_COPY)]++;
     if (t->info & PM_LEAN_COPY) {
@@ -89,8 +89,9 @@ static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const 
             for (int i = 0; i < nv; i++) {
                 const int32_t v = th + nt * i, x = (v & ((1 << (lx - lv)) - 1)) << lv;
                 const int32_t y = (v >> (lx - lv)) & ((1 << ly) - 1), z = v >> (lx - lv + ly);
-                if (v >= nvec)
+                if (x >= t->nx || y >= t->ny || z >= t->nz)
                     continue;
+                cr_assert_leq(x + vw, t->nx, "v4 copy: a vector across the tile's edge");
                 const int64_t from = t->src + x + (int64_t)y * t->sx + (int64_t)z * t->sz;
                 const int64_t d = t->dst + x + (int64_t)y * t->dy + (int64_t)z * t->dz;
                 cr_assert(from % vw == 0 && d % vw == 0, "v4 copy: unaligned vector");
@@ -110,8 +111,9 @@ static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const 
                     const int32_t v = th + nt * i, y = (v & ((1 << (ly - lv)) - 1)) << lv;
                     const int32_t x = (v >> (ly - lv)) & ((1 << lx) - 1);
                     const int32_t z = v >> (ly - lv + lx), row = (z << ly) + y + j;
-                    if (v >= nvec)
+                    if (x >= t->nx || y >= t->ny || z >= t->nz)
                         continue;
+                    cr_assert_leq(y + vw, t->ny, "v4 transpose: a vector across the tile's edge");
                     const int64_t from = t->src + (int64_t)x * t->sx + y + j + (int64_t)z * t->sz;
                     const int32_t at = pm_lean_vec_at(row, x, lx, ly, lxyz, p->esize);
                     cr_assert((from - j) % vw == 0, "v4 transpose: unaligned source vector");
@@ -143,8 +145,9 @@ static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const 
         for (int i = 0; i < nv; i++) {
             const int32_t v = th + nt * i, x = (v & ((1 << (lx - lv)) - 1)) << lv;
             const int32_t y = (v >> (lx - lv)) & ((1 << ly) - 1), z = v >> (lx - lv + ly);
-            if (v >= nvec)
+            if (x >= t->nx || y >= t->ny || z >= t->nz)
                 continue;
+            cr_assert_leq(x + vw, t->nx, "v4 transpose: a vector across the tile's edge");
             const int32_t at = pm_lean_vec_at((z << ly) + y, x, lx, ly, lxyz, p->esize);
             const int64_t d = t->dst + x + (int64_t)y * t->dy + (int64_t)z * t->dz;
             cr_assert(at % vw == 0 && d % vw == 0, "v4 transpose: unaligned vector");

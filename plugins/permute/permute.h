@@ -140,14 +140,15 @@ typedef struct pm_lean_tile {
 /* Elements per thread on the lean path: 32 bytes of each element type in flight per thread. */
 #define PM_LEAN_EPT(esize) (32 / (esize))
 
-/* v4 (lean = 4): a whole lean tile (nx, ny, nz its full patch) whose runs and origins are
- * aligned to 16 bytes moves in 16-byte vectors, VW = 16 / esize elements each: a copy tile
+/* v4 (lean = 4): a lean tile whose runs are whole 16-byte vectors (nx, and for a transpose ny,
+ * multiples of VW = 16 / esize elements; origins and strides aligned to 16 bytes) moves in
+ * 16-byte vectors, bounds checked once a vector: a copy tile
  * along x on both sides; a transpose tile along y (the source's stride-1 axis) when it loads
  * and along x (the destination's) when it writes, through an unpadded patch [z][y][x] (rows of
  * TX elements, row r = z*TY + y) whose 16-byte groups are swizzled within each 128-byte bank
  * line (pm_lean_vec_at), so neither the scalar stores of the loaded vectors nor the vector
- * reads for the writes share a bank.  No per-element bounds checks, 32-bit offsets.  The
- * other tiles (edges, odd strides) run v2's scalar tile. */
+ * reads for the writes share a bank.  32-bit offsets.  The other tiles (odd extents or
+ * strides) run v2's scalar tile. */
 PM_HD int pm_lean_vec_ok(int64_t so, int64_t dof, int32_t sx, int32_t dy, int32_t sz, int32_t dz,
                          int32_t nx, int32_t ny, int32_t nz, int32_t info, int esize)
 {
@@ -155,7 +156,8 @@ PM_HD int pm_lean_vec_ok(int64_t so, int64_t dof, int32_t sx, int32_t dy, int32_
     const int32_t lx = info & 15, ly = (info >> 4) & 15, lz = (info >> 8) & 15;
     if (lx < lv || (!(info & PM_LEAN_COPY) && ly < lv))
         return 0;
-    if (nx != 1 << lx || ny != 1 << ly || nz != 1 << lz)
+    if (nx % vw || (!(info & PM_LEAN_COPY) && ny % vw) || nx > 1 << lx || ny > 1 << ly ||
+        nz > 1 << lz)
         return 0;
     return ((so | dof | (int64_t)(sx | dy | sz | dz)) & (vw - 1)) == 0;
 }

@@ -469,14 +469,15 @@ __global__ void __launch_bounds__(NT)
     }
 }
 
-// v4 (lean = 4, permute.h pm_lean_vec_ok): one tile a CTA as v2, but a whole tile with
-// 16-byte aligned runs moves in 16-byte vectors, NV = EPT / VW of them a thread (run 10's ncu
+// v4 (lean = 4, permute.h pm_lean_vec_ok): one tile a CTA as v2, but a tile whose runs are
+// whole 16-byte vectors moves in 16-byte vectors, NV = EPT / VW of them a thread (run 10's ncu
 // of v3 on a 537 MB transpose: SM throughput 84%, memory 60%: issue-bound, so the point is
 // fewer instructions an element, not more bytes in flight).  Vector v of a tile: a copy's
 // x-group v mod TX/VW, then y, then z; a transpose loads y-group v mod TY/VW of row x, stashes
 // its VW elements into rows y .. y + VW - 1 of the patch, and after the barrier reads x-group
-// v mod TX/VW of row (z, y) as one vector.  The per-tile test (a uniform branch) replaces the
-// per-element bounds checks; tiles that fail it run v2's scalar tile.
+// v mod TX/VW of row (z, y) as one vector.  The tile's extents along the vectors' axes are
+// multiples of VW (the per-tile test, a uniform branch), so the bounds are checked once a
+// vector, not once an element; tiles that fail the test run v2's scalar tile.
 // At least 1536 threads an SM (at most 32 CTAs): 40 registers, 75% occupancy (without the
 // bound 54-56 registers, v3's 56% occupancy in run 10's ncu), no spills.
 #define LEAN_VEC_CTAS(NT) (1536 / (NT) < 32 ? 1536 / (NT) : 32)
@@ -493,7 +494,7 @@ __device__ __forceinline__ void vec_tile(const lean_rec &r, const T *__restrict_
     using V = vec16<T>;
     const bool to_ws = (r.info & PM_LEAN_WS) != 0;
     const int32_t lz = (r.info >> 8) & 15, lxyz = r.lx + r.ly + lz;
-    const int32_t nvec = 1 << (lxyz - LV), t = (int32_t)threadIdx.x;
+    const int32_t t = (int32_t)threadIdx.x;
     const T *s = src + r.so;
     const T *c = cin + r.dof;
     T *d = (to_ws ? ws : out) + r.dof;
@@ -506,7 +507,7 @@ __device__ __forceinline__ void vec_tile(const lean_rec &r, const T *__restrict_
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             const int32_t v = t + NT * i, x = (v & mx) << LV, y = (v >> lgx) & my, z = v >> lgxy;
-            in[i] = v < nvec;
+            in[i] = x < r.nx && y < r.ny && z < r.nz;
             dof[i] = x + y * r.dy + z * r.dz;
             if (in[i])
                 a[i] = *reinterpret_cast<const V *>(s + x + y * r.sx + z * r.sz);
@@ -529,17 +530,19 @@ __device__ __forceinline__ void vec_tile(const lean_rec &r, const T *__restrict_
         // Loads along y, stash into rows (z, y + j).
         const int32_t lgy = r.ly - LV, my = (1 << lgy) - 1, mx = (1 << r.lx) - 1;
         const int32_t lgxy = lgy + r.lx;
+        bool in[NV];
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             const int32_t v = t + NT * i, y = (v & my) << LV, x = (v >> lgy) & mx, z = v >> lgxy;
-            if (v < nvec)
+            in[i] = x < r.nx && y < r.ny && z < r.nz;
+            if (in[i])
                 a[i] = *reinterpret_cast<const V *>(s + x * r.sx + y + z * r.sz);
         }
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             const int32_t v = t + NT * i, y = (v & my) << LV, x = (v >> lgy) & mx, z = v >> lgxy;
             const int32_t row = (z << r.ly) + y;
-            if (v < nvec)
+            if (in[i])
 #pragma unroll
                 for (int j = 0; j < VW; j++)
                     sm[pm_lean_vec_at(row + j, x, r.lx, r.ly, lxyz, sizeof(T))] = a[i].e[j];
@@ -550,12 +553,14 @@ __device__ __forceinline__ void vec_tile(const lean_rec &r, const T *__restrict_
         const int32_t lgx = r.lx - LV, mx = (1 << lgx) - 1, my = (1 << r.ly) - 1;
         const int32_t lgxy = lgx + r.ly;
         int32_t dof[NV];
+        bool in[NV];
         V w[NV];
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             const int32_t v = t + NT * i, x = (v & mx) << LV, y = (v >> lgx) & my, z = v >> lgxy;
             dof[i] = x + y * r.dy + z * r.dz;
-            if (v < nvec) {
+            in[i] = x < r.nx && y < r.ny && z < r.nz;
+            if (in[i]) {
                 if (BETA && !to_ws)
                     w[i] = *reinterpret_cast<const V *>(c + dof[i]);
                 a[i] = *reinterpret_cast<const V *>(
@@ -564,7 +569,7 @@ __device__ __forceinline__ void vec_tile(const lean_rec &r, const T *__restrict_
         }
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            if (t + NT * i >= nvec)
+            if (!in[i])
                 continue;
             V o = a[i];
 #pragma unroll
