@@ -115,7 +115,12 @@ static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const 
                         continue;
                     cr_assert_leq(y + vw, t->ny, "v4 transpose: a vector across the tile's edge");
                     const int64_t from = t->src + (int64_t)x * t->sx + y + j + (int64_t)z * t->sz;
-                    const int32_t at = pm_lean_vec_at(row, x, lx, ly, lxyz, p->esize);
+                    /* the kernel's slot: row y's XOR j << lx */
+                    const int32_t at =
+                        pm_lean_vec_at(row - j, x, lx, ly, lxyz, p->esize) ^ (j << lx);
+                    cr_assert_eq(at, pm_lean_vec_at(row, x, lx, ly, lxyz, p->esize),
+                                 "v4 stash: row %d's slot is not row %d's XOR %d", row, row - j,
+                                 j << lx);
                     cr_assert((from - j) % vw == 0, "v4 transpose: unaligned source vector");
                     cr_assert(from >= 0 && from < p->src_elems, "source read out of range");
                     cr_assert(at >= 0 && at < 1 << lxyz, "v4 patch slot outside the patch");

@@ -541,11 +541,13 @@ __device__ __forceinline__ void vec_tile(const lean_rec &r, const T *__restrict_
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             const int32_t v = t + NT * i, y = (v & my) << LV, x = (v >> lgy) & mx, z = v >> lgxy;
-            const int32_t row = (z << r.ly) + y;
+            // Rows y .. y + VW - 1 share the row group, hence the swizzle: row y + j's slot is
+            // row y's XOR j << lx (permute.h, pm_lean_vec_at; the emulation checks it).
+            const int32_t at = pm_lean_vec_at((z << r.ly) + y, x, r.lx, r.ly, lxyz, sizeof(T));
             if (in[i])
 #pragma unroll
                 for (int j = 0; j < VW; j++)
-                    sm[pm_lean_vec_at(row + j, x, r.lx, r.ly, lxyz, sizeof(T))] = a[i].e[j];
+                    sm[at ^ (j << r.lx)] = a[i].e[j];
         }
     }
     __syncthreads();
