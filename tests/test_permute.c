@@ -53,6 +53,116 @@ static pm_spec spec_of(pm_preset preset, int esize, double beta, double scale)
 
 /* ---- host emulation of the kernels -------------------------------------------------------- */
 
+/* The output of one element of a lean tile (to the workspace as it is, else with alpha and
+ * beta), counted in `writes`. */
+static void lean_put(const pm_problem *p, int to_ws, int64_t d, double w, void *out, void *ws,
+                     int *writes, int64_t ws_elems)
+{
+    if (to_ws) {
+        cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
+        set(ws, p->esize, d, w);
+        return;
+    }
+    cr_assert(d >= 0 && d < p->dst_elems, "write out of range");
+    writes[d]++;
+    set(out, p->esize, d, p->alpha * w + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+}
+
+/* A v4 lean tile (permute.h, pm_lean_vec_ok) vector by vector as the kernel's vec_tile: every
+ * vector inside the tile or wholly outside it (skipped), its offsets aligned to 16 bytes, a
+ * transpose's patch slots (pm_lean_vec_at) inside the patch and each stashed once (sm poisoned with
+ * NaN by the caller), its vector reads whole 16-byte groups; the patch a warp stashes at once
+ * without a bank conflict (as the shapes allow: see below). */
+static int64_t vec_tiles[2]; /* v4 tiles emulated: transposes, copies */
+
+static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const pm_lean_tile *t,
+                             double *sm, void *out, void *ws, int *writes, int64_t ws_elems)
+{
+    const int nt = 32 << tp->len_log, vw = 16 / p->esize, lv = vw == 4 ? 2 : 1;
+    const int nv = PM_LEAN_EPT(p->esize) / vw;
+    const int lx = t->info & 15, ly = (t->info >> 4) & 15, lz = (t->info >> 8) & 15;
+    const int lxyz = lx + ly + lz, to_ws = !!(t->info & PM_LEAN_WS);
+    cr_assert_leq((int64_t)1 << lxyz, (int64_t)tp->smem_elems, "v4 patch beyond shared memory");
+    vec_tiles[!!(t->info & PM_LEAN_COPY)]++;
+    if (t->info & PM_LEAN_COPY) {
+        for (int th = 0; th < nt; th++)
+            for (int i = 0; i < nv; i++) {
+                const int32_t v = th + nt * i, x = (v & ((1 << (lx - lv)) - 1)) << lv;
+                const int32_t y = (v >> (lx - lv)) & ((1 << ly) - 1), z = v >> (lx - lv + ly);
+                if (x >= t->nx || y >= t->ny || z >= t->nz)
+                    continue;
+                cr_assert_leq(x + vw, t->nx, "v4 copy: a vector across the tile's edge");
+                const int64_t from = t->src + x + (int64_t)y * t->sx + (int64_t)z * t->sz;
+                const int64_t d = t->dst + x + (int64_t)y * t->dy + (int64_t)z * t->dz;
+                cr_assert(from % vw == 0 && d % vw == 0, "v4 copy: unaligned vector");
+                for (int j = 0; j < vw; j++) {
+                    cr_assert(from + j < p->src_elems, "source read out of range");
+                    lean_put(p, to_ws, d + j, get(p->src, p->esize, from + j), out, ws, writes,
+                             ws_elems);
+                }
+            }
+        return;
+    }
+    for (int w0 = 0; w0 < nt; w0 += 32) /* warps */
+        for (int i = 0; i < nv; i++)
+            for (int j = 0; j < vw; j++) {
+                int lines[32] = {0}, used[32] = {0}, ways = 1; /* banks of 4 bytes */
+                for (int th = w0; th < w0 + 32 && th < nt; th++) {
+                    const int32_t v = th + nt * i, y = (v & ((1 << (ly - lv)) - 1)) << lv;
+                    const int32_t x = (v >> (ly - lv)) & ((1 << lx) - 1);
+                    const int32_t z = v >> (ly - lv + lx), row = (z << ly) + y + j;
+                    if (x >= t->nx || y >= t->ny || z >= t->nz)
+                        continue;
+                    cr_assert_leq(y + vw, t->ny, "v4 transpose: a vector across the tile's edge");
+                    const int64_t from = t->src + (int64_t)x * t->sx + y + j + (int64_t)z * t->sz;
+                    /* the kernel's slot: row y's XOR j << lx */
+                    const int32_t at =
+                        pm_lean_vec_at(row - j, x, lx, ly, lxyz, p->esize) ^ (j << lx);
+                    cr_assert_eq(at, pm_lean_vec_at(row, x, lx, ly, lxyz, p->esize),
+                                 "v4 stash: row %d's slot is not row %d's XOR %d", row, row - j,
+                                 j << lx);
+                    cr_assert((from - j) % vw == 0, "v4 transpose: unaligned source vector");
+                    cr_assert(from >= 0 && from < p->src_elems, "source read out of range");
+                    cr_assert(at >= 0 && at < 1 << lxyz, "v4 patch slot outside the patch");
+                    cr_assert(isnan(sm[at]), "v4 patch slot %d stashed twice", at);
+                    sm[at] = get(p->src, p->esize, from);
+                    /* f64: a half-warp a shared-memory wavefront */
+                    if (p->esize == 8 && th == w0 + 16)
+                        for (int b = 0; b < 32; b++)
+                            used[b] = 0;
+                    for (int b4 = 0; b4 < p->esize / 4; b4++) {
+                        const int64_t word = (int64_t)at * (p->esize / 4) + b4;
+                        const int bank = (int)(word % 32), line = (int)(word / 32);
+                        if (used[bank] && lines[bank] != line)
+                            ways = 2;
+                        used[bank] = 1;
+                        lines[bank] = line;
+                    }
+                }
+                /* Conflict-free where a row group's lanes fit the 128-byte line's 16-byte
+                 * groups: rows of 16 elements or more, TY at most a line (longer: the lanes
+                 * of a stash share x, and a line has only 8 groups for them). */
+                if (lx >= 4 && ly <= (p->esize == 4 ? 5 : 4) && (p->esize == 8 || ly >= 3))
+                    cr_expect_eq(ways, 1, "v4 %dx%dx%d patch: a bank conflict on the stash",
+                                 1 << lx, 1 << ly, 1 << lz);
+            }
+    for (int th = 0; th < nt; th++)
+        for (int i = 0; i < nv; i++) {
+            const int32_t v = th + nt * i, x = (v & ((1 << (lx - lv)) - 1)) << lv;
+            const int32_t y = (v >> (lx - lv)) & ((1 << ly) - 1), z = v >> (lx - lv + ly);
+            if (x >= t->nx || y >= t->ny || z >= t->nz)
+                continue;
+            cr_assert_leq(x + vw, t->nx, "v4 transpose: a vector across the tile's edge");
+            const int32_t at = pm_lean_vec_at((z << ly) + y, x, lx, ly, lxyz, p->esize);
+            const int64_t d = t->dst + x + (int64_t)y * t->dy + (int64_t)z * t->dz;
+            cr_assert(at % vw == 0 && d % vw == 0, "v4 transpose: unaligned vector");
+            for (int j = 0; j < vw; j++) {
+                cr_assert(!isnan(sm[at + j]), "v4 patch slot %d read before a stash", at + j);
+                lean_put(p, to_ws, d + j, sm[at + j], out, ws, writes, ws_elems);
+            }
+        }
+}
+
 /* The tiled kernel's lean tiles, thread by thread and phase by phase (the patch in shared
  * memory poisoned with NaN before each tile); returns how many tiles were whole patches. */
 static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *out, void *ws,
@@ -75,6 +185,12 @@ static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *o
         whole += t->nx == 1 << lx && t->ny == 1 << ly && t->nz == 1 << lz;
         for (size_t i = 0; i < tp->smem_elems; i++)
             sm[i] = NAN;
+        if (tp->lean_vec && tp->tiles == 0 &&
+            pm_lean_vec_ok(t->src, t->dst, t->sx, t->dy, t->sz, t->dz, t->nx, t->ny, t->nz, t->info,
+                           p->esize)) {
+            emulate_lean_vec(p, tp, t, sm, out, ws, writes, ws_elems);
+            continue;
+        }
         for (int th = 0; th < nt; th++)
             for (int i = 0; i < ept; i++) {
                 const int32_t l = th + nt * i, z = l >> (lx + ly);
@@ -664,11 +780,14 @@ static void emulate_spec(pm_spec s, pm_preset preset, int esize, double beta)
 
 Test(permute, emulated_kernels_verify_on_every_preset, .timeout = 300)
 {
+    vec_tiles[0] = vec_tiles[1] = 0;
     for (int preset = 0; preset < PM_N_PRESETS; preset++)
         for (int esize = 4; esize <= 8; esize += 4) {
             emulate_all((pm_preset)preset, esize, 0.0);
             emulate_all((pm_preset)preset, esize, -0.75);
         }
+    cr_expect_gt(vec_tiles[0], 0, "no v4 transpose tile was exercised");
+    cr_expect_gt(vec_tiles[1], 0, "no v4 copy tile was exercised");
 }
 
 Test(permute, emulated_kernels_verify_at_rank_7_and_8, .timeout = 120)
@@ -746,7 +865,8 @@ Test(permute, cost_model_choices)
 
 /* The lean plan (v3): a 48^4 reversal runs whole 16 x 16 x 2 patches (v2: 16 x 32, a quarter
  * of the threads idle on every second tile along y), lean-only launches pipeline 1-4 tiles a
- * CTA, and a launch with general tiles keeps one a CTA (lean_per 0). */
+ * CTA, and a launch with general tiles keeps one a CTA (lean_per 0).  v4: the lean-only
+ * launch's tiles are all vector tiles (whole, 16-byte aligned); not with general tiles. */
 Test(permute, lean_plan_patches_and_tiles_a_cta)
 {
     static const int64_t rev[] = {3, 2, 1, 0};
@@ -762,9 +882,13 @@ Test(permute, lean_plan_patches_and_tiles_a_cta)
     cr_assert_eq(tp.tiles, 0);
     cr_assert_gt(tp.lean_tiles, 0);
     cr_expect(tp.lean_per >= 1 && tp.lean_per <= 4, "lean_per %d", tp.lean_per);
+    cr_expect_eq(tp.lean_vec, 1, "a lean-only launch runs v4");
     for (int64_t i = 0; i < tp.lean_tiles; i++) {
         const pm_lean_tile *t = &tp.lean[i];
         const int info = t->info;
+        cr_expect(pm_lean_vec_ok(t->src, t->dst, t->sx, t->dy, t->sz, t->dz, t->nx, t->ny, t->nz,
+                                 info, 4),
+                  "tile %lld: not a v4 vector tile", (long long)i);
         cr_assert_eq(t->nx * t->ny * t->nz,
                      1 << ((info & 15) + ((info >> 4) & 15) + ((info >> 8) & 15)),
                      "tile %lld: %d x %d x %d in a %d x %d x %d patch", (long long)i, t->nx, t->ny,
@@ -778,6 +902,7 @@ Test(permute, lean_plan_patches_and_tiles_a_cta)
     cr_assert_eq(pm_plan_tiles(&p, NULL, NULL, -1, &tp, msg), KB_OK, "%s", msg);
     cr_assert_gt(tp.tiles, 0);
     cr_expect_eq(tp.lean_per, 0);
+    cr_expect_eq(tp.lean_vec, 0);
     pm_tile_plan_free(&tp);
     pm_problem_free(&p);
 }

@@ -142,34 +142,30 @@ step_permute_dense_quick() {
   "$B/kbench" run /tmp/permute-dense-quick.ini --out "$OUT/results/permute-dense-quick"
 }
 
-# Issue #12, the lean path v3 against v2 in one run (NOTES.md, "v3: the lean tile pipelined"):
-# the float32 dense permutes of permute_dense_quick (30 cases, rank 2-8; its float64 section
-# left out for time) and few_large at scale 1, tiled at lean = 2 (v2: one tile a CTA) and
-# lean = 3 (v3: up to 4 tiles a CTA, the next tile's loads before this one's writes), copy
-# beside them (copy at lean = 2 is skipped: the parameter is not its); then lean = 3 at forced
-# tile lengths on the two reversals profiled below (about 2 minutes, most of it generating the
-# tensors on the host).  Then Nsight Compute (full set, SASS stall samples) of v3 on 48^4
-# [3,2,1,0] (-1) and 128x128x64x64 [3,2,1,0] (-2: 537 MB, the stride-1 axis moved), about
-# 30 s each.
+# Issue #12, the lean path v4 against v2 in one run (NOTES.md, "v4: 16-byte vectors"): the
+# float32 dense permutes of permute_dense_quick (30 cases, rank 2-8; its float64 section left
+# out for time) and few_large at scale 1, tiled at lean = 2 (v2: scalar, one tile a CTA; run
+# 10's fastest) and lean = 4 (v4: whole aligned tiles in 16-byte vectors), copy beside them
+# (copy at lean = 2 is skipped: the parameter is not its); then the two reversals profiled
+# below in float64 and with beta = 0.5 (the cin vectors), lean = 2 and 4 (about 2 minutes,
+# most of it generating the tensors on the host).  Then Nsight Compute (full set, SASS stall
+# samples) of v4 on 128x128x64x64 [3,2,1,0] (537 MB, the stride-1 axis moved; about 20 s):
+# SM throughput, instructions, bank conflicts against run 10's ncu-permute-dense-2.
 step_permute_dense_ab() {
   {
     printf '[run]\nwarmup = 2\nmin_samples = 5\nmin_time = 0.05\nmax_noise = 0.05\ntimeout = 120\ncache = hot\nseed = 1\n'
     sed -n '/^\[permute.dense2\]/,$p' profiles/permute.ini |
       awk '/^\[/ { skip = $0 == "[permute.dense4_f64]" } !skip' |
-      sed 's/^variants = .*/variants = tiled, copy\nlean = 2, 3/'
-    printf '\n[permute.few_large]\nvariants = tiled, copy\nbaseline = copy\npreset = few_large\nlean = 2, 3\n'
-    printf '\n[permute.tile_len]\nvariants = tiled\npreset = dense\ndims = 48x48x48x48, 128x128x64x64\nperm = [3,2,1,0]\ntile_len = 64, 128, 256\n'
+      sed 's/^variants = .*/variants = tiled, copy\nlean = 2, 4/'
+    printf '\n[permute.few_large]\nvariants = tiled, copy\nbaseline = copy\npreset = few_large\nlean = 2, 4\n'
+    printf '\n[permute.rev_beta]\nvariants = tiled, copy\nbaseline = copy\npreset = dense\ndims = 48x48x48x48, 128x128x64x64\nperm = [3,2,1,0]\nbeta = 0.5\nlean = 2, 4\n'
+    printf '\n[permute.rev_f64]\nvariants = tiled, copy\nbaseline = copy\npreset = dense\ndims = 48x48x48x48, 128x128x64x64\nperm = [3,2,1,0]\ndtype = f64\nbeta = 0, 0.5\nlean = 2, 4\n'
   } >/tmp/permute-dense-ab.ini
   "$B/kbench" run /tmp/permute-dense-ab.ini --out "$OUT/results/permute-dense-ab"
-  printf '[run]\nwarmup = 2\nmin_samples = 2\nmin_time = 0\ntimeout = 120\nseed = 1\n[permute]\nvariants = tiled\npreset = dense\ndims = 48x48x48x48, 128x128x64x64\nperm = [3,2,1,0]\nlean = 3\n' \
+  printf '[run]\nwarmup = 2\nmin_samples = 2\nmin_time = 0\ntimeout = 120\nseed = 1\n[permute]\nvariants = tiled\npreset = dense\ndims = 128x128x64x64\nperm = [3,2,1,0]\nlean = 4\n' \
     >/tmp/permute-dense-ncu.ini
-  local c d i=0
-  for c in 'permute/tiled/preset=dense,*,dims=48x48x48x48,*' \
-           'permute/tiled/preset=dense,*,dims=128x128x64x64,*'; do
-    i=$((i + 1))
-    d="$OUT/results/ncu-permute-dense-$i"
-    ncu_full /tmp/permute-dense-ncu.ini "$c" "$d"
-  done
+  ncu_full /tmp/permute-dense-ncu.ini 'permute/tiled/preset=dense,*,dims=128x128x64x64,*' \
+    "$OUT/results/ncu-permute-dense-v4"
 }
 
 # Issue 12, the small presets (pure launch latency), round 2 (v6, tile_split): per_element,

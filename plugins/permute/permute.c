@@ -66,9 +66,11 @@ static const kb_param params[] = {
      "gemm, auto: one grouped cuBLAS call, or a loop of one GEMM per block", "grouped|loop"},
     {"tile_len", KB_PARAM_INT, "0",
      "tiled, gemm, fused, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
-    {"lean", KB_PARAM_INT, "3",
-     "tiled, gemm, fused, auto: lean-only launches (no general tile): 3 pipelines up to 4 lean "
-     "tiles a CTA (the next tile's loads before this one's writes), 2 is v2's one tile a CTA",
+    {"lean", KB_PARAM_INT, "4",
+     "tiled, gemm, fused, auto: lean-only launches (no general tile): 4 moves whole aligned "
+     "tiles in 16-byte vectors (one tile a CTA, v2's scalar tile elsewhere), 3 pipelines up to "
+     "4 scalar tiles a CTA (the next tile's loads before this one's writes), 2 is v2's scalar "
+     "tile, one a CTA",
      NULL},
     {"tile_direct", KB_PARAM_INT, "1",
      "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never", NULL},
@@ -101,7 +103,7 @@ typedef struct state {
     /* device */
     void *d_src, *d_cin, *d_u, *d_out, *d_ws, *d_scratch;
     pm_tile_plan tp;
-    int lean; /* the lean parameter: 2 runs v2's lean-only kernel (tp.lean_per = 0) */
+    int lean; /* the lean parameter: 4 v4 (tp.lean_vec), 3 v3 (lean_per), 2 v2 (neither) */
     pm_tile_block *d_tblk;
     pm_gen_tile *d_tgen;
     pm_lean_tile *d_tlean;
@@ -504,6 +506,8 @@ static int plan_device(state *s, int len_log, char *msg)
     rc = pm_plan_tiles_direct(p, tvia, ws_off, len_log, plan_opts(s), &s->tp, msg);
     if (rc != KB_OK)
         goto done;
+    if (s->lean != 4)
+        s->tp.lean_vec = 0;
     if (s->lean == 2)
         s->tp.lean_per = 0;
     s->predicted_ns = s->tp.predicted_ns;
@@ -530,7 +534,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0, lean = 3, tile_direct = 1, tile_split = 1;
+    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 1;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -545,12 +549,12 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "parameter lean missing");
         return KB_BAD_PARAM;
     }
-    if (lean != 2 && lean != 3) {
-        kb_msgf(msg, "lean = %lld: expected 2 or 3", (long long)lean);
+    if (lean < 2 || lean > 4) {
+        kb_msgf(msg, "lean = %lld: expected 2, 3 or 4", (long long)lean);
         return KB_BAD_PARAM;
     }
     /* Both shape the tiled launch, which copy and per_element do not run. */
-    if ((tile_len != 0 || lean != 3) && c->variant != V_TILED && c->variant != V_GEMM &&
+    if ((tile_len != 0 || lean != 4) && c->variant != V_TILED && c->variant != V_GEMM &&
         c->variant != V_AUTO && c->variant != V_FUSED && c->variant != V_FUSED_ASYNC) {
         kb_msgf(msg, "%s belongs to tiled, gemm, fused and auto", tile_len ? "tile_len" : "lean");
         return KB_SKIP;

@@ -140,6 +140,42 @@ typedef struct pm_lean_tile {
 /* Elements per thread on the lean path: 32 bytes of each element type in flight per thread. */
 #define PM_LEAN_EPT(esize) (32 / (esize))
 
+/* v4 (lean = 4): a lean tile whose runs are whole 16-byte vectors (nx, and for a transpose ny,
+ * multiples of VW = 16 / esize elements; origins and strides aligned to 16 bytes) moves in
+ * 16-byte vectors, bounds checked once a vector: a copy tile
+ * along x on both sides; a transpose tile along y (the source's stride-1 axis) when it loads
+ * and along x (the destination's) when it writes, through an unpadded patch [z][y][x] (rows of
+ * TX elements, row r = z*TY + y) whose 16-byte groups are swizzled within each 128-byte bank
+ * line (pm_lean_vec_at), so neither the scalar stores of the loaded vectors nor the vector
+ * reads for the writes share a bank.  32-bit offsets.  The other tiles (odd extents or
+ * strides) run v2's scalar tile. */
+PM_HD int pm_lean_vec_ok(int64_t so, int64_t dof, int32_t sx, int32_t dy, int32_t sz, int32_t dz,
+                         int32_t nx, int32_t ny, int32_t nz, int32_t info, int esize)
+{
+    const int32_t vw = 16 / esize, lv = esize == 4 ? 2 : 1;
+    const int32_t lx = info & 15, ly = (info >> 4) & 15, lz = (info >> 8) & 15;
+    if (lx < lv || (!(info & PM_LEAN_COPY) && ly < lv))
+        return 0;
+    if (nx % vw || (!(info & PM_LEAN_COPY) && ny % vw) || nx > 1 << lx || ny > 1 << ly ||
+        nz > 1 << lz)
+        return 0;
+    return ((so | dof | (int64_t)(sx | dy | sz | dz)) & (vw - 1)) == 0;
+}
+
+/* The patch slot of element x of row r of a v4 transpose patch (TX = 2^lx, TY = 2^ly,
+ * 2^(lx+ly+lz) elements): the row's 16-byte group XOR the row group r / VW (of the line's
+ * first row where rows are shorter than a line) times 128 bytes / TY, so the VW-row
+ * groups a warp stashes at once land in different banks; within the patch's first line where
+ * the patch is smaller.  A bijection on the patch (only bits below the line change, by a
+ * function of the line), and it keeps each 16-byte group whole. */
+PM_HD int32_t pm_lean_vec_at(int32_t r, int32_t x, int32_t lx, int32_t ly, int32_t lxyz, int esize)
+{
+    const int32_t lv = esize == 4 ? 2 : 1, lw = esize == 4 ? 5 : 4; /* VW, elements a line */
+    const int32_t lr = lw > lx ? lw - lx : 0, sh = lw - ly + lv > lv ? lw - ly + lv : lv;
+    const int32_t m = ((lxyz < lw ? 1 << lxyz : 1 << lw) - 1) & ~((1 << lv) - 1);
+    return ((r << lx) | x) ^ ((((r >> lr) << lr) >> lv << sh) & m);
+}
+
 /* One tile of the general path, its origins computed on the host: the region starting at
  * its origin, destination trees i0 .. i0 + nr - 1. */
 typedef struct pm_gen_tile {
@@ -228,6 +264,7 @@ typedef struct pm_tile_plan {
     int n_lean_blocks; /* blocks (or extracts) on the lean path */
     int lean_per;      /* lean-only launches: lean tiles a CTA, pipelined (v3); 0: v2, one */
     int split;         /* v6: the general tiles, then the lean tiles as a lean-only launch */
+    int lean_vec;      /* lean-only launches: v4 (one tile a CTA, 16-byte vectors), over lean_per */
     size_t smem_elems; /* shared memory of one tile, elements */
     double predicted_ns;
     double work_ns; /* the sum of the tiles' costs (predicted_ns less chains and launches) */

@@ -914,6 +914,7 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
             out->predicted_ns += PM_LAUNCH_NS;
     }
     out->lean_per = out->tiles == 0 || out->split ? lean_per_of(out->lean_tiles) : 0;
+    out->lean_vec = out->tiles == 0 || out->split; /* v4 wherever the lean tiles launch alone */
     free(ord);
     free(lean_of);
     if (any_direct) {

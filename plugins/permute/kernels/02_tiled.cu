@@ -27,9 +27,10 @@
 //
 // CTAs [0, tiles) run general tiles (scheduled most source trees first: the host orders the
 // descriptors), the rest lean tiles; a launch with no general tile uses a kernel without the
-// general code, since v3 `lean_pipe`: a CTA moves several lean tiles, the next one's loads in
-// flight while it writes the current one.  The tile length (32 to 256 threads) and beta != 0 are
-// template parameters.
+// general code: since v4 (lean = 4, the default) `lean_vec`, one tile a CTA, whole aligned tiles
+// in 16-byte vectors; v3's `lean_pipe` (lean = 3) moves several lean tiles a CTA, the next
+// one's loads in flight while it writes the current one; v2 (lean = 2) one scalar tile a CTA.
+// The tile length (32 to 256 threads) and beta != 0 are template parameters.
 #include <cstddef>
 
 #include "common.cuh"
@@ -468,6 +469,142 @@ __global__ void __launch_bounds__(NT)
     }
 }
 
+// v4 (lean = 4, permute.h pm_lean_vec_ok): one tile a CTA as v2, but a tile whose runs are
+// whole 16-byte vectors moves in 16-byte vectors, NV = EPT / VW of them a thread (run 10's ncu
+// of v3 on a 537 MB transpose: SM throughput 84%, memory 60%: issue-bound, so the point is
+// fewer instructions an element, not more bytes in flight).  Vector v of a tile: a copy's
+// x-group v mod TX/VW, then y, then z; a transpose loads y-group v mod TY/VW of row x, stashes
+// its VW elements into rows y .. y + VW - 1 of the patch, and after the barrier reads x-group
+// v mod TX/VW of row (z, y) as one vector.  The tile's extents along the vectors' axes are
+// multiples of VW (the per-tile test, a uniform branch), so the bounds are checked once a
+// vector, not once an element; tiles that fail the test run v2's scalar tile.
+// At least 1536 threads an SM (at most 32 CTAs): 40 registers, 75% occupancy (without the
+// bound 54-56 registers, v3's 56% occupancy in run 10's ncu), no spills.
+#define LEAN_VEC_CTAS(NT) (1536 / (NT) < 32 ? 1536 / (NT) : 32)
+template <typename T> struct alignas(16) vec16 {
+    T e[16 / sizeof(T)];
+};
+
+template <typename T, int NT, bool BETA>
+__device__ __forceinline__ void vec_tile(const lean_rec &r, const T *__restrict__ src,
+                                         const T *__restrict__ cin, T *__restrict__ out,
+                                         T *__restrict__ ws, T alpha, T beta, T *sm)
+{
+    constexpr int VW = 16 / sizeof(T), LV = VW == 4 ? 2 : 1, NV = PM_LEAN_EPT(sizeof(T)) / VW;
+    using V = vec16<T>;
+    const bool to_ws = (r.info & PM_LEAN_WS) != 0;
+    const int32_t lz = (r.info >> 8) & 15, lxyz = r.lx + r.ly + lz;
+    const int32_t t = (int32_t)threadIdx.x;
+    const T *s = src + r.so;
+    const T *c = cin + r.dof;
+    T *d = (to_ws ? ws : out) + r.dof;
+    V a[NV];
+    if (r.info & PM_LEAN_COPY) {
+        const int32_t lgx = r.lx - LV, mx = (1 << lgx) - 1, my = (1 << r.ly) - 1;
+        const int32_t lgxy = lgx + r.ly;
+        int32_t dof[NV];
+        bool in[NV];
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            const int32_t v = t + NT * i, x = (v & mx) << LV, y = (v >> lgx) & my, z = v >> lgxy;
+            in[i] = x < r.nx && y < r.ny && z < r.nz;
+            dof[i] = x + y * r.dy + z * r.dz;
+            if (in[i])
+                a[i] = *reinterpret_cast<const V *>(s + x + y * r.sx + z * r.sz);
+        }
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            if (!in[i])
+                continue;
+            V o = a[i], w;
+            if (BETA && !to_ws)
+                w = *reinterpret_cast<const V *>(c + dof[i]);
+#pragma unroll
+            for (int j = 0; j < VW; j++)
+                o.e[j] = to_ws ? o.e[j] : BETA ? alpha * o.e[j] + beta * w.e[j] : alpha * o.e[j];
+            *reinterpret_cast<V *>(d + dof[i]) = o;
+        }
+        return;
+    }
+    {
+        // Loads along y, stash into rows (z, y + j).
+        const int32_t lgy = r.ly - LV, my = (1 << lgy) - 1, mx = (1 << r.lx) - 1;
+        const int32_t lgxy = lgy + r.lx;
+        bool in[NV];
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            const int32_t v = t + NT * i, y = (v & my) << LV, x = (v >> lgy) & mx, z = v >> lgxy;
+            in[i] = x < r.nx && y < r.ny && z < r.nz;
+            if (in[i])
+                a[i] = *reinterpret_cast<const V *>(s + x * r.sx + y + z * r.sz);
+        }
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            const int32_t v = t + NT * i, y = (v & my) << LV, x = (v >> lgy) & mx, z = v >> lgxy;
+            // Rows y .. y + VW - 1 share the row group, hence the swizzle: row y + j's slot is
+            // row y's XOR j << lx (permute.h, pm_lean_vec_at; the emulation checks it).
+            const int32_t at = pm_lean_vec_at((z << r.ly) + y, x, r.lx, r.ly, lxyz, sizeof(T));
+            if (in[i])
+#pragma unroll
+                for (int j = 0; j < VW; j++)
+                    sm[at ^ (j << r.lx)] = a[i].e[j];
+        }
+    }
+    __syncthreads();
+    {
+        const int32_t lgx = r.lx - LV, mx = (1 << lgx) - 1, my = (1 << r.ly) - 1;
+        const int32_t lgxy = lgx + r.ly;
+        int32_t dof[NV];
+        bool in[NV];
+        V w[NV];
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            const int32_t v = t + NT * i, x = (v & mx) << LV, y = (v >> lgx) & my, z = v >> lgxy;
+            dof[i] = x + y * r.dy + z * r.dz;
+            in[i] = x < r.nx && y < r.ny && z < r.nz;
+            if (in[i]) {
+                if (BETA && !to_ws)
+                    w[i] = *reinterpret_cast<const V *>(c + dof[i]);
+                a[i] = *reinterpret_cast<const V *>(
+                    sm + pm_lean_vec_at((z << r.ly) + y, x, r.lx, r.ly, lxyz, sizeof(T)));
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            if (!in[i])
+                continue;
+            V o = a[i];
+#pragma unroll
+            for (int j = 0; j < VW; j++)
+                o.e[j] = to_ws ? o.e[j] : BETA ? alpha * o.e[j] + beta * w[i].e[j] : alpha * o.e[j];
+            *reinterpret_cast<V *>(d + dof[i]) = o;
+        }
+    }
+}
+
+// The v4 kernel: a CTA a lean tile, vectors where the tile allows (the test is uniform across
+// the CTA, so the barrier inside either path is reached by all its threads).
+template <typename T, int NT, bool BETA>
+__global__ void __launch_bounds__(NT, LEAN_VEC_CTAS(NT))
+    lean_vec(const pm_lean_tile *__restrict__ lean, const T *__restrict__ src,
+             const T *__restrict__ cin, T *__restrict__ out, T *__restrict__ ws, T alpha, T beta)
+{
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T *sm = reinterpret_cast<T *>(smem_raw);
+    const int4 *q = reinterpret_cast<const int4 *>(lean + blockIdx.x);
+    const int4 r0 = __ldg(q), r1 = __ldg(q + 1), r2 = __ldg(q + 2);
+    const lean_rec r = lean_decode(r0, r1, r2);
+    // The buffers' own alignment (cudaMalloc's is 256 bytes; a caller's offset pointer may not be).
+    const uintptr_t base =
+        (uintptr_t)src | (uintptr_t)out | (uintptr_t)ws | (BETA ? (uintptr_t)cin : 0);
+    if ((base & 15) == 0 && pm_lean_vec_ok(r.so, r.dof, r.sx, r.dy, r.sz, r.dz, r.nx, r.ny, r.nz,
+                                           r.info, (int)sizeof(T)))
+        vec_tile<T, NT, BETA>(r, src, cin, out, ws, alpha, beta, sm);
+    else
+        lean_tile<T, NT, BETA, PM_LEAN_EPT(sizeof(T)) / 2>(r0, r1, r2, src, cin, out, ws, alpha,
+                                                           beta, sm);
+}
+
 // GENERAL: the launch has general tiles (CTAs below n_general); without them the kernel holds
 // only the lean path, its registers are the lean path's, and it moves a tile's EPT elements in
 // one step (the most loads in flight).  One CTA a tile either way; lean-only launches run
@@ -497,6 +634,16 @@ cudaError_t launch(const pm_tile_plan *h, const pm_tile_block *blk, const pm_gen
                    void *out, void *ws, double alpha, double beta, cudaStream_t s)
 {
     const size_t smem = h->smem_elems * sizeof(T);
+    if (!GENERAL && h->lean_vec) { // v4: one patch, one tile a CTA
+        const unsigned grid = (unsigned)h->lean_tiles;
+        if (beta != 0.0)
+            lean_vec<T, NT, true><<<grid, NT, smem, s>>>(lean, (const T *)src, (const T *)cin,
+                                                         (T *)out, (T *)ws, (T)alpha, (T)beta);
+        else
+            lean_vec<T, NT, false><<<grid, NT, smem, s>>>(lean, (const T *)src, (const T *)cin,
+                                                          (T *)out, (T *)ws, (T)alpha, (T)beta);
+        return cudaGetLastError();
+    }
     if (!GENERAL && h->lean_per > 0) { // two patches (lean_pipe)
         const int32_t n = (int32_t)h->lean_tiles, patch = (int32_t)h->smem_elems;
         const unsigned grid = (unsigned)CEIL_DIV(n, h->lean_per);
@@ -555,7 +702,7 @@ cudaError_t launch_len(const pm_tile_plan *h, const pm_tile_block *blk, const pm
 extern "C" size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan)
 {
     return plan->smem_elems * (size_t)esize *
-           ((plan->tiles == 0 || plan->split) && plan->lean_per > 0 ? 2 : 1);
+           ((plan->tiles == 0 || plan->split) && !plan->lean_vec && plan->lean_per > 0 ? 2 : 1);
 }
 
 extern "C" int pm_run_tiled(int esize, const pm_tile_plan *hplan, const pm_tile_block *dblk,
