@@ -1,6 +1,6 @@
 # md plugin steps for scripts/h200-batch.sh (sourced there: $B is the build, $OUT the output).
 #   step_md_quick   every variant at small and medium sizes, short sampling (< 2 min)
-#   step_md         the full profiles/md.ini (87 cases, budget <= 4 min; run 3: 2.0 min)
+#   step_md         the full profiles/md.ini (93 cases in v3.2, ~2.2 min; run 4: 87 in 2.1 min)
 #   step_md_1, step_md_2  the same profile in two deterministic halves (--shard), if one call
 #                   must stay shorter; results in md-1 and md-2
 #   step_md_tests   the GPU test binary (~30 s)
