@@ -1,7 +1,12 @@
 /* A CPU stand-in for the CUDA that kernels/02_tiled.cu uses, so that its own source (not a
  * re-implementation) runs under AddressSanitizer and ThreadSanitizer (run_emu_tiled.sh).
- * A launch starts one OS thread per CUDA thread of a block; those threads run the grid's CTAs
- * one after another, meeting at one std::barrier for __syncthreads and between CTAs.  Dynamic
+ * Two ways to run a CTA's threads.  Threads (the TSan build): a launch starts one OS thread per
+ * CUDA thread of a block; those threads run the grid's CTAs one after another, meeting at one
+ * std::barrier for __syncthreads and between CTAs, so a missing barrier is a data race.
+ * Fibers (EMU_FIBERS, the ASan build): each CUDA thread is a ucontext fiber on the calling
+ * thread, __syncthreads switches back to a scheduler that resumes them all once every live one
+ * has arrived; the same barrier phases at a fraction of the cost (no futex per thread and
+ * barrier: the thread model spends most of its time there on 2 cores).  Dynamic
  * shared memory is a heap block of exactly the bytes the launch asks for, allocated afresh for
  * every CTA and filled with 0xFF (NaN), so a slot past it is a heap overflow for ASan and a
  * slot read before any write shows as NaN in the result; static __shared__ variables become
@@ -18,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <cuda_runtime_api.h> /* cudaError_t, cudaStream_t, dim3, uint3, int4 */
@@ -48,10 +54,93 @@ inline int emu_bad_launches;
 /* Work done, for the summary line: launches, CTAs, CTA threads. */
 inline long long emu_launches, emu_ctas, emu_threads;
 
+#ifdef EMU_FIBERS
+#include <sanitizer/common_interface_defs.h> /* the fiber switch annotations */
+#include <ucontext.h>
+
+/* The scheduler: fibers of the current CTA, their state, and the stacks (kept across
+ * launches).  ASan is told of every switch, so it tracks the stack each fiber runs on. */
+enum { EMU_RUNNABLE, EMU_AT_BARRIER, EMU_DONE };
+struct emu_fiber {
+    ucontext_t ctx;
+    int state;
+    void *fake; /* ASan's fake stack of the fiber while it is switched out */
+};
+inline emu_fiber emu_fibers[1024];
+inline char *emu_stacks[1024];
+inline constexpr size_t emu_stack_size = 256 * 1024;
+inline ucontext_t emu_sched_ctx;
+inline const void *emu_sched_bottom;
+inline size_t emu_sched_size;
+inline unsigned emu_cur;
+inline void (*emu_body)(const void *);
+inline const void *emu_body_arg;
+
+/* A fiber gives control back to the scheduler (done: for good). */
+inline void emu_yield(bool done)
+{
+    emu_fiber &f = emu_fibers[emu_cur];
+    __sanitizer_start_switch_fiber(done ? nullptr : &f.fake, emu_sched_bottom, emu_sched_size);
+    swapcontext(&f.ctx, &emu_sched_ctx);
+    __sanitizer_finish_switch_fiber(f.fake, &emu_sched_bottom, &emu_sched_size);
+}
+
+inline void emu_fiber_main()
+{
+    __sanitizer_finish_switch_fiber(nullptr, &emu_sched_bottom, &emu_sched_size);
+    emu_body(emu_body_arg);
+    emu_fibers[emu_cur].state = EMU_DONE;
+    emu_yield(true);
+}
+
+inline void __syncthreads()
+{
+    emu_fibers[emu_cur].state = EMU_AT_BARRIER;
+    emu_yield(false);
+}
+
+/* Runs one CTA of n threads: every runnable fiber until it reaches a barrier or ends, then
+ * the barrier opens, until all have ended. */
+inline void emu_run_cta(unsigned n)
+{
+    for (unsigned t = 0; t < n; t++) {
+        if (!emu_stacks[t])
+            emu_stacks[t] = (char *)std::malloc(emu_stack_size);
+        getcontext(&emu_fibers[t].ctx);
+        emu_fibers[t].ctx.uc_stack.ss_sp = emu_stacks[t];
+        emu_fibers[t].ctx.uc_stack.ss_size = emu_stack_size;
+        emu_fibers[t].ctx.uc_link = nullptr;
+        makecontext(&emu_fibers[t].ctx, emu_fiber_main, 0);
+        emu_fibers[t].state = EMU_RUNNABLE;
+        emu_fibers[t].fake = nullptr;
+    }
+    for (;;) {
+        for (unsigned t = 0; t < n; t++) {
+            if (emu_fibers[t].state != EMU_RUNNABLE)
+                continue;
+            emu_cur = t;
+            threadIdx = uint3{t, 0, 0};
+            void *fake = nullptr;
+            __sanitizer_start_switch_fiber(&fake, emu_stacks[t], emu_stack_size);
+            swapcontext(&emu_sched_ctx, &emu_fibers[t].ctx);
+            __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+        }
+        bool waiting = false;
+        for (unsigned t = 0; t < n; t++)
+            if (emu_fibers[t].state == EMU_AT_BARRIER) {
+                emu_fibers[t].state = EMU_RUNNABLE;
+                waiting = true;
+            }
+        if (!waiting)
+            return;
+    }
+}
+#else
 inline void __syncthreads()
 {
     emu_block_barrier->arrive_and_wait();
 }
+#endif
 
 template <class T> inline T __ldg(const T *p)
 {
@@ -77,6 +166,28 @@ template <class F> struct EmuLaunch {
         emu_launches++;
         emu_ctas += grid.x;
         emu_threads += (long long)grid.x * n;
+#ifdef EMU_FIBERS
+        struct call {
+            const EmuLaunch *l;
+            const std::tuple<Args...> *a;
+        };
+        const std::tuple<Args...> a{args...};
+        const call c{this, &a};
+        emu_body = [](const void *p) {
+            const call *c = (const call *)p;
+            std::apply(c->l->kernel, *c->a);
+        };
+        emu_body_arg = &c;
+        for (unsigned b = 0; b < grid.x; b++) {
+            unsigned char *dyn = (unsigned char *)std::malloc(smem); /* exactly smem bytes */
+            std::memset(dyn, 0xff, smem);
+            emu_dyn_smem = dyn;
+            blockIdx = uint3{b, 0, 0};
+            emu_run_cta(n);
+            std::free(dyn);
+        }
+        emu_dyn_smem = nullptr;
+#else
         std::barrier<> bar(n);
         emu_block_barrier = &bar;
         unsigned char *dyn = nullptr;
@@ -103,6 +214,7 @@ template <class F> struct EmuLaunch {
             th.join();
         std::free(dyn);
         emu_dyn_smem = nullptr;
+#endif
     }
 };
 
