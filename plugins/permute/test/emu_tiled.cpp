@@ -1,9 +1,10 @@
-/* Runs kernels/02_tiled.cu itself on the CPU (compiled as C++ against test/emu_tiled.h: an OS
- * thread per CUDA thread, a std::barrier per __syncthreads, dynamic shared memory a heap block
- * of exactly the launch's bytes), so the kernel's own indexing, guards and barriers are
- * checked, not the re-implementation in tests/test_permute.c.  Every kernel entry the plan can
- * pick: tiled<> with general and direct tiles (and lean tiles after them), tiled<> lean-only
- * (lean = 2), lean_pipe (lean = 3), extracts into the GEMM workspace; float32 and float64,
+/* Runs kernels/02_tiled.cu itself on the CPU (compiled as C++ against test/emu_tiled.h: CUDA
+ * threads as fibers or OS threads, dynamic shared memory a heap block of exactly the launch's
+ * bytes), so the kernel's own indexing, guards and barriers are checked, not the
+ * re-implementation in tests/test_permute.c.  Every kernel entry the plan can pick: tiled<>
+ * with general and direct tiles (and lean tiles after them), split launches, tiled<> lean-only
+ * (lean = 2), lean_pipe (lean = 3), lean_vec (lean = 4: vector and scalar tiles), extracts
+ * into the GEMM workspace; float32 and float64,
  * beta 0 and not, every tile length, on every preset at small scale and on dense shapes (a
  * scaled-down 48^4 reversal, ragged 2-D transposes, copies, tiny patches).  Each result is
  * checked as the plugin checks it (pm_check against the double reference within its bound;
@@ -44,12 +45,15 @@ static void set(void *a, int esize, int64_t i, double v)
         ((double *)a)[i] = v;
 }
 
-/* One launch of plan tp (lean: the plugin's parameter, 2 forces lean_per = 0), then the GEMM
+/* One launch of plan tp (lean: the plugin's parameter: 4 keeps the plan's lean_vec, 3 clears
+ * it, 2 also lean_per), then the GEMM
  * of the extracted blocks on the host where via marks some, then the check. */
 static void run(const char *name, const pm_problem *p, pm_tile_plan *tp, int lean,
                 const unsigned char *via, const int64_t *ws_off, int64_t ws_elems)
 {
     const int es = p->esize;
+    if (lean != 4) /* the plugin's lean parameter (permute.c, plan_device) */
+        tp->lean_vec = 0;
     if (lean == 2)
         tp->lean_per = 0;
     char *out = (char *)malloc((size_t)p->dst_elems * es);
@@ -81,34 +85,47 @@ static void run(const char *name, const pm_problem *p, pm_tile_plan *tp, int lea
     cases++;
     fails += !ok;
     if (!ok || getenv("EMU_VERBOSE"))
-        printf("%-28s f%d beta %5.2f len %3d lean %d: %lld general, %lld lean tiles (per %d), "
-               "%zu smem elems: err/bound %.3g, %lld bad%s\n",
+        printf("%-28s f%d beta %5.2f len %3d lean %d: %lld general, %lld lean tiles (per %d, vec %d, "
+               "split %d), %zu smem elems: err/bound %.3g, %lld bad%s\n",
                name, 8 * es, p->beta, 32 << tp->len_log, lean, (long long)tp->tiles,
-               (long long)tp->lean_tiles, tp->lean_per, tp->smem_elems, err, (long long)bad,
+               (long long)tp->lean_tiles, tp->lean_per, tp->lean_vec, tp->split, tp->smem_elems, err, (long long)bad,
                ok ? "" : "  FAILED");
     free(ws);
     free(out);
 }
 
 /* Every plan of problem p: each tile length with direct tiles where the model wants them, the
- * model's length without direct tiles (TSan: 256 threads only, and that), lean = 2 and 3 where the launch is lean-only, and the
+ * model's length without direct tiles and with split launches (TSan: 256 threads and those
+ * two only); lean = 4, 3 and 2 where a lean-only launch runs (tiles == 0, or split), and the
  * recoupling blocks as extracts (the GEMM variant). */
 static void run_problem(const char *name, const pm_problem *p)
 {
     char msg[KB_MSG_SIZE] = "";
-    for (int len = 0; len <= PM_N_LENGTHS; len++) { /* the model's own choice is one of these */
-        const int direct = len < PM_N_LENGTHS;
+    for (int len = 0; len <= PM_N_LENGTHS + 1; len++) { /* the model's choice is one of 0-3 */
+        const int opts = len < PM_N_LENGTHS    ? PM_PLAN_DIRECT
+                         : len == PM_N_LENGTHS ? 0
+                                               : PM_PLAN_DIRECT | PM_PLAN_SPLIT;
         if (tsan_light && len != 3 && len < PM_N_LENGTHS)
             continue;
-        for (int lean = 3; lean >= 2; lean--) {
+        for (int lean = 4; lean >= 2; lean--) {
             pm_tile_plan tp;
-            if (pm_plan_tiles_direct(p, NULL, NULL, direct ? len : -1, direct, &tp, msg) != KB_OK) {
+            if (pm_plan_tiles_direct(p, NULL, NULL, len < PM_N_LENGTHS ? len : -1, opts, &tp,
+                                     msg) != KB_OK) {
                 printf("%s: %s\n", name, msg);
                 fails++;
                 return;
             }
-            const bool pipe = tp.tiles == 0 && tp.lean_per > 0;
-            if (lean == 3 || pipe) /* lean = 2 differs only where lean_pipe would run */
+            /* split: the model splits only at scale (mixed at 1), so the emulation forces it
+             * on a launch with both kinds of tiles (the records are the same; the lean launch
+             * as the planner sets it: lean_vec, lean_per > 1 so lean_pipe pipelines); lean 3
+             * and 2 differ from 4 only where a lean-only launch runs */
+            if (len == PM_N_LENGTHS + 1 && !tp.split && tp.tiles > 0 && tp.lean_tiles > 0) {
+                tp.split = 1;
+                tp.lean_vec = 1;
+                tp.lean_per = 2;
+            }
+            const bool alone = tp.lean_tiles > 0 && (tp.tiles == 0 || tp.split);
+            if ((len <= PM_N_LENGTHS || tp.split) && (lean == 4 || alone))
                 run(name, p, &tp, lean, NULL, NULL, 0);
             pm_tile_plan_free(&tp);
         }
@@ -128,7 +145,7 @@ static void run_problem(const char *name, const pm_problem *p)
             printf("%s extracts: %s\n", name, msg);
             fails++;
         } else {
-            run(name, p, &tp, 3, via, ws_off, ws);
+            run(name, p, &tp, 4, via, ws_off, ws);
             pm_tile_plan_free(&tp);
         }
     }
