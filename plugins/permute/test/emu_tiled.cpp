@@ -1,0 +1,263 @@
+/* Runs kernels/02_tiled.cu itself on the CPU (compiled as C++ against test/emu_tiled.h: CUDA
+ * threads as fibers or OS threads, dynamic shared memory a heap block of exactly the launch's
+ * bytes), so the kernel's own indexing, guards and barriers are checked, not the
+ * re-implementation in tests/test_permute.c.  Every kernel entry the plan can pick: tiled<>
+ * with general and direct tiles (and lean tiles after them), split launches, tiled<> lean-only
+ * (lean = 2), lean_pipe (lean = 3), lean_vec (lean = 4: vector and scalar tiles), extracts
+ * into the GEMM workspace; float32 and float64,
+ * beta 0 and not, every tile length, on every preset at small scale and on dense shapes (a
+ * scaled-down 48^4 reversal, ragged 2-D transposes, copies, tiny patches).  Each result is
+ * checked as the plugin checks it (pm_check against the double reference within its bound;
+ * out starts as NaN, so an element nobody writes fails).  Built and run by run_emu_tiled.sh
+ * (ASan+UBSan, TSan).  Exit status: 0 when every case verified. */
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+
+#include <cuda_runtime_api.h>
+
+#include "kbench/plugin.h"
+#include "emu_tiled.h"
+#include "permute.h"
+
+/* The kernel's launch checks the last error; the emulation refuses a bad launch itself and
+ * counts it in emu_bad_launches. */
+extern "C" cudaError_t cudaGetLastError(void)
+{
+    return cudaSuccess;
+}
+
+static int cases, fails;
+static bool tsan_light; /* TSan: fewer cases (every thread access is instrumented) */
+
+static double get(const void *a, int esize, int64_t i)
+{
+    return esize == 4 ? (double)((const float *)a)[i] : ((const double *)a)[i];
+}
+static void set(void *a, int esize, int64_t i, double v)
+{
+    if (esize == 4)
+        ((float *)a)[i] = (float)v;
+    else
+        ((double *)a)[i] = v;
+}
+
+/* One launch of plan tp (lean: the plugin's parameter: 4 keeps the plan's lean_vec, 3 clears
+ * it, 2 also lean_per), then the GEMM
+ * of the extracted blocks on the host where via marks some, then the check. */
+static void run(const char *name, const pm_problem *p, pm_tile_plan *tp, int lean,
+                const unsigned char *via, const int64_t *ws_off, int64_t ws_elems)
+{
+    const int es = p->esize;
+    if (lean != 4) /* the plugin's lean parameter (permute.c, plan_device) */
+        tp->lean_vec = 0;
+    if (lean == 2)
+        tp->lean_per = 0;
+    char *out = (char *)malloc((size_t)p->dst_elems * es);
+    void *ws = ws_elems ? malloc((size_t)ws_elems * es) : NULL;
+    memset(out, 0xff, (size_t)p->dst_elems * es); /* NaN: an element nobody writes fails */
+    if (ws)
+        memset(ws, 0xff, (size_t)ws_elems * es);
+    const int before = emu_bad_launches;
+    int rc = pm_run_tiled(es, tp, tp->blk, tp->gen, tp->lean, p->src, p->cin, p->u, out, ws,
+                          p->alpha, p->beta, NULL);
+    rc |= emu_bad_launches != before;
+    for (int bi = 0; via && bi < p->n_blocks; bi++) { /* extract + GEMM: the GEMM part */
+        const pm_block *b = &p->blocks[bi];
+        if (via[bi] != 2)
+            continue;
+        for (int i = 0; i < b->rows; i++)
+            for (int64_t e = 0; e < b->n; e++) {
+                double acc = 0;
+                for (int j = 0; j < b->cols; j++)
+                    acc += get(p->u, es, b->u_off + (int64_t)i * b->cols + j) *
+                           get(ws, es, ws_off[bi] + j * b->n + e);
+                const int64_t d = b->dst_off + i * b->n + e;
+                set(out, es, d, p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, es, d) : 0));
+            }
+    }
+    int64_t bad = 0;
+    const double err = pm_check(p, out, &bad);
+    const bool ok = rc == 0 && err <= 1.0;
+    cases++;
+    fails += !ok;
+    if (!ok || getenv("EMU_VERBOSE"))
+        printf("%-28s f%d beta %5.2f len %3d lean %d: %lld general, %lld lean tiles (per %d, vec %d, "
+               "split %d), %zu smem elems: err/bound %.3g, %lld bad%s\n",
+               name, 8 * es, p->beta, 32 << tp->len_log, lean, (long long)tp->tiles,
+               (long long)tp->lean_tiles, tp->lean_per, tp->lean_vec, tp->split, tp->smem_elems, err, (long long)bad,
+               ok ? "" : "  FAILED");
+    free(ws);
+    free(out);
+}
+
+/* Every plan of problem p: each tile length with direct tiles where the model wants them, the
+ * model's length without direct tiles and with split launches (TSan: 256 threads and those
+ * two only); lean = 4, 3 and 2 where a lean-only launch runs (tiles == 0, or split), and the
+ * recoupling blocks as extracts (the GEMM variant). */
+static void run_problem(const char *name, const pm_problem *p)
+{
+    char msg[KB_MSG_SIZE] = "";
+    for (int len = 0; len <= PM_N_LENGTHS + 1; len++) { /* the model's choice is one of 0-3 */
+        const int opts = len < PM_N_LENGTHS    ? PM_PLAN_DIRECT
+                         : len == PM_N_LENGTHS ? 0
+                                               : PM_PLAN_DIRECT | PM_PLAN_SPLIT;
+        if (tsan_light && len != 3 && len < PM_N_LENGTHS)
+            continue;
+        for (int lean = 4; lean >= 2; lean--) {
+            pm_tile_plan tp;
+            if (pm_plan_tiles_direct(p, NULL, NULL, len < PM_N_LENGTHS ? len : -1, opts, &tp,
+                                     msg) != KB_OK) {
+                printf("%s: %s\n", name, msg);
+                fails++;
+                return;
+            }
+            /* split: the model splits only at scale (mixed at 1), so the emulation forces it
+             * on a launch with both kinds of tiles (the records are the same; the lean launch
+             * as the planner sets it: lean_vec, lean_per > 1 so lean_pipe pipelines); lean 3
+             * and 2 differ from 4 only where a lean-only launch runs */
+            if (len == PM_N_LENGTHS + 1 && !tp.split && tp.tiles > 0 && tp.lean_tiles > 0) {
+                tp.split = 1;
+                tp.lean_vec = 1;
+                tp.lean_per = 2;
+            }
+            const bool alone = tp.lean_tiles > 0 && (tp.tiles == 0 || tp.split);
+            if ((len <= PM_N_LENGTHS || tp.split) && (lean == 4 || alone))
+                run(name, p, &tp, lean, NULL, NULL, 0);
+            pm_tile_plan_free(&tp);
+        }
+    }
+    unsigned char *via = (unsigned char *)calloc((size_t)p->n_blocks + 1, 1);
+    int64_t *ws_off = (int64_t *)calloc((size_t)p->n_blocks + 1, sizeof *ws_off), ws = 0;
+    for (int b = 0; b < p->n_blocks; b++) {
+        via[b] = pm_is_unique(&p->blocks[b]) ? 1 : 2;
+        if (via[b] == 2) {
+            ws_off[b] = ws;
+            ws += p->blocks[b].n * p->blocks[b].cols;
+        }
+    }
+    if (ws) {
+        pm_tile_plan tp;
+        if (pm_plan_tiles(p, via, ws_off, -1, &tp, msg) != KB_OK) {
+            printf("%s extracts: %s\n", name, msg);
+            fails++;
+        } else {
+            run(name, p, &tp, 4, via, ws_off, ws);
+            pm_tile_plan_free(&tp);
+        }
+    }
+    free(via);
+    free(ws_off);
+}
+
+static pm_spec spec_of(pm_preset preset, int esize, double beta, double scale)
+{
+    pm_spec s;
+    memset(&s, 0, sizeof s);
+    s.preset = preset;
+    s.esize = esize;
+    s.alpha = 1.5;
+    s.beta = beta;
+    s.scale = scale;
+    s.n_blocks = 5; /* custom: rank 3, dims 1-5, up to 6 x 4 trees */
+    s.rank = 3;
+    s.dmin = 1;
+    s.dmax = 5;
+    s.rows_min = 1;
+    s.rows_max = 6;
+    s.cols_min = 1;
+    s.cols_max = 4;
+    return s;
+}
+
+static void run_spec(const pm_spec &s, const char *name, uint64_t seed)
+{
+    pm_problem p;
+    char msg[KB_MSG_SIZE] = "";
+    if (pm_generate(&s, seed, &p, msg) != KB_OK) {
+        printf("%s: %s\n", name, msg);
+        fails++;
+        return;
+    }
+    run_problem(name, &p);
+    pm_problem_free(&p);
+}
+
+/* A dense tensor of the given dims, permuted by perm. */
+static void run_dense(std::initializer_list<int> dims, std::initializer_list<int64_t> perm,
+                      int esize, double beta)
+{
+    pm_spec s = spec_of(PM_DENSE, esize, beta, 1.0);
+    char name[64], msg[KB_MSG_SIZE] = "";
+    int n = 0, k = 0;
+    int64_t pv[PM_MAX_RANK];
+    n += snprintf(name + n, sizeof name - (size_t)n, "dense ");
+    for (int d : dims) {
+        s.dims[s.n_dims++] = d;
+        n += snprintf(name + n, sizeof name - (size_t)n, "%s%d", k++ ? "x" : "", d);
+    }
+    k = 0;
+    for (int64_t q : perm)
+        pv[k++] = q;
+    n += snprintf(name + n, sizeof name - (size_t)n, " [");
+    for (int i = 0; i < k; i++)
+        n += snprintf(name + n, sizeof name - (size_t)n, "%s%lld", i ? "," : "", (long long)pv[i]);
+    snprintf(name + n, sizeof name - (size_t)n, "]");
+    if (pm_set_perm(pv, k, s.perm, &s.n_perm, msg) != KB_OK) {
+        printf("%s: %s\n", name, msg);
+        fails++;
+        return;
+    }
+    run_spec(s, name, 11);
+}
+
+int main(int argc, char **argv)
+{
+    tsan_light = argc > 1 && strcmp(argv[1], "light") == 0;
+    /* Small scales: a CTA costs its threads' barriers (about 1 ms on 2 cores), and what is
+     * checked is every kind of tile, not its count. */
+    static const double scale[PM_N_PRESETS] = {
+        [PM_ABELIAN_SMALL] = 0.1, [PM_RECOUPLING_SMALL] = 0.1, [PM_MANY_SMALL] = 0.02,
+        [PM_LARGE_U] = 0.005,     [PM_FEW_LARGE] = 0.0001,     [PM_MIXED] = 0.0,
+        [PM_DENSE] = 0.0002,      [PM_CUSTOM] = 1.0,
+    };
+    for (int esize = 4; esize <= 8; esize += 4)
+        for (double beta : {0.0, -0.75}) {
+            /* large_u keeps a 91 x 91 U on a rank-6 block at any scale: two of the four. */
+            const bool big = (esize == 4) == (beta == 0.0);
+            for (int pr = 0; pr < PM_N_PRESETS; pr++)
+                if (scale[pr] > 0 && (pr != PM_LARGE_U || big) &&
+                    (!tsan_light || pr == PM_RECOUPLING_SMALL))
+                    run_spec(spec_of((pm_preset)pr, esize, beta, scale[pr]),
+                             pm_preset_name((pm_preset)pr), 5 + pr);
+            /* mixed's shape (general and lean tiles in one launch, so tiled<..., true> runs
+             * both) at a size the emulation affords: the preset keeps a 16-40^4 block at any
+             * scale. */
+            pm_spec m = spec_of(PM_CUSTOM, esize, beta, 1.0);
+            m.n_blocks = 8;
+            m.rank = 4;
+            m.dmin = 1;
+            m.dmax = 8;
+            m.rows_min = 1;
+            m.rows_max = 2;
+            m.cols_max = 0; /* square U: about half the blocks 1 x 1 (abelian) */
+            run_spec(m, "custom mixed", 9);
+            run_dense({8, 8, 8, 8}, {3, 2, 1, 0}, esize, beta); /* 48^4 reversal, smaller */
+            run_dense({37, 53}, {1, 0}, esize, beta);                 /* ragged 2-D transpose */
+            run_dense({3, 5}, {1, 0}, esize, beta);                   /* tiny patches */
+            if (tsan_light)
+                continue;
+            run_dense({2, 3}, {1, 0}, esize, beta);
+            run_dense({1, 7, 2}, {2, 1, 0}, esize, beta);
+            run_dense({13, 7, 5}, {0, 2, 1}, esize, beta); /* copy tiles */
+            run_dense({9, 10, 11}, {2, 0, 1}, esize, beta);
+            run_dense({10, 6, 6, 10}, {3, 1, 2, 0}, esize, beta);
+        }
+    printf("%lld launches, %lld CTAs, %lld CTA threads\n", emu_launches, emu_ctas, emu_threads);
+    printf(fails ? "FAILED: %d of %d cases\n" : "all %d cases verified\n", fails ? fails : cases,
+           cases);
+    return fails != 0;
+}
