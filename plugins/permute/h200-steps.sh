@@ -235,3 +235,38 @@ zip = rows_min+rows_max
 INI
   "$B/kbench" run /tmp/permute-small-ab.ini --out "$OUT/results/permute-small-ab"
 }
+
+# The lean kernel on one-wave launches (plan.c LEAN_VEC_MIN_TILES): abelian_small (35-42 lean
+# tiles at scale 1, 3-4 at 0.1) and a 1024-tile dense rank 8 permute, per_element beside
+# tiled at lean = 2, 3 and 4 (the default: v4's vector tile only from 132 tiles up); float32
+# and float64, beta 0 and 0.5; short sampling, about 30 s.
+step_permute_lean_small() {
+  cat >/tmp/permute-lean-small.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 9
+min_time = 0.1
+max_noise = 0.05
+timeout = 60
+cache = hot
+seed = 1
+
+[permute]
+variants = per_element, tiled, copy
+baseline = copy
+preset = abelian_small
+dtype = f32, f64
+beta = 0, 0.5
+scale = 0.1, 1
+lean = 2, 3, 4
+
+[permute.dense8]
+variants = tiled, copy
+baseline = copy
+preset = dense
+dims = 8x8x8x4x4x4x4x4
+perm = [6,7,4,5,2,3,0,1]
+lean = 2, 3, 4
+INI
+  "$B/kbench" run /tmp/permute-lean-small.ini --out "$OUT/results/permute-lean-small"
+}

@@ -46,6 +46,13 @@
  * the SMs at every tile length), fewer tiles a CTA on smaller launches. */
 #define LEAN_PER 4
 #define LEAN_MIN_CTAS (132 * 8)
+/* v4's vector tile where a lean-only launch has at least one tile an SM; below that the launch
+ * is one short wave whose time is one tile's latency, and the scalar tile (lean_pipe at one
+ * tile a CTA, or v2's kernel with lean = 2) is quicker: run 12
+ * (258864a) measured abelian_small at scale 1 (35 tiles) 0.2-0.5 us slower on v4 than run 10's
+ * same plan on v3 / v2 kernels (f32 beta 0: 2.18 against 1.67-1.85 us), while v4 won from 1024
+ * tiles up (run 11: 8x8x8x4x4x4x4x4, 2.35 against v2's 2.77 us). */
+#define LEAN_VEC_MIN_TILES 132
 /* The latency of a general tile's first round (record, descriptor into shared memory, the
  * gather, a barrier, the recoupling, the stores; with beta a cin load after the recoupling):
  * run 8 (be12218) measured the small recoupling presets 1.4-2.5 us over the model's launch
@@ -914,7 +921,8 @@ int pm_plan_tiles_direct(const pm_problem *p, const unsigned char *which, const 
             out->predicted_ns += PM_LAUNCH_NS;
     }
     out->lean_per = out->tiles == 0 || out->split ? lean_per_of(out->lean_tiles) : 0;
-    out->lean_vec = out->tiles == 0 || out->split; /* v4 wherever the lean tiles launch alone */
+    /* v4 wherever the lean tiles launch alone, unless they are too few to fill the SMs. */
+    out->lean_vec = (out->tiles == 0 || out->split) && out->lean_tiles >= LEAN_VEC_MIN_TILES;
     free(ord);
     free(lean_of);
     if (any_direct) {
