@@ -100,9 +100,9 @@ static const kb_param md_params[] = {
 /* The timings of the instrumented run in verify, the host pass's pieces and the energy drift are
  * single-run figures whose noise this plugin does not estimate (uncertainty 0 would make
  * `kbench compare` call any move of them worse: run 4 against run 13 of the same kernels
- * flagged 50 such metrics in the profile's first half): they carry no better direction, so compare reports them as
- * changed, never as a regression.  The case's time, which compare judges against its
- * noise, carries the performance verdict; energy_drift's bound carries the physics check. */
+ * flagged 50 such metrics in the profile's first half): they carry no better direction, so compare
+ * reports them as changed, never as a regression.  The case's time, which compare judges against
+ * its noise, carries the performance verdict; energy_drift's bound carries the physics check. */
 static const kb_metric_def md_metrics[] = {
     {"us_per_atom_step", "us", KB_BETTER_NONE, 0, 0, 0,
      "time per atom-step of an instrumented run in verify (per-step events)"},
