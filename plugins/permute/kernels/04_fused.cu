@@ -323,17 +323,18 @@ __device__ __forceinline__ void fill8(T (*ps)[kPR], T (*us)[kUP], int32_t kc, co
                                       int32_t uk, const T *safe)
 {
     if (kc == kBK) { // whole trees: every in-block slot copied, no predicates
+        // Tree k at s + n * k as one wide multiply-add with k an immediate (a walking pointer
+        // costs two 64-bit adds a copy).
+        const uint64_t nu = (uint32_t)n;
         if (v0) {
-            const T *q = s0;
 #pragma unroll
-            for (int k = 0; k < kBK; k++, q += n)
-                copy_async(&ps[k][p0], q, true);
+            for (int k = 0; k < kBK; k++)
+                copy_async(&ps[k][p0], s0 + nu * k, true);
         }
         if (v1) {
-            const T *q = s1;
 #pragma unroll
-            for (int k = 0; k < kBK; k++, q += n)
-                copy_async(&ps[k][p1], q, true);
+            for (int k = 0; k < kBK; k++)
+                copy_async(&ps[k][p1], s1 + nu * k, true);
         }
 #pragma unroll
         for (int i = 0; i < kUL8; i++)
