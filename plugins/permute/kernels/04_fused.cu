@@ -17,6 +17,8 @@
 // order, so the error bound of the other variants holds unchanged.  One launch covers every
 // block auto gives it; the tiles come in the order of the host's work list (most source trees
 // first), each with its own copy of its columns (permute.h, pm_fused_plan).
+// fused_tile = 8 (v7, `fused8` below, opt-in): the same tiles and plan on 64 threads of 8 x 8
+// each, with unpredicated whole fills: fewer instructions a k-step.
 #include "common.cuh"
 
 namespace
