@@ -17,6 +17,8 @@
 // order, so the error bound of the other variants holds unchanged.  One launch covers every
 // block auto gives it; the tiles come in the order of the host's work list (most source trees
 // first), each with its own copy of its columns (permute.h, pm_fused_plan).
+// fused_tile = 8 (v7, `fused8` below, opt-in): the same tiles and plan on 64 threads of 8 x 8
+// each, with unpredicated whole fills: fewer instructions a k-step.
 #include "common.cuh"
 
 namespace
@@ -301,6 +303,207 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
     }
 }
 
+// ---- v7 (fused_tile = 8): 8 x 8 per thread, 64 threads a CTA, the same tile and plan ----------
+// v3's SASS on large_u (gpu-run-8, f32 auto): 61% FFMA, 7% LDS, ~22% integer (SEL, ISETP, IMAD,
+// IADD3, LOP3, SHF, LEA: ~115 a fill against 14 LDGSTS, the fill's per-slot predicates, selects
+// and 64-bit addresses).  Here a thread owns two gathered columns and 8 trees x 8 columns (two
+// column groups 64 apart: a warp's P reads are 16 consecutive vectors, conflict-free), so a
+// source tree step is 4 vector reads for 64 FMAs (v3: 3 for 32).  Slots that never hold data
+// (a column or a U row past the block) are zeroed once in both buffers, and a fill of kBK whole
+// trees (all but a tile's last) issues its copies unpredicated from walking pointers; only the
+// last, partial fill keeps v3's zero-filled predicated copies.  cp.async fills always (register
+// fills would not fit 64 + 40 registers in float64).  Same plain FMA chain over the source trees
+// in order as v3, so the error bound holds unchanged.
+constexpr int kNT8 = kNT / 2, kUL8 = 2 * kUL, kUS8 = kNT8 / kBK;
+static_assert(kNT8 == 64 && kBM == 32 && kBN == 128, "2 warps of 16 trees x 128 columns");
+static_assert(kNT8 % kBK == 0 && kUL8 <= 32, "U's fill: whole rows, one bit a load");
+
+template <typename T>
+__device__ __forceinline__ void fill8(T (*ps)[kPR], T (*us)[kUP], int32_t kc, const T *s0, bool v0,
+                                      int32_t p0, const T *s1, bool v1, int32_t p1, int32_t n,
+                                      const T *uj, int32_t ucs, unsigned urmask, int32_t ur,
+                                      int32_t uk, const T *safe)
+{
+    if (kc == kBK) { // whole trees: every in-block slot copied, no predicates
+        // Tree k at s + n * k as one wide multiply-add with k an immediate (a walking pointer
+        // costs two 64-bit adds a copy).
+        const uint64_t nu = (uint32_t)n;
+        if (v0) {
+#pragma unroll
+            for (int k = 0; k < kBK; k++)
+                copy_async(&ps[k][p0], s0 + nu * k, true);
+        }
+        if (v1) {
+#pragma unroll
+            for (int k = 0; k < kBK; k++)
+                copy_async(&ps[k][p1], s1 + nu * k, true);
+        }
+#pragma unroll
+        for (int i = 0; i < kUL8; i++)
+            if ((urmask >> i) & 1u)
+                copy_async(&us[uk][ur + i * kUS8], uj + i * ucs, true);
+        return;
+    }
+    // The last fill of a tile: trees kc.. are zero-filled without a read (v3's form).
+    const T *q0 = s0, *q1 = s1;
+#pragma unroll
+    for (int k = 0; k < kBK; k++, q0 += n, q1 += n) {
+        if (v0)
+            copy_async(&ps[k][p0], k < kc ? q0 : safe, k < kc);
+        if (v1)
+            copy_async(&ps[k][p1], k < kc ? q1 : safe, k < kc);
+    }
+    const bool kok = uk < kc;
+#pragma unroll
+    for (int i = 0; i < kUL8; i++)
+        if ((urmask >> i) & 1u)
+            copy_async(&us[uk][ur + i * kUS8], kok ? uj + i * ucs : safe, kok);
+}
+
+// Float32: 64 accumulators; capped for 8 CTAs an SM (128 registers).  Float64: 128 accumulators
+// and 32 operands, 4 CTAs (255).
+template <typename T, bool BETA>
+__global__ void __launch_bounds__(kNT8, sizeof(T) == 4 ? 6 : 4)
+    fused8(const pm_fused_gather *__restrict__ gather, const int32_t *__restrict__ dcol,
+           const pm_fused_item *__restrict__ items, const T *__restrict__ src,
+           const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out, T alpha, T beta)
+{
+    __shared__ __align__(16) T ps[2][kBK][kPR];
+    __shared__ __align__(16) T us[2][kBK][kUP];
+    __shared__ __align__(16) int32_t dcs[kBN];
+    const int32_t t = (int32_t)threadIdx.x;
+    const pm_fused_item it = items[blockIdx.x];
+    const int64_t tab = (int64_t)blockIdx.x * kBN;
+    // Gather entries t and t + 64 (consecutive threads: ascending source addresses in each).
+    const pm_fused_gather g0 = gather[tab + t], g1 = gather[tab + t + kNT8];
+    dcs[t] = dcol[tab + t];
+    dcs[t + kNT8] = dcol[tab + t + kNT8];
+    const int32_t n = it.n, rows = it.rows, cols = it.cols;
+    const bool v0 = g0.soff >= 0, v1 = g1.soff >= 0;
+    const T *s0 = src + it.src_off + (v0 ? g0.soff : 0);
+    const T *s1 = src + it.src_off + (v1 ? g1.soff : 0);
+    // U: tile tree ur + i * kUS8, fill column uk.
+    const int32_t ur = t / kBK, uk = t % kBK, urow = it.row0 + ur;
+    const T *uj = u + it.u_off + (int64_t)urow * cols + uk;
+    const int32_t ucs = kUS8 * cols;
+    unsigned urmask = 0;
+#pragma unroll
+    for (int i = 0; i < kUL8; i++)
+        urmask |= urow + i * kUS8 < rows ? 1u << i : 0u;
+    // Slots no fill writes: zero once, both buffers (the first barrier orders them).
+#pragma unroll
+    for (int b = 0; b < 2; b++) {
+#pragma unroll
+        for (int k = 0; k < kBK; k++) {
+            if (!v0)
+                ps[b][k][g0.spos] = T(0);
+            if (!v1)
+                ps[b][k][g1.spos] = T(0);
+        }
+#pragma unroll
+        for (int i = 0; i < kUL8; i++)
+            if (!((urmask >> i) & 1u))
+                us[b][uk][ur + i * kUS8] = T(0);
+    }
+    // This thread's slots: trees r0..r0+7, columns c0..c0+3 and c0+64..c0+67.
+    const int32_t lane = t & 31, w = t >> 5;
+    const int32_t r0 = w * 16 + (lane >> 4) * kTM, c0 = (lane & 15) * 4;
+    const int32_t pa = pm_fused_pos(c0), pb = pm_fused_pos(c0 + 64);
+    const bool busy = it.row0 + w * 16 < rows;
+
+    T acc[kTM][8];
+#pragma unroll
+    for (int i = 0; i < kTM; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            acc[i][j] = T(0);
+
+    const int64_t sstep = (int64_t)kBK * n;
+    fill8(ps[0], us[0], min(kBK, cols), s0, v0, g0.spos, s1, v1, g1.spos, n, uj, ucs, urmask, ur,
+          uk, src);
+    copy_wait();
+    __syncthreads();
+
+    int buf = 0;
+    for (int32_t jc = 0; jc < cols; jc += kBK) {
+        const int32_t jn = jc + kBK;
+        if (jn < cols) {
+            s0 += sstep;
+            s1 += sstep;
+            uj += kBK;
+            fill8(ps[buf ^ 1], us[buf ^ 1], min(kBK, cols - jn), s0, v0, g0.spos, s1, v1, g1.spos,
+                  n, uj, ucs, urmask, ur, uk, src);
+        }
+        const int32_t nc = busy ? min(kBK, cols - jc) : 0;
+#pragma unroll
+        for (int k0 = 0; k0 < kBK; k0 += 4) {
+            if (k0 >= nc) // the same for the whole warp; the staged zeros cover nc..k0+3
+                break;
+#pragma unroll
+            for (int k = k0; k < k0 + 4; k++) {
+                T a[kTM], p[8];
+                vec4<T>::load(&us[buf][k][r0], a);
+                vec4<T>::load(&us[buf][k][r0 + 4], a + 4);
+                vec4<T>::load(&ps[buf][k][pa], p);
+                vec4<T>::load(&ps[buf][k][pb], p + 4);
+#pragma unroll
+                for (int i = 0; i < kTM; i++)
+#pragma unroll
+                    for (int j = 0; j < 8; j++)
+                        acc[i][j] = fma(a[i], p[j], acc[i][j]);
+            }
+        }
+        copy_wait();
+        __syncthreads();
+        buf ^= 1;
+    }
+
+    // Epilogue: v3's, two columns a thread.
+    constexpr int kOP = kBN + 4;
+    static_assert(sizeof(T) * kBM * kOP <= sizeof(ps), "the staged tile fits in ps");
+    T(*os)[kOP] = reinterpret_cast<T(*)[kOP]>(&ps[0][0][0]);
+    if (busy)
+#pragma unroll
+        for (int i = 0; i < kTM; i++) {
+            vec4<T>::store(&os[r0 + i][c0], acc[i]);
+            vec4<T>::store(&os[r0 + i][c0 + 64], acc[i] + 4);
+        }
+    __syncthreads();
+    const int32_t nr = min(kBM, rows - it.row0);
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+        const int32_t e = t + h * kNT8, c = dcs[e];
+        if (c < 0)
+            continue;
+        const int64_t d = it.dst_off + (int64_t)it.row0 * n + c;
+        T *__restrict__ o = out + d;
+        const T *__restrict__ ci = cin + (BETA ? d : 0);
+#pragma unroll 4
+        for (int32_t r = 0; r < nr; r++) {
+            const T x = os[r][e];
+            *o = BETA ? alpha * x + beta * *ci : alpha * x;
+            o += n;
+            if (BETA)
+                ci += n;
+        }
+    }
+}
+
+template <typename T>
+cudaError_t launch8(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
+                    const pm_fused_item *items, const void *src, const void *cin, const void *u,
+                    void *out, double alpha, double beta, cudaStream_t s)
+{
+    const unsigned grid = (unsigned)h->items;
+    if (beta != 0.0)
+        fused8<T, true><<<grid, kNT8, 0, s>>>(gather, dcol, items, (const T *)src, (const T *)cin,
+                                              (const T *)u, (T *)out, (T)alpha, (T)beta);
+    else
+        fused8<T, false><<<grid, kNT8, 0, s>>>(gather, dcol, items, (const T *)src, (const T *)cin,
+                                               (const T *)u, (T *)out, (T)alpha, (T)beta);
+    return cudaGetLastError();
+}
+
 template <typename T, bool ASYNC>
 cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
                    const pm_fused_item *items, const void *src, const void *cin, const void *u,
@@ -328,6 +531,11 @@ extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fuse
     cudaStream_t s = (cudaStream_t)stream;
     if (hplan->items == 0)
         return (int)cudaSuccess;
+    if (hplan->tile == 8)
+        return (int)(esize == 4 ? launch8<float>(hplan, digather, didcol, ditem, src, cin, u, out,
+                                                 alpha, beta, s)
+                                : launch8<double>(hplan, digather, didcol, ditem, src, cin, u, out,
+                                                  alpha, beta, s));
     if (esize == 4)
         return (int)(hplan->async ? launch<float, true>(hplan, digather, didcol, ditem, src, cin, u,
                                                         out, alpha, beta, s)
