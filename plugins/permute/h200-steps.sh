@@ -270,37 +270,3 @@ lean = 2, 3, 4
 INI
   "$B/kbench" run /tmp/permute-lean-small.ini --out "$OUT/results/permute-lean-small"
 }
-
-# v7 against v3 (NOTES "v7"): the fused kernel at fused_tile = 4 (v3, the default) and 8 (8 x 8
-# a thread, 64 threads) on large_u, scale 1 and 2, float32 and float64, beta 0 and 0.5:
-# fused_async and auto at both, copy beside (the fused_tile = 8 copies skip); about 60 s.
-step_permute_fused8() {
-  cat >/tmp/permute-fused8.ini <<'INI'
-[run]
-warmup = 2
-min_samples = 5
-min_time = 0.05
-max_noise = 0.05
-timeout = 120
-cache = hot
-seed = 1
-
-[permute]
-variants = fused_async, auto, copy
-baseline = copy
-preset = large_u
-dtype = f32, f64
-beta = 0, 0.5
-scale = 1, 2
-fused_tile = 4, 8
-INI
-  "$B/kbench" run /tmp/permute-fused8.ini --out "$OUT/results/permute-fused8"
-}
-
-# Optional, after step_permute_fused8 (about 1-2 minutes): the full Nsight Compute sections and
-# SASS stall samples of auto at fused_tile = 8 (float32, beta 0, scale 1), for v7's reading.
-step_permute_fused8_ncu() {
-  ncu_full /tmp/permute-fused8.ini \
-    'permute/auto/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*fused_tile=8' \
-    "$OUT/results/ncu-permute-fused8"
-}

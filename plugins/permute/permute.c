@@ -78,10 +78,6 @@ static const kb_param params[] = {
      "tiled, auto: 1 (v6): the lean tiles in a lean-only launch of their own where the model "
      "says (after the general tiles' launch), waits for slots counted; 2: the same, the two "
      "launches forked onto two streams (concurrent); 0: one launch, run 10's plan", NULL},
-    {"fused_tile", KB_PARAM_INT, "4",
-     "fused, fused_async, auto: columns a thread of the fused kernel: 4 (v3: 8 x 4, 128 threads), "
-     "8 (v7: 8 x 8, 64 threads, cp.async fills in both variants)",
-     NULL},
 };
 
 static const kb_metric_def metrics[] = {
@@ -108,7 +104,6 @@ typedef struct state {
     void *d_src, *d_cin, *d_u, *d_out, *d_ws, *d_scratch;
     pm_tile_plan tp;
     int lean; /* the lean parameter: 4 v4 (tp.lean_vec), 3 v3 (lean_per), 2 v2 (neither) */
-    int ftile; /* the fused_tile parameter: 4 (v3's kernel) or 8 (v7's) */
     pm_tile_block *d_tblk;
     pm_gen_tile *d_tgen;
     pm_lean_tile *d_tlean;
@@ -402,7 +397,6 @@ static int plan_fused(state *s, const unsigned char *via, char *msg)
      * 27.8 against 29.4 beta 0.5: 5 CTAs an SM instead of 4) and the register fill in float64
      * (50.5 against 48.7 beta 0, even at beta 0.5). */
     s->fp.async = s->variant == V_FUSED_ASYNC || (s->variant == V_AUTO && s->prob->esize == 4);
-    s->fp.tile = s->ftile;
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
     const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
@@ -540,7 +534,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 1, fused_tile = 4;
+    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 1;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -583,16 +577,6 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "tile_split belongs to tiled and auto");
         return KB_SKIP;
     }
-    if (c->host->param_int(c->params, "fused_tile", &fused_tile) != KB_OK ||
-        (fused_tile != 4 && fused_tile != 8)) {
-        kb_msgf(msg, "fused_tile: expected 4 or 8");
-        return KB_BAD_PARAM;
-    }
-    if (fused_tile != 4 && c->variant != V_FUSED && c->variant != V_FUSED_ASYNC &&
-        c->variant != V_AUTO) {
-        kb_msgf(msg, "fused_tile belongs to fused, fused_async and auto");
-        return KB_SKIP;
-    }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
         kb_msgf(msg, "parameter gemm_call missing");
         return KB_BAD_PARAM;
@@ -610,7 +594,6 @@ static int init(const kb_case *c, void **out, char *msg)
     s->host = c->host;
     s->gp.loop = strcmp(gemm_call, "loop") == 0;
     s->lean = (int)lean;
-    s->ftile = (int)fused_tile;
     s->direct = (int)tile_direct;
     /* v6's plan for tiled and auto only: gemm and fused keep theirs (their tiled launch holds
      * extracts and unique blocks, which run 10 did not measure against a split). */

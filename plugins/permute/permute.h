@@ -353,7 +353,6 @@ typedef struct pm_fused_plan {
     int32_t *idcol;
     double predicted_ns;
     int async; /* fill shared memory by cp.async instead of through registers (set by the caller) */
-    int tile;  /* 8: v7's kernel (8 x 8 a thread, 64 threads, cp.async fills); else v3's 8 x 4 */
 } pm_fused_plan;
 
 /* Source offset (within a tree) of destination element e of a block: one division per axis. */
