@@ -68,16 +68,17 @@ static const kb_param params[] = {
      "tiled, gemm, fused, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
     {"lean", KB_PARAM_INT, "4",
      "tiled, gemm, fused, auto: lean-only launches (no general tile): 4 moves whole aligned "
-     "tiles in 16-byte vectors (one tile a CTA, v2's scalar tile elsewhere), 3 pipelines up to "
-     "4 scalar tiles a CTA (the next tile's loads before this one's writes), 2 is v2's scalar "
-     "tile, one a CTA",
+     "tiles in 16-byte vectors (one tile a CTA, v2's scalar tile elsewhere) in launches of 132 "
+     "tiles or more, and as 3 below that; 3 pipelines up to 4 scalar tiles a CTA (the next "
+     "tile's loads before this one's writes); 2 is v2's scalar tile, one a CTA",
      NULL},
     {"tile_direct", KB_PARAM_INT, "1",
      "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never", NULL},
     {"tile_split", KB_PARAM_INT, "1",
      "tiled, auto: 1 (v6): the lean tiles in a lean-only launch of their own where the model "
      "says (after the general tiles' launch), waits for slots counted; 2: the same, the two "
-     "launches forked onto two streams (concurrent); 0: one launch, run 10's plan", NULL},
+     "launches forked onto two streams (concurrent); 0: one launch, run 10's plan",
+     NULL},
 };
 
 static const kb_metric_def metrics[] = {
@@ -568,8 +569,8 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "tile_direct belongs to tiled and auto");
         return KB_SKIP;
     }
-    if (c->host->param_int(c->params, "tile_split", &tile_split) != KB_OK ||
-        tile_split < 0 || tile_split > 2) {
+    if (c->host->param_int(c->params, "tile_split", &tile_split) != KB_OK || tile_split < 0 ||
+        tile_split > 2) {
         kb_msgf(msg, "tile_split: expected 0, 1 or 2");
         return KB_BAD_PARAM;
     }
@@ -653,8 +654,7 @@ static int init(const kb_case *c, void **out, char *msg)
             if (rc != KB_OK)
                 goto fail;
             if (s->fork && s->tp.split) {
-                KB_CUDA_GOTO(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking), msg,
-                             fail);
+                KB_CUDA_GOTO(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking), msg, fail);
                 KB_CUDA_GOTO(cudaEventCreateWithFlags(&s->ev_fork, cudaEventDisableTiming), msg,
                              fail);
                 KB_CUDA_GOTO(cudaEventCreateWithFlags(&s->ev_join, cudaEventDisableTiming), msg,
