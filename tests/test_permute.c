@@ -1025,14 +1025,15 @@ Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .tim
     size_t ok = 0;
     int rc = run_profile_text(
         "[run]\nwarmup = 0\nmin_samples = 1\nmin_time = 0\ntimeout = 60\ncache = hot\n"
-        "[permute]\nvariants = host, per_element, tiled, gemm, auto, copy, fused, fused_async\n"
+        "[permute]\nvariants = host, per_element, tiled, gemm, auto, copy, fused, fused_async, "
+        "fused_mma\n"
         "preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed, "
         "dense, custom\ndtype = f32, f64\nbeta = 0, 0.5\nscale = 0.002\n"
         "[permute.ranks]\nvariants = host\npreset = dense\n"
         "dims = 8x8x8x8x8x8, 5x5x5x5x5x5x5x5\nperm = [5,3,1,0,2,4], [7,5,3,1,0,2,4,6]\n"
         "zip = dims+perm\n",
         &set);
-    cr_assert_eq(set.n_cases, 8 * 8 * 2 * 2 + 2);
+    cr_assert_eq(set.n_cases, 9 * 8 * 2 * 2 + 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
         if (strcmp(c->variant, "host") == 0) {

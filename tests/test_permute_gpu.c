@@ -28,7 +28,8 @@ Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
     cr_expect_eq(
         run_profile_text(
             "[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\ntimeout = 120\ncache = hot\n"
-            "[permute]\nvariants = per_element, tiled, gemm, auto, copy, fused, fused_async\n"
+            "[permute]\nvariants = per_element, tiled, gemm, auto, copy, fused, fused_async, "
+            "fused_mma\n"
             "preset = abelian_small, recoupling_small, many_small, large_u, few_large, mixed, "
             "dense, custom\ndtype = f32, f64\nalpha = 1.5\nbeta = 0, -0.75\nscale = 0.05\n"
             "[permute.lengths]\nvariants = tiled, auto\n"
@@ -42,7 +43,7 @@ Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
             "dtype = f32, f64\nbeta = 0, 0.5\ntile_split = 0, 1, 2\n",
             &set),
         0);
-    cr_assert_eq(set.n_cases, 7 * 8 * 2 * 2 + 2 * 4 * 4 + 2 * 2 + 2 * 2 * 2 + 2 * 2 * 2 * 2 * 3);
+    cr_assert_eq(set.n_cases, 8 * 8 * 2 * 2 + 2 * 4 * 4 + 2 * 2 + 2 * 2 * 2 + 2 * 2 * 2 * 2 * 3);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);

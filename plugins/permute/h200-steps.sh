@@ -270,3 +270,103 @@ lean = 2, 3, 4
 INI
   "$B/kbench" run /tmp/permute-lean-small.ini --out "$OUT/results/permute-lean-small"
 }
+
+# v8 (session 5): the fused kernel's product on the FP64 tensor cores (fused_mma) against the
+# FMA fills on large_u at full size, float32 and float64, beta 0 and 0.5 (20 cases), with its
+# register cap for 3 and 4 CTAs an SM (mma_ctas; 8 cases), at half and twice the blocks (12),
+# and fused_mma beside fused on the other recoupling presets (24: verification where tiles are
+# short); about 60 s.  Then Nsight Compute (full set, SASS stall samples) of fused_mma float32
+# and float64, beta 0: -1, -2.
+step_permute_mma() {
+  cat >/tmp/permute-mma.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 5
+min_time = 0.05
+max_noise = 0.05
+timeout = 120
+cache = hot
+seed = 1
+
+[permute]
+variants = fused, fused_async, fused_mma, auto, copy
+baseline = copy
+preset = large_u
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+
+[permute.ctas]
+variants = fused_mma
+preset = large_u
+dtype = f32, f64
+beta = 0, 0.5
+mma_ctas = 3, 4
+
+[permute.scale]
+variants = fused_async, fused_mma, copy
+baseline = copy
+preset = large_u
+dtype = f32, f64
+scale = 0.5, 2
+
+[permute.others]
+variants = fused, fused_mma
+preset = recoupling_small, many_small, mixed
+dtype = f32, f64
+beta = 0, 0.5
+INI
+  "$B/kbench" run /tmp/permute-mma.ini --out "$OUT/results/permute-mma"
+  local c d i=0
+  for c in 'permute/fused_mma/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*,mma_ctas=0,*' \
+           'permute/fused_mma/preset=large_u,dtype=f64,alpha=1,beta=0,scale=1,*,mma_ctas=0,*'; do
+    i=$((i + 1))
+    d="$OUT/results/ncu-permute-mma-$i"
+    ncu_full /tmp/permute-mma.ini "$c" "$d"
+  done
+}
+
+# mixed at full size (issue 12: tiled >= 2x per_element; beta 0.5 missed): the split plan's
+# knobs crossed, tile_split 1 / 2 x lean 4 / 2, beside per_element and copy; float32 and
+# float64, beta 0 and 0.5 (32 cases, about 30 s).  Then Nsight Compute of tiled float32 beta
+# 0.5 (both launches): ncu-permute-mixed.
+step_permute_mixed_ab() {
+  cat >/tmp/permute-mixed-ab.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 7
+min_time = 0.1
+max_noise = 0.05
+timeout = 120
+cache = hot
+seed = 1
+
+[permute]
+variants = per_element, tiled, copy
+baseline = copy
+preset = mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+
+[permute.split2]
+variants = tiled
+preset = mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+tile_split = 2
+lean = 2, 4
+
+[permute.lean2]
+variants = tiled
+preset = mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+lean = 2
+INI
+  "$B/kbench" run /tmp/permute-mixed-ab.ini --out "$OUT/results/permute-mixed-ab"
+  ncu_full /tmp/permute-mixed-ab.ini 'permute/tiled/preset=mixed,dtype=f32,alpha=1,beta=0.5,scale=1,*,lean=4,tile_direct=1,mma_ctas=0,tile_split=1' \
+    "$OUT/results/ncu-permute-mixed"
+}

@@ -18,7 +18,18 @@
 #include "kbench/plugin.h"
 #include "permute.h"
 
-enum { V_HOST, V_PER_ELEMENT, V_TILED, V_GEMM, V_AUTO, V_COPY, V_FUSED, V_FUSED_ASYNC, V_COUNT };
+enum {
+    V_HOST,
+    V_PER_ELEMENT,
+    V_TILED,
+    V_GEMM,
+    V_AUTO,
+    V_COPY,
+    V_FUSED,
+    V_FUSED_ASYNC,
+    V_FUSED_MMA,
+    V_COUNT
+};
 
 static const kb_variant variants[V_COUNT] = {
     [V_HOST] = {"host", "C loops on the CPU in the element type (small sizes)", KB_HOST, 0},
@@ -40,6 +51,10 @@ static const kb_variant variants[V_COUNT] = {
         {"fused_async",
          "fused with cp.async fills: no registers hold the next fill (more CTAs an SM)", KB_DEVICE,
          0},
+    [V_FUSED_MMA] = {"fused_mma",
+                     "fused with the product on the FP64 tensor cores (DMMA), accumulated in "
+                     "double",
+                     KB_DEVICE, 0},
 };
 
 static const kb_param params[] = {
@@ -74,6 +89,10 @@ static const kb_param params[] = {
      NULL},
     {"tile_direct", KB_PARAM_INT, "1",
      "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never", NULL},
+    {"mma_ctas", KB_PARAM_INT, "0",
+     "fused_mma, auto: CTAs an SM the DMMA kernel's registers are capped for: 3 (no spills), 4 "
+     "(a few bytes spilled); 0: 4 in float32, 3 in float64",
+     NULL},
     {"tile_split", KB_PARAM_INT, "1",
      "tiled, auto: 1 (v6): the lean tiles in a lean-only launch of their own where the model "
      "says (after the general tiles' launch), waits for slots counted; 2: the same, the two "
@@ -122,6 +141,7 @@ typedef struct state {
     double predicted_ns;
     int launches;
     int direct; /* tile_direct */
+    int mma_ctas; /* mma_ctas */
     int split;  /* tile_split (tiled and auto; 0 elsewhere) */
     int fork;   /* tile_split = 2: a split plan's general launch on side, joined by events */
     cudaStream_t side;
@@ -397,7 +417,14 @@ static int plan_fused(state *s, const unsigned char *via, char *msg)
     /* auto takes the cp.async fill in float32 (gpu-run-4, large_u: 25.7 against 27.9 µs beta 0,
      * 27.8 against 29.4 beta 0.5: 5 CTAs an SM instead of 4) and the register fill in float64
      * (50.5 against 48.7 beta 0, even at beta 0.5). */
-    s->fp.async = s->variant == V_FUSED_ASYNC || (s->variant == V_AUTO && s->prob->esize == 4);
+    const int f32 = s->prob->esize == 4;
+    /* auto: v8's DMMA product in float64 (run 16, large_u: 22.45 against the register fill's
+     * 39.43 µs at beta 0, 31.37 against 47.89 at beta 0.5). */
+    s->fp.fill = s->variant == V_FUSED_MMA || (s->variant == V_AUTO && !f32) ? PM_FUSED_FILL_MMA
+                 : s->variant == V_FUSED_ASYNC || (s->variant == V_AUTO && f32)
+                     ? PM_FUSED_FILL_ASYNC
+                     : PM_FUSED_FILL_REGS;
+    s->fp.ctas = s->mma_ctas ? s->mma_ctas : f32 ? 4 : 3;
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
     const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
@@ -455,7 +482,8 @@ static int plan_device(state *s, int len_log, char *msg)
     }
     for (int b = 0; b < p->n_blocks; b++)
         via[b] = 1;
-    if (s->variant == V_GEMM || s->variant == V_FUSED || s->variant == V_FUSED_ASYNC) {
+    if (s->variant == V_GEMM || s->variant == V_FUSED || s->variant == V_FUSED_ASYNC ||
+        s->variant == V_FUSED_MMA) {
         for (int b = 0; b < p->n_blocks; b++)
             via[b] = pm_is_unique(&p->blocks[b]) ? 1 : s->variant == V_GEMM ? 2 : 3;
     } else if (s->variant == V_AUTO) {
@@ -535,7 +563,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 1;
+    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 1, mma_ctas = 0;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -556,7 +584,8 @@ static int init(const kb_case *c, void **out, char *msg)
     }
     /* Both shape the tiled launch, which copy and per_element do not run. */
     if ((tile_len != 0 || lean != 4) && c->variant != V_TILED && c->variant != V_GEMM &&
-        c->variant != V_AUTO && c->variant != V_FUSED && c->variant != V_FUSED_ASYNC) {
+        c->variant != V_AUTO && c->variant != V_FUSED && c->variant != V_FUSED_ASYNC &&
+        c->variant != V_FUSED_MMA) {
         kb_msgf(msg, "%s belongs to tiled, gemm, fused and auto", tile_len ? "tile_len" : "lean");
         return KB_SKIP;
     }
@@ -578,6 +607,15 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "tile_split belongs to tiled and auto");
         return KB_SKIP;
     }
+    if (c->host->param_int(c->params, "mma_ctas", &mma_ctas) != KB_OK ||
+        (mma_ctas != 0 && mma_ctas != 3 && mma_ctas != 4)) {
+        kb_msgf(msg, "mma_ctas: expected 0, 3 or 4");
+        return KB_BAD_PARAM;
+    }
+    if (mma_ctas && c->variant != V_FUSED_MMA && c->variant != V_AUTO) {
+        kb_msgf(msg, "mma_ctas belongs to fused_mma and auto");
+        return KB_SKIP;
+    }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
         kb_msgf(msg, "parameter gemm_call missing");
         return KB_BAD_PARAM;
@@ -596,6 +634,7 @@ static int init(const kb_case *c, void **out, char *msg)
     s->gp.loop = strcmp(gemm_call, "loop") == 0;
     s->lean = (int)lean;
     s->direct = (int)tile_direct;
+    s->mma_ctas = (int)mma_ctas;
     /* v6's plan for tiled and auto only: gemm and fused keep theirs (their tiled launch holds
      * extracts and unique blocks, which run 10 did not measure against a split). */
     s->split = tile_split != 0 && (c->variant == V_TILED || c->variant == V_AUTO);

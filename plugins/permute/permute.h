@@ -314,6 +314,12 @@ typedef struct pm_elem_plan {
  * reads 16-byte aligned. */
 #define PM_FUSED_PROW (PM_FUSED_BN + PM_FUSED_BN / 8)
 
+/* How the fused kernel fills shared memory and runs the product (pm_fused_plan.fill):
+ * through registers, FMAs in the element type (fused); by cp.async, the same FMAs
+ * (fused_async); through registers converted to double, the product on the FP64 tensor cores
+ * (fused_mma, v8). */
+enum { PM_FUSED_FILL_REGS, PM_FUSED_FILL_ASYNC, PM_FUSED_FILL_MMA };
+
 /* A block of the fused launch; its column tables start at `tab` (ceil(n / BN) * BN entries). */
 typedef struct pm_fused_block {
     int64_t src_off, dst_off, u_off, tab;
@@ -352,7 +358,9 @@ typedef struct pm_fused_plan {
     pm_fused_gather *igather;
     int32_t *idcol;
     double predicted_ns;
-    int async; /* fill shared memory by cp.async instead of through registers (set by the caller) */
+    int fill; /* PM_FUSED_FILL_*: how shared memory is filled and the product run (set by the
+               * caller) */
+    int ctas; /* fused_mma: the CTAs an SM its registers are capped for, 3 or 4 (the caller) */
 } pm_fused_plan;
 
 /* Source offset (within a tree) of destination element e of a block: one division per axis. */

@@ -301,6 +301,220 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
     }
 }
 
+// ---- v8: the product on the FP64 tensor cores -------------------------------------------------
+// fused_mma: the tiles, column tables, gather and epilogue order of `fused`; the fill goes
+// through registers as there, converted to double on its way into shared memory, and the
+// product runs on the FP64 tensor cores: mma.sync.m16n8k4.f64 (two m8n8k4 on sm_80), 512
+// multiply-adds a warp-instruction against an FFMA's 32.  The products of float32 operands are
+// exact in double and the sums round to 53 bits, so a float32 result rounds once, at the end:
+// tighter than the FMA chain's bound, which still applies; in float64 each DMMA step is a
+// rounded (.rn) multiply-add, the FMA chain's error class.
+// v8.1: 256 threads a CTA (8 warps of 16 trees x 32 columns, 32 double accumulators a thread)
+// instead of v8's 128 (4 warps of 16 x 64, 64 accumulators: 128 registers, 4 CTAs an SM): run
+// 16's profile of v8 had the tensor pipe 24% busy and 0.46 eligible warps a scheduler, its loop
+// stalled on short dependency chains (fixed-latency waits, shared-memory loads) and 45% of
+// the samples in the prologue and epilogue: more warps to overlap them.  Each column of the
+// gather is two threads' (trees 0-7 and 8-15 of every fill).
+// Shared memory in doubles: P's rows hold tile column c at c + c / 8 (mma_pos: a half-warp's
+// gather stores, columns 8 apart, and a fragment read, 4 trees x 4 consecutive columns, each
+// fall on 16 distinct 8-byte bank pairs), rows 148 apart; U's 36 apart (a fragment read: 4
+// columns x 4 trees, distinct); the staged result's 136 apart (a quarter-warp's 16-byte
+// stores, 2 trees x 4 column pairs, distinct).
+constexpr int kMT = 2 * kNT, kMH = kBK / 2, kMUL = kBM * kBK / kMT, kMUS = kMT / kBK;
+constexpr int kMP = kBN + kBN / 8 + 4, kMU = kBM + 4, kMO = kBN + 8;
+constexpr int kMPFill = kBK * kMP, kMUFill = kBK * kMU;
+static_assert(kBM * kMO <= 2 * kMPFill, "the staged result fits in P's fills");
+static_assert(kBM == 32 && kBN == 128 && kMT == 256, "8 warps of 16 trees x 32 columns");
+
+__device__ __forceinline__ int32_t mma_pos(int32_t c)
+{
+    return c + (c >> 3);
+}
+
+// One k-step of 4 source trees for this lane's 4 tiles: d[j] += A(16 x 4) B(4 x 8) where A is
+// U's trees wr.. of fill columns k.., B P's columns wc + 8 j.. (PTX ISA, matrix fragments for
+// mma.m16n8k4 .f64: a0 = A[g][q], a1 = A[g + 8][q], b = B[q][g], d = D[g][2q, 2q + 1] and
+// D[g + 8][2q, 2q + 1], g = lane / 4, q = lane % 4).  The CPU emulation
+// (test/run_emu_fused.sh) computes the same lane's D elements from shared memory directly.
+__device__ __forceinline__ void mma_step(double (&d)[4][4], const double (*us)[kMU],
+                                         const double (*ps)[kMP], int32_t k, int32_t wr,
+                                         int32_t wc, int32_t lane)
+{
+    const int32_t g = lane >> 2, q = lane & 3;
+#if defined(__CUDA_ARCH__)
+    const double a0 = us[k + q][wr + g], a1 = us[k + q][wr + g + 8];
+    const double *pb = &ps[k + q][mma_pos(wc) + g];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const double b = pb[9 * j]; // column wc + 8 j + g: mma_pos adds j
+#if __CUDA_ARCH__ >= 900
+        asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, "
+            "{%6}, {%0, %1, %2, %3};\n"
+            : "+d"(d[j][0]), "+d"(d[j][1]), "+d"(d[j][2]), "+d"(d[j][3])
+            : "d"(a0), "d"(a1), "d"(b));
+#else
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+            : "+d"(d[j][0]), "+d"(d[j][1])
+            : "d"(a0), "d"(b));
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+            : "+d"(d[j][2]), "+d"(d[j][3])
+            : "d"(a1), "d"(b));
+#endif
+    }
+#else
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) {
+            const int32_t r = wr + g + 8 * (i >> 1), c = wc + 8 * j + 2 * q + (i & 1);
+            for (int kk = 0; kk < 4; kk++)
+                d[j][i] = fma(us[k + kk][r], ps[k + kk][mma_pos(c)], d[j][i]);
+        }
+#endif
+}
+
+// This thread's loads of one fill: its kMH source trees of its column (every other tree
+// half: sj is the first), its kMUL elements of U (rows urow + q * kMUS, zero past the block).
+template <typename T>
+__device__ __forceinline__ void mma_load(const T *__restrict__ sj, int32_t kv, int32_t n,
+                                         const T *__restrict__ uj, int32_t ucs, unsigned uok,
+                                         T *pv, T *uv)
+{
+    const T *q = sj;
+#pragma unroll
+    for (int k = 0; k < kMH; k++) {
+        pv[k] = k < kv ? *q : T(0);
+        q += n;
+    }
+#pragma unroll
+    for (int i = 0; i < kMUL; i++)
+        uv[i] = (uok >> i) & 1u ? uj[i * ucs] : T(0);
+}
+
+// The trees of a fill this thread loads, of its kMH: left = the block's trees from its first.
+__device__ __forceinline__ int32_t mma_kv(bool valid, int32_t left)
+{
+    return !valid || left < 0 ? 0 : min(kMH, left);
+}
+
+// Registers: 16 double accumulators a thread, the next fill's 10 elements, the fragments;
+// capped for MINB CTAs an SM (pm_fused_plan.ctas): 3 (80 registers, no spills) or 4 (64: 8
+// bytes spilled in float32, 48 in float64; nvcc 13.0, sm_90a).  4 CTAs is the shared memory's
+// limit too (47.6 KB a CTA).
+template <typename T, bool BETA, int MINB>
+__global__ void __launch_bounds__(kMT, MINB)
+    fused_mma(const pm_fused_gather *__restrict__ gather, const int32_t *__restrict__ dcol,
+              const pm_fused_item *__restrict__ items, const T *__restrict__ src,
+              const T *__restrict__ cin, const T *__restrict__ u, T *__restrict__ out, T alpha,
+              T beta)
+{
+    __shared__ __align__(16) double ms[2 * kMPFill + 2 * kMUFill];
+    __shared__ __align__(16) int32_t dcs[kBN];
+    double(*ps)[kBK][kMP] = reinterpret_cast<double(*)[kBK][kMP]>(ms);
+    double(*us)[kBK][kMU] = reinterpret_cast<double(*)[kBK][kMU]>(ms + 2 * kMPFill);
+    const int32_t t = (int32_t)threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int32_t e = t & (kBN - 1), half = t >> 7; // gather column, tree half
+    const pm_fused_item it = items[blockIdx.x];
+    const int64_t tab = (int64_t)blockIdx.x * kBN;
+    const pm_fused_gather g = gather[tab + e];
+    if (half == 0)
+        dcs[e] = dcol[tab + e];
+    const int32_t n = it.n, rows = it.rows, cols = it.cols;
+
+    const bool valid = g.soff >= 0;
+    const T *sp = src + it.src_off + (valid ? g.soff : 0) + (int64_t)half * kMH * n;
+    // This thread's column in P's rows: the table's slot (pm_fused_pos: 4 pad a 32) undone.
+    const int32_t mp = mma_pos(g.spos - g.spos / (32 + 4) * 4);
+    const int32_t ur = t / kBK, uk = t % kBK; // U: trees ur + q * kMUS, fill column uk
+    const int32_t urow = it.row0 + ur;
+    const T *uq = u + it.u_off + (int64_t)urow * cols + uk;
+    const int32_t wr = (warp >> 2) * 16, wc = (warp & 3) * 32;
+    const bool busy = it.row0 + wr < rows;
+
+    T pv[kMH], uv[kMUL];
+    double acc[4][4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            acc[j][i] = 0.0;
+
+    const T *sj = sp, *uj = uq;
+    const int64_t sstep = (int64_t)kBK * n;
+    const int32_t ucs = kMUS * cols, k0h = half * kMH;
+    unsigned urmask = 0;
+#pragma unroll
+    for (int i = 0; i < kMUL; i++)
+        urmask |= urow + i * kMUS < rows ? 1u << i : 0u;
+
+    mma_load(sj, mma_kv(valid, cols - k0h), n, uj, ucs, uk < cols ? urmask : 0u, pv, uv);
+#pragma unroll
+    for (int k = 0; k < kMH; k++)
+        ps[0][k0h + k][mp] = (double)pv[k];
+#pragma unroll
+    for (int q = 0; q < kMUL; q++)
+        us[0][uk][ur + q * kMUS] = (double)uv[q];
+    __syncthreads();
+
+    int buf = 0;
+    for (int32_t jc = 0; jc < cols; jc += kBK) {
+        const int32_t jn = jc + kBK;
+        const bool more = jn < cols;
+        if (more) {
+            sj += sstep;
+            uj += kBK;
+            mma_load(sj, mma_kv(valid, cols - jn - k0h), n, uj, ucs, jn + uk < cols ? urmask : 0u, pv, uv);
+        }
+        const int32_t nc = busy ? min(kBK, cols - jc) : 0;
+#pragma unroll
+        for (int k0 = 0; k0 < kBK; k0 += 4) {
+            if (k0 >= nc) // the same for the whole warp; the staged zeros cover nc..k0+3
+                break;
+            mma_step(acc, us[buf], ps[buf], k0, wr, wc, lane);
+        }
+        if (more) {
+#pragma unroll
+            for (int k = 0; k < kMH; k++)
+                ps[buf ^ 1][k0h + k][mp] = (double)pv[k];
+#pragma unroll
+            for (int q = 0; q < kMUL; q++)
+                us[buf ^ 1][uk][ur + q * kMUS] = (double)uv[q];
+        }
+        __syncthreads();
+        buf ^= 1;
+    }
+
+    // Epilogue as fused's: the tile staged in shared memory (in double: alpha and beta apply
+    // before the one rounding to T); thread t writes column t % 128 of the tile's trees
+    // 16 (t / 128) ..
+    double(*os)[kMO] = reinterpret_cast<double(*)[kMO]>(ms);
+    if (busy) {
+        const int32_t g4 = lane >> 2, q4 = lane & 3;
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int32_t c = wc + 8 * j + 2 * q4;
+            *reinterpret_cast<double2 *>(&os[wr + g4][c]) = make_double2(acc[j][0], acc[j][1]);
+            *reinterpret_cast<double2 *>(&os[wr + g4 + 8][c]) =
+                make_double2(acc[j][2], acc[j][3]);
+        }
+    }
+    __syncthreads();
+    const int32_t c = dcs[e];
+    const int32_t r0 = half * (kBM / 2), nr = min(kBM / 2, rows - it.row0 - r0);
+    if (c < 0)
+        return;
+    const int64_t d = it.dst_off + (int64_t)(it.row0 + r0) * n + c;
+    T *__restrict__ o = out + d;
+    const T *__restrict__ ci = cin + (BETA ? d : 0);
+    const double da = (double)alpha, db = (double)beta;
+#pragma unroll 4
+    for (int32_t r = 0; r < nr; r++) {
+        const double x = os[r0 + r][e];
+        *o = (T)(BETA ? da * x + db * (double)*ci : da * x);
+        o += n;
+        if (BETA)
+            ci += n;
+    }
+}
+
 template <typename T, bool ASYNC>
 cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
                    const pm_fused_item *items, const void *src, const void *cin, const void *u,
@@ -318,6 +532,33 @@ cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const 
     return cudaGetLastError();
 }
 
+template <typename T, int MINB>
+cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
+                       const pm_fused_item *items, const void *src, const void *cin,
+                       const void *u, void *out, double alpha, double beta, cudaStream_t s)
+{
+    const unsigned grid = (unsigned)h->items;
+    if (beta != 0.0)
+        fused_mma<T, true, MINB><<<grid, kMT, 0, s>>>(gather, dcol, items, (const T *)src,
+                                                      (const T *)cin, (const T *)u, (T *)out,
+                                                      (T)alpha, (T)beta);
+    else
+        fused_mma<T, false, MINB><<<grid, kMT, 0, s>>>(gather, dcol, items, (const T *)src,
+                                                       (const T *)cin, (const T *)u, (T *)out,
+                                                       (T)alpha, (T)beta);
+    return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
+                       const pm_fused_item *items, const void *src, const void *cin,
+                       const void *u, void *out, double alpha, double beta, cudaStream_t s)
+{
+    return h->ctas == 4 ? launch_mma<T, 4>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s)
+                        : launch_mma<T, 3>(h, gather, dcol, items, src, cin, u, out, alpha, beta,
+                                           s);
+}
+
 } // namespace
 
 extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
@@ -328,13 +569,19 @@ extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fuse
     cudaStream_t s = (cudaStream_t)stream;
     if (hplan->items == 0)
         return (int)cudaSuccess;
+    if (hplan->fill == PM_FUSED_FILL_MMA)
+        return (int)(esize == 4 ? launch_mma<float>(hplan, digather, didcol, ditem, src, cin, u,
+                                                    out, alpha, beta, s)
+                                : launch_mma<double>(hplan, digather, didcol, ditem, src, cin, u,
+                                                     out, alpha, beta, s));
+    const bool async = hplan->fill == PM_FUSED_FILL_ASYNC;
     if (esize == 4)
-        return (int)(hplan->async ? launch<float, true>(hplan, digather, didcol, ditem, src, cin, u,
-                                                        out, alpha, beta, s)
-                                  : launch<float, false>(hplan, digather, didcol, ditem, src, cin,
-                                                         u, out, alpha, beta, s));
-    return (int)(hplan->async ? launch<double, true>(hplan, digather, didcol, ditem, src, cin, u,
-                                                     out, alpha, beta, s)
-                              : launch<double, false>(hplan, digather, didcol, ditem, src, cin, u,
-                                                      out, alpha, beta, s));
+        return (int)(async ? launch<float, true>(hplan, digather, didcol, ditem, src, cin, u, out,
+                                                 alpha, beta, s)
+                           : launch<float, false>(hplan, digather, didcol, ditem, src, cin, u,
+                                                  out, alpha, beta, s));
+    return (int)(async ? launch<double, true>(hplan, digather, didcol, ditem, src, cin, u, out,
+                                              alpha, beta, s)
+                       : launch<double, false>(hplan, digather, didcol, ditem, src, cin, u, out,
+                                               alpha, beta, s));
 }
