@@ -272,11 +272,11 @@ INI
 }
 
 # v8 (session 5): the fused kernel's product on the FP64 tensor cores (fused_mma) against the
-# FMA fills on large_u at full size, float32 and float64, beta 0 and 0.5 (20 cases), with its
-# register cap for 3 and 4 CTAs an SM (mma_ctas; 8 cases), at half and twice the blocks (12),
-# and fused_mma beside fused on the other recoupling presets (24: verification where tiles are
-# short); about 60 s.  Then Nsight Compute (full set, SASS stall samples) of fused_mma float32
-# and float64, beta 0: -1, -2.
+# FMA fills on large_u at full size, float32 and float64, beta 0 and 0.5 (20 cases); float32's
+# fill through registers or a cp.async ring of 2 stages (mma_ring; default 3) and 4 CTAs an SM
+# (mma_ctas; default 3) (8 cases); at half and twice the blocks (12); and fused_mma beside fused
+# on the other recoupling presets (24: verification where tiles are short); about 60 s.  Then
+# Nsight Compute (full set, SASS stall samples) of fused_mma float32 and float64, beta 0: -1, -2.
 step_permute_mma() {
   cat >/tmp/permute-mma.ini <<'INI'
 [run]
@@ -296,12 +296,19 @@ dtype = f32, f64
 beta = 0, 0.5
 scale = 1
 
+[permute.ring]
+variants = fused_mma
+preset = large_u
+dtype = f32
+beta = 0, 0.5
+mma_ring = 0, 2
+
 [permute.ctas]
 variants = fused_mma
 preset = large_u
-dtype = f32, f64
-beta = 0, 0.5
-mma_ctas = 3, 4
+dtype = f32
+mma_ctas = 4
+mma_ring = 2, 3
 
 [permute.scale]
 variants = fused_async, fused_mma, copy
@@ -318,12 +325,46 @@ beta = 0, 0.5
 INI
   "$B/kbench" run /tmp/permute-mma.ini --out "$OUT/results/permute-mma"
   local c d i=0
-  for c in 'permute/fused_mma/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*,mma_ctas=0,*' \
-           'permute/fused_mma/preset=large_u,dtype=f64,alpha=1,beta=0,scale=1,*,mma_ctas=0,*'; do
+  for c in 'permute/fused_mma/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*,mma_ctas=3,mma_ring=3,*' \
+           'permute/fused_mma/preset=large_u,dtype=f64,alpha=1,beta=0,scale=1,*,mma_ctas=3,mma_ring=3,*'; do
     i=$((i + 1))
     d="$OUT/results/ncu-permute-mma-$i"
     ncu_full /tmp/permute-mma.ini "$c" "$d"
   done
+}
+
+# mixed at full size (issue 12: tiled >= 2x per_element; beta 0.5 missed): since session 5 the
+# split plan's lean launch runs v2's tile and tile_split = 2 (forked) is the default; beside
+# tile_split = 1 and 0, per_element and copy; float32 and float64, beta 0 and 0.5 (28 cases,
+# about 30 s).
+step_permute_mixed() {
+  cat >/tmp/permute-mixed.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 7
+min_time = 0.1
+max_noise = 0.05
+timeout = 120
+cache = hot
+seed = 1
+
+[permute]
+variants = per_element, tiled, auto, copy
+baseline = copy
+preset = mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+
+[permute.split]
+variants = tiled
+preset = mixed
+dtype = f32, f64
+beta = 0, 0.5
+scale = 1
+tile_split = 0, 1
+INI
+  "$B/kbench" run /tmp/permute-mixed.ini --out "$OUT/results/permute-mixed"
 }
 
 # mixed at full size (issue 12: tiled >= 2x per_element; beta 0.5 missed): the split plan's
@@ -367,6 +408,6 @@ scale = 1
 lean = 2
 INI
   "$B/kbench" run /tmp/permute-mixed-ab.ini --out "$OUT/results/permute-mixed-ab"
-  ncu_full /tmp/permute-mixed-ab.ini 'permute/tiled/preset=mixed,dtype=f32,alpha=1,beta=0.5,scale=1,*,lean=4,tile_direct=1,mma_ctas=0,tile_split=1' \
+  ncu_full /tmp/permute-mixed-ab.ini 'permute/tiled/preset=mixed,dtype=f32,alpha=1,beta=0.5,scale=1,*,lean=4,tile_direct=1,mma_ctas=3,mma_ring=3,tile_split=1' \
     "$OUT/results/ncu-permute-mixed"
 }

@@ -82,21 +82,26 @@ static const kb_param params[] = {
     {"tile_len", KB_PARAM_INT, "0",
      "tiled, gemm, fused, auto: threads per tile 32|64|128|256; 0: the cost model's choice", NULL},
     {"lean", KB_PARAM_INT, "4",
-     "tiled, gemm, fused, auto: lean-only launches (no general tile): 4 moves whole aligned "
+     "tiled, gemm, fused, auto: plans of lean tiles only (a split plan's lean launch runs v2's "
+     "tile, one a CTA): 4 moves whole aligned "
      "tiles in 16-byte vectors (one tile a CTA, v2's scalar tile elsewhere) in launches of 132 "
      "tiles or more, and as 3 below that; 3 pipelines up to 4 scalar tiles a CTA (the next "
      "tile's loads before this one's writes); 2 is v2's scalar tile, one a CTA",
      NULL},
     {"tile_direct", KB_PARAM_INT, "1",
      "tiled, auto: 1: tiny recoupling blocks on direct tiles where the model says; 0: never", NULL},
-    {"mma_ctas", KB_PARAM_INT, "0",
-     "fused_mma, auto: CTAs an SM the DMMA kernel's registers are capped for: 3 (no spills), 4 "
-     "(a few bytes spilled); 0: 4 in float32, 3 in float64",
+    {"mma_ctas", KB_PARAM_INT, "3",
+     "fused_mma, auto: CTAs an SM the DMMA kernel's registers are capped for, 3 or 4 (run 18: "
+     "3 was 18-39% faster; the float32 ring's shared memory allows 3 anyway)",
      NULL},
-    {"tile_split", KB_PARAM_INT, "1",
-     "tiled, auto: 1 (v6): the lean tiles in a lean-only launch of their own where the model "
-     "says (after the general tiles' launch), waits for slots counted; 2: the same, the two "
-     "launches forked onto two streams (concurrent); 0: one launch, run 10's plan",
+    {"mma_ring", KB_PARAM_INT, "3",
+     "fused_mma, auto, float32: fill the DMMA kernel through a cp.async ring of 3 or 2 stages "
+     "(v8.2); 0: through registers (v8.1, float64's way)",
+     NULL},
+    {"tile_split", KB_PARAM_INT, "2",
+     "tiled, auto: where the model says, the lean tiles in a lean-only launch of their own "
+     "(v6); 2: forked onto a second stream beside the general tiles' launch (run 16, mixed: "
+     "3-8% faster than 1); 1: after it, waits for slots counted; 0: one launch, run 10's plan",
      NULL},
 };
 
@@ -140,10 +145,11 @@ typedef struct state {
     cudaStream_t own;
     double predicted_ns;
     int launches;
-    int direct; /* tile_direct */
+    int direct;   /* tile_direct */
     int mma_ctas; /* mma_ctas */
-    int split;  /* tile_split (tiled and auto; 0 elsewhere) */
-    int fork;   /* tile_split = 2: a split plan's general launch on side, joined by events */
+    int mma_ring; /* mma_ring */
+    int split;    /* tile_split (tiled and auto; 0 elsewhere) */
+    int fork;     /* tile_split = 2: a split plan's general launch on side, joined by events */
     cudaStream_t side;
     cudaEvent_t ev_fork, ev_join;
 } state;
@@ -414,17 +420,16 @@ static int plan_gemm(state *s, const unsigned char *via, const int64_t *ws_off, 
 static int plan_fused(state *s, const unsigned char *via, char *msg)
 {
     int rc = pm_plan_fused(s->prob, via, &s->fp, msg);
-    /* auto takes the cp.async fill in float32 (gpu-run-4, large_u: 25.7 against 27.9 µs beta 0,
-     * 27.8 against 29.4 beta 0.5: 5 CTAs an SM instead of 4) and the register fill in float64
-     * (50.5 against 48.7 beta 0, even at beta 0.5). */
     const int f32 = s->prob->esize == 4;
-    /* auto: v8's DMMA product in float64 (run 16, large_u: 22.45 against the register fill's
-     * 39.43 µs at beta 0, 31.37 against 47.89 at beta 0.5). */
-    s->fp.fill = s->variant == V_FUSED_MMA || (s->variant == V_AUTO && !f32) ? PM_FUSED_FILL_MMA
-                 : s->variant == V_FUSED_ASYNC || (s->variant == V_AUTO && f32)
-                     ? PM_FUSED_FILL_ASYNC
-                     : PM_FUSED_FILL_REGS;
-    s->fp.ctas = s->mma_ctas ? s->mma_ctas : f32 ? 4 : 3;
+    /* auto: the DMMA product (v8 on, run 16-17, large_u: float64 23.9 against the register
+     * fill's 39.4 µs at beta 0; float32 through the ring, v8.2). */
+    s->fp.fill = s->variant == V_FUSED_MMA || s->variant == V_AUTO ? PM_FUSED_FILL_MMA
+                 : s->variant == V_FUSED_ASYNC                     ? PM_FUSED_FILL_ASYNC
+                                                                   : PM_FUSED_FILL_REGS;
+    if (s->fp.fill == PM_FUSED_FILL_MMA && f32 && s->mma_ring)
+        s->fp.fill = PM_FUSED_FILL_RING;
+    s->fp.ctas = s->mma_ctas;
+    s->fp.ring = s->mma_ring;
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
     const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
@@ -563,7 +568,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 1, mma_ctas = 0;
+    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 2, mma_ctas = 3, mma_ring = 3;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -603,17 +608,22 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "tile_split: expected 0, 1 or 2");
         return KB_BAD_PARAM;
     }
-    if (!tile_split && c->variant != V_TILED && c->variant != V_AUTO) {
+    if (tile_split != 2 && c->variant != V_TILED && c->variant != V_AUTO) {
         kb_msgf(msg, "tile_split belongs to tiled and auto");
         return KB_SKIP;
     }
     if (c->host->param_int(c->params, "mma_ctas", &mma_ctas) != KB_OK ||
-        (mma_ctas != 0 && mma_ctas != 3 && mma_ctas != 4)) {
-        kb_msgf(msg, "mma_ctas: expected 0, 3 or 4");
+        (mma_ctas != 3 && mma_ctas != 4)) {
+        kb_msgf(msg, "mma_ctas: expected 3 or 4");
         return KB_BAD_PARAM;
     }
-    if (mma_ctas && c->variant != V_FUSED_MMA && c->variant != V_AUTO) {
-        kb_msgf(msg, "mma_ctas belongs to fused_mma and auto");
+    if (c->host->param_int(c->params, "mma_ring", &mma_ring) != KB_OK ||
+        (mma_ring != 0 && mma_ring != 2 && mma_ring != 3)) {
+        kb_msgf(msg, "mma_ring: expected 0, 2 or 3");
+        return KB_BAD_PARAM;
+    }
+    if ((mma_ctas != 3 || mma_ring != 3) && c->variant != V_FUSED_MMA && c->variant != V_AUTO) {
+        kb_msgf(msg, "%s belongs to fused_mma and auto", mma_ctas != 3 ? "mma_ctas" : "mma_ring");
         return KB_SKIP;
     }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
@@ -635,6 +645,7 @@ static int init(const kb_case *c, void **out, char *msg)
     s->lean = (int)lean;
     s->direct = (int)tile_direct;
     s->mma_ctas = (int)mma_ctas;
+    s->mma_ring = (int)mma_ring;
     /* v6's plan for tiled and auto only: gemm and fused keep theirs (their tiled launch holds
      * extracts and unique blocks, which run 10 did not measure against a split). */
     s->split = tile_split != 0 && (c->variant == V_TILED || c->variant == V_AUTO);

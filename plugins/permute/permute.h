@@ -317,8 +317,9 @@ typedef struct pm_elem_plan {
 /* How the fused kernel fills shared memory and runs the product (pm_fused_plan.fill):
  * through registers, FMAs in the element type (fused); by cp.async, the same FMAs
  * (fused_async); through registers converted to double, the product on the FP64 tensor cores
- * (fused_mma, v8). */
-enum { PM_FUSED_FILL_REGS, PM_FUSED_FILL_ASYNC, PM_FUSED_FILL_MMA };
+ * (fused_mma, v8); float32 by cp.async into a ring of stages, the same product (fused_mma_ring,
+ * v8.2; float64 takes fused_mma's). */
+enum { PM_FUSED_FILL_REGS, PM_FUSED_FILL_ASYNC, PM_FUSED_FILL_MMA, PM_FUSED_FILL_RING };
 
 /* A block of the fused launch; its column tables start at `tab` (ceil(n / BN) * BN entries). */
 typedef struct pm_fused_block {
@@ -361,6 +362,7 @@ typedef struct pm_fused_plan {
     int fill; /* PM_FUSED_FILL_*: how shared memory is filled and the product run (set by the
                * caller) */
     int ctas; /* fused_mma: the CTAs an SM its registers are capped for, 3 or 4 (the caller) */
+    int ring; /* fused_mma_ring: its stages, 2 or 3 (the caller) */
 } pm_fused_plan;
 
 /* Source offset (within a tree) of destination element e of a block: one division per axis. */

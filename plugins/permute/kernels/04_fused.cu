@@ -331,18 +331,28 @@ __device__ __forceinline__ int32_t mma_pos(int32_t c)
     return c + (c >> 3);
 }
 
+// U's slot of tree r in fill column k: r XOR-swizzled by k / 4 % 4 (within its aligned group of
+// 4), so the converting stores (a half-warp: 16 fill columns of one tree) meet 16 distinct bank
+// pairs; unswizzled they met 4 (run 17: 4-way conflicts on 1 in 8 of the kernel's stores,
+// 44% of its shared-store wavefronts excess).  A fragment read (4 columns from one k / 4, 4
+// trees) stays conflict-free.
+__device__ __forceinline__ int32_t mma_urow(int32_t r, int32_t k)
+{
+    return r ^ ((k >> 2) & 3);
+}
+
 // One k-step of 4 source trees for this lane's 4 tiles: d[j] += A(16 x 4) B(4 x 8) where A is
 // U's trees wr.. of fill columns k.., B P's columns wc + 8 j.. (PTX ISA, matrix fragments for
 // mma.m16n8k4 .f64: a0 = A[g][q], a1 = A[g + 8][q], b = B[q][g], d = D[g][2q, 2q + 1] and
 // D[g + 8][2q, 2q + 1], g = lane / 4, q = lane % 4).  The CPU emulation
 // (test/run_emu_fused.sh) computes the same lane's D elements from shared memory directly.
 __device__ __forceinline__ void mma_step(double (&d)[4][4], const double (*us)[kMU],
-                                         const double (*ps)[kMP], int32_t k, int32_t wr,
-                                         int32_t wc, int32_t lane)
+                                         const double (*ps)[kMP], int32_t k, int32_t wr, int32_t wc,
+                                         int32_t lane)
 {
     const int32_t g = lane >> 2, q = lane & 3;
 #if defined(__CUDA_ARCH__)
-    const double a0 = us[k + q][wr + g], a1 = us[k + q][wr + g + 8];
+    const double a0 = us[k + q][mma_urow(wr + g, k)], a1 = us[k + q][mma_urow(wr + g + 8, k)];
     const double *pb = &ps[k + q][mma_pos(wc) + g];
 #pragma unroll
     for (int j = 0; j < 4; j++) {
@@ -366,7 +376,7 @@ __device__ __forceinline__ void mma_step(double (&d)[4][4], const double (*us)[k
         for (int i = 0; i < 4; i++) {
             const int32_t r = wr + g + 8 * (i >> 1), c = wc + 8 * j + 2 * q + (i & 1);
             for (int kk = 0; kk < 4; kk++)
-                d[j][i] = fma(us[k + kk][r], ps[k + kk][mma_pos(c)], d[j][i]);
+                d[j][i] = fma(us[k + kk][mma_urow(r, k)], ps[k + kk][mma_pos(c)], d[j][i]);
         }
 #endif
 }
@@ -375,8 +385,8 @@ __device__ __forceinline__ void mma_step(double (&d)[4][4], const double (*us)[k
 // half: sj is the first), its kMUL elements of U (rows urow + q * kMUS, zero past the block).
 template <typename T>
 __device__ __forceinline__ void mma_load(const T *__restrict__ sj, int32_t kv, int32_t n,
-                                         const T *__restrict__ uj, int32_t ucs, unsigned uok,
-                                         T *pv, T *uv)
+                                         const T *__restrict__ uj, int32_t ucs, unsigned uok, T *pv,
+                                         T *uv)
 {
     const T *q = sj;
 #pragma unroll
@@ -451,7 +461,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         ps[0][k0h + k][mp] = (double)pv[k];
 #pragma unroll
     for (int q = 0; q < kMUL; q++)
-        us[0][uk][ur + q * kMUS] = (double)uv[q];
+        us[0][uk][mma_urow(ur + q * kMUS, uk)] = (double)uv[q];
     __syncthreads();
 
     int buf = 0;
@@ -461,7 +471,8 @@ __global__ void __launch_bounds__(kMT, MINB)
         if (more) {
             sj += sstep;
             uj += kBK;
-            mma_load(sj, mma_kv(valid, cols - jn - k0h), n, uj, ucs, jn + uk < cols ? urmask : 0u, pv, uv);
+            mma_load(sj, mma_kv(valid, cols - jn - k0h), n, uj, ucs, jn + uk < cols ? urmask : 0u,
+                     pv, uv);
         }
         const int32_t nc = busy ? min(kBK, cols - jc) : 0;
 #pragma unroll
@@ -476,7 +487,7 @@ __global__ void __launch_bounds__(kMT, MINB)
                 ps[buf ^ 1][k0h + k][mp] = (double)pv[k];
 #pragma unroll
             for (int q = 0; q < kMUL; q++)
-                us[buf ^ 1][uk][ur + q * kMUS] = (double)uv[q];
+                us[buf ^ 1][uk][mma_urow(ur + q * kMUS, uk)] = (double)uv[q];
         }
         __syncthreads();
         buf ^= 1;
@@ -492,8 +503,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         for (int j = 0; j < 4; j++) {
             const int32_t c = wc + 8 * j + 2 * q4;
             *reinterpret_cast<double2 *>(&os[wr + g4][c]) = make_double2(acc[j][0], acc[j][1]);
-            *reinterpret_cast<double2 *>(&os[wr + g4 + 8][c]) =
-                make_double2(acc[j][2], acc[j][3]);
+            *reinterpret_cast<double2 *>(&os[wr + g4 + 8][c]) = make_double2(acc[j][2], acc[j][3]);
         }
     }
     __syncthreads();
@@ -509,6 +519,218 @@ __global__ void __launch_bounds__(kMT, MINB)
     for (int32_t r = 0; r < nr; r++) {
         const double x = os[r0 + r][e];
         *o = (T)(BETA ? da * x + db * (double)*ci : da * x);
+        o += n;
+        if (BETA)
+            ci += n;
+    }
+}
+
+// ---- v8.2: float32 through a cp.async ring ---------------------------------------------------
+// fused_mma_ring: fused_mma's warps and tensor-core product for float32, with the fill copied
+// by cp.async into a ring of RS stages of raw floats, converted to double as the fragments are
+// read: each fill's copies have RS - 1 fills' products to land in, and no registers hold a
+// fill.  Why (NOTES v8.2): run 17's profile of v8.1 (float32) had its loop stalled on the
+// next fill's loads (its converting stores wait on them after one fill's product) and on short
+// dependency chains; the tensor pipe 25% busy.  A ring that converted each element once, by
+// the thread that copied it, into double operands (67.6 KB of dynamic shared memory, 3 CTAs an
+// SM) ran 37% slower than this one (run 19: 22.0 against 16.1 µs); the kernels that leave more
+// of the SM's 256 KB to L1 ran faster throughout runs 16-19 (NOTES v8.2).
+// 32-bit shared memory (a warp's access in one wavefront): P's rows 168 floats apart
+// (168 = 8 mod 32), column c at mma_pos(c): a fragment read (4 trees x 8 columns) meets 32
+// distinct banks, the gather's copies (columns 8 apart, two runs) at most 2 to a bank; U's rows
+// 40 apart with the tree index XOR-swizzled by 2 (k / 4 % 4) (ring_urow): the copies (16 fill
+// columns x 2 trees a warp) and a fragment read (4 columns x 8 trees) each meet 32 banks.
+constexpr int kRP = 168, kRU = 40;
+constexpr int kRPFill = kBK * kRP, kRUFill = kBK * kRU, kRStage = kRPFill + kRUFill;
+constexpr int kROut = kBM * kMO * 2; // the staged result (double) in floats: 34.8 KB
+static_assert(kRP >= kBN + kBN / 8 && kRP % 32 == 8 && kRU % 32 == 8, "ring pitches");
+
+// U's slot in a fill column k: tree r XOR-swizzled (stays within its aligned group of 8).
+__device__ __forceinline__ int32_t ring_urow(int32_t r, int32_t k)
+{
+    return r ^ (((k >> 2) & 3) << 1);
+}
+
+__device__ __forceinline__ void copy_commit()
+{
+#if defined(__CUDA_ARCH__)
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+// All but the newest N groups of this thread's copies have landed.
+template <int N> __device__ __forceinline__ void copy_wait_group()
+{
+#if defined(__CUDA_ARCH__)
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+// One fill's copies: this thread's kMH trees of its column, its kMUL elements of U; a slot
+// past the block is zero-filled from a valid address (safe) without a read.
+__device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
+                                          const float *__restrict__ sj, int32_t kv, int32_t n,
+                                          const float *__restrict__ uj, int32_t ucs, unsigned uok,
+                                          int32_t ur, int32_t uk, const float *__restrict__ safe)
+{
+    float(*ps)[kRP] = reinterpret_cast<float(*)[kRP]>(st);
+    float(*us)[kRU] = reinterpret_cast<float(*)[kRU]>(st + kRPFill);
+    const float *q = sj;
+#pragma unroll
+    for (int k = 0; k < kMH; k++) {
+        const bool ok = k < kv;
+        copy_async(&ps[k0h + k][mp], ok ? q : safe, ok);
+        q += n;
+    }
+#pragma unroll
+    for (int i = 0; i < kMUL; i++) {
+        const bool ok = (uok >> i) & 1u;
+        copy_async(&us[uk][ring_urow(ur + i * kMUS, uk)], ok ? uj + i * ucs : safe, ok);
+    }
+}
+
+// mma_step on a ring stage: the fragments read as floats and converted.
+__device__ __forceinline__ void ring_step(double (&d)[4][4], const float *st, int32_t k, int32_t wr,
+                                          int32_t wc, int32_t lane)
+{
+    const float(*ps)[kRP] = reinterpret_cast<const float(*)[kRP]>(st);
+    const float(*us)[kRU] = reinterpret_cast<const float(*)[kRU]>(st + kRPFill);
+    const int32_t g = lane >> 2, q = lane & 3;
+#if defined(__CUDA_ARCH__)
+    const double a0 = us[k + q][ring_urow(wr + g, k)], a1 = us[k + q][ring_urow(wr + g + 8, k)];
+    const float *pb = &ps[k + q][mma_pos(wc) + g];
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const double b = pb[9 * j]; // column wc + 8 j + g: mma_pos adds j
+#if __CUDA_ARCH__ >= 900
+        asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, "
+            "{%6}, {%0, %1, %2, %3};\n"
+            : "+d"(d[j][0]), "+d"(d[j][1]), "+d"(d[j][2]), "+d"(d[j][3])
+            : "d"(a0), "d"(a1), "d"(b));
+#else
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+            : "+d"(d[j][0]), "+d"(d[j][1])
+            : "d"(a0), "d"(b));
+        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+            : "+d"(d[j][2]), "+d"(d[j][3])
+            : "d"(a1), "d"(b));
+#endif
+    }
+#else
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) {
+            const int32_t r = wr + g + 8 * (i >> 1), c = wc + 8 * j + 2 * q + (i & 1);
+            for (int kk = 0; kk < 4; kk++)
+                d[j][i] = fma((double)us[k + kk][ring_urow(r, k)], (double)ps[k + kk][mma_pos(c)],
+                              d[j][i]);
+        }
+#endif
+}
+
+// RS stages: 2 (26.6 KB, 34.8 KB with the staged result: the next fill's copies land during
+// one fill's product) or 3 (39.9 KB: two fills'); registers capped for MINB CTAs an SM.
+template <bool BETA, int MINB, int RS>
+__global__ void __launch_bounds__(kMT, MINB)
+    fused_mma_ring(const pm_fused_gather *__restrict__ gather, const int32_t *__restrict__ dcol,
+                   const pm_fused_item *__restrict__ items, const float *__restrict__ src,
+                   const float *__restrict__ cin, const float *__restrict__ u,
+                   float *__restrict__ out, float alpha, float beta)
+{
+    __shared__ __align__(16) float ring[RS * kRStage > kROut ? RS * kRStage : kROut];
+    __shared__ __align__(16) int32_t dcs[kBN];
+    const int32_t t = (int32_t)threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int32_t e = t & (kBN - 1), half = t >> 7; // gather column, tree half
+    const pm_fused_item it = items[blockIdx.x];
+    const int64_t tab = (int64_t)blockIdx.x * kBN;
+    const pm_fused_gather g = gather[tab + e];
+    if (half == 0)
+        dcs[e] = dcol[tab + e];
+    const int32_t n = it.n, rows = it.rows, cols = it.cols;
+
+    const bool valid = g.soff >= 0;
+    const float *sj = src + it.src_off + (valid ? g.soff : 0) + (int64_t)half * kMH * n;
+    const int32_t mp = mma_pos(g.spos - g.spos / (32 + 4) * 4);
+    const int32_t ur = t / kBK, uk = t % kBK;
+    const int32_t urow = it.row0 + ur;
+    const float *uj = u + it.u_off + (int64_t)urow * cols + uk;
+    const int32_t wr = (warp >> 2) * 16, wc = (warp & 3) * 32;
+    const bool busy = it.row0 + wr < rows;
+    const int64_t sstep = (int64_t)kBK * n;
+    const int32_t ucs = kMUS * cols, k0h = half * kMH;
+    unsigned urmask = 0;
+#pragma unroll
+    for (int i = 0; i < kMUL; i++)
+        urmask |= urow + i * kMUS < rows ? 1u << i : 0u;
+
+    double acc[4][4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            acc[j][i] = 0.0;
+
+            // Fills 0 .. RS - 2 go out first, one group each (empty past the block's trees, so that
+            // the group count of the waits holds).
+#pragma unroll
+    for (int f = 0; f < RS - 1; f++) {
+        const int32_t j0 = f * kBK;
+        if (j0 < cols)
+            ring_fill(ring + f * kRStage, mp, k0h, sj + f * sstep, mma_kv(valid, cols - j0 - k0h),
+                      n, uj + j0, ucs, j0 + uk < cols ? urmask : 0u, ur, uk, src);
+        copy_commit();
+    }
+    copy_wait_group<RS - 2>();
+    __syncthreads();
+
+    int stage = 0;
+    for (int32_t jc = 0; jc < cols; jc += kBK) {
+        // Fill f + RS - 1 into the stage fill f - 1 used (the last barrier closed its reads).
+        const int32_t jn = jc + (RS - 1) * kBK;
+        int nst = stage + RS - 1;
+        nst -= nst >= RS ? RS : 0;
+        if (jn < cols)
+            ring_fill(ring + nst * kRStage, mp, k0h, sj + (int64_t)(jn / kBK) * sstep,
+                      mma_kv(valid, cols - jn - k0h), n, uj + jn, ucs, jn + uk < cols ? urmask : 0u,
+                      ur, uk, src);
+        copy_commit();
+        const int32_t nc = busy ? min(kBK, cols - jc) : 0;
+        const float *st = ring + stage * kRStage;
+#pragma unroll
+        for (int k0 = 0; k0 < kBK; k0 += 4) {
+            if (k0 >= nc) // the same for the whole warp; the zero-filled slots cover nc..k0+3
+                break;
+            ring_step(acc, st, k0, wr, wc, lane);
+        }
+        copy_wait_group<RS - 2>(); // fill f + 1 has landed (this thread's copies)
+        __syncthreads();
+        stage += stage + 1 == RS ? 1 - RS : 1;
+    }
+    copy_wait_group<0>(); // nothing in flight over the ring before it holds the result
+    __syncthreads();
+
+    double(*os)[kMO] = reinterpret_cast<double(*)[kMO]>(ring);
+    if (busy) {
+        const int32_t g4 = lane >> 2, q4 = lane & 3;
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int32_t c = wc + 8 * j + 2 * q4;
+            *reinterpret_cast<double2 *>(&os[wr + g4][c]) = make_double2(acc[j][0], acc[j][1]);
+            *reinterpret_cast<double2 *>(&os[wr + g4 + 8][c]) = make_double2(acc[j][2], acc[j][3]);
+        }
+    }
+    __syncthreads();
+    const int32_t c = dcs[e];
+    const int32_t r0 = half * (kBM / 2), nr = min(kBM / 2, rows - it.row0 - r0);
+    if (c < 0)
+        return;
+    const int64_t d = it.dst_off + (int64_t)(it.row0 + r0) * n + c;
+    float *__restrict__ o = out + d;
+    const float *__restrict__ ci = cin + (BETA ? d : 0);
+    const double da = (double)alpha, db = (double)beta;
+#pragma unroll 4
+    for (int32_t r = 0; r < nr; r++) {
+        const double x = os[r0 + r][e];
+        *o = (float)(BETA ? da * x + db * (double)*ci : da * x);
         o += n;
         if (BETA)
             ci += n;
@@ -534,8 +756,8 @@ cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const 
 
 template <typename T, int MINB>
 cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
-                       const pm_fused_item *items, const void *src, const void *cin,
-                       const void *u, void *out, double alpha, double beta, cudaStream_t s)
+                       const pm_fused_item *items, const void *src, const void *cin, const void *u,
+                       void *out, double alpha, double beta, cudaStream_t s)
 {
     const unsigned grid = (unsigned)h->items;
     if (beta != 0.0)
@@ -549,14 +771,41 @@ cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, co
     return cudaGetLastError();
 }
 
+template <bool BETA, int RS>
+cudaError_t launch_ring(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
+                        const pm_fused_item *items, const void *src, const void *cin, const void *u,
+                        void *out, double alpha, double beta, cudaStream_t s)
+{
+    const unsigned grid = (unsigned)h->items;
+    if (h->ctas == 4)
+        fused_mma_ring<BETA, 4, RS><<<grid, kMT, 0, s>>>(gather, dcol, items, (const float *)src,
+                                                         (const float *)cin, (const float *)u,
+                                                         (float *)out, (float)alpha, (float)beta);
+    else
+        fused_mma_ring<BETA, 3, RS><<<grid, kMT, 0, s>>>(gather, dcol, items, (const float *)src,
+                                                         (const float *)cin, (const float *)u,
+                                                         (float *)out, (float)alpha, (float)beta);
+    return cudaGetLastError();
+}
+
+template <bool BETA>
+cudaError_t launch_ring(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
+                        const pm_fused_item *items, const void *src, const void *cin, const void *u,
+                        void *out, double alpha, double beta, cudaStream_t s)
+{
+    return h->ring == 2
+               ? launch_ring<BETA, 2>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s)
+               : launch_ring<BETA, 3>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s);
+}
+
 template <typename T>
 cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
-                       const pm_fused_item *items, const void *src, const void *cin,
-                       const void *u, void *out, double alpha, double beta, cudaStream_t s)
+                       const pm_fused_item *items, const void *src, const void *cin, const void *u,
+                       void *out, double alpha, double beta, cudaStream_t s)
 {
-    return h->ctas == 4 ? launch_mma<T, 4>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s)
-                        : launch_mma<T, 3>(h, gather, dcol, items, src, cin, u, out, alpha, beta,
-                                           s);
+    return h->ctas == 4
+               ? launch_mma<T, 4>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s)
+               : launch_mma<T, 3>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s);
 }
 
 } // namespace
@@ -569,7 +818,12 @@ extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fuse
     cudaStream_t s = (cudaStream_t)stream;
     if (hplan->items == 0)
         return (int)cudaSuccess;
-    if (hplan->fill == PM_FUSED_FILL_MMA)
+    if (hplan->fill == PM_FUSED_FILL_RING && esize == 4)
+        return (int)(beta != 0.0 ? launch_ring<true>(hplan, digather, didcol, ditem, src, cin, u,
+                                                     out, alpha, beta, s)
+                                 : launch_ring<false>(hplan, digather, didcol, ditem, src, cin, u,
+                                                      out, alpha, beta, s));
+    if (hplan->fill == PM_FUSED_FILL_MMA || hplan->fill == PM_FUSED_FILL_RING)
         return (int)(esize == 4 ? launch_mma<float>(hplan, digather, didcol, ditem, src, cin, u,
                                                     out, alpha, beta, s)
                                 : launch_mma<double>(hplan, digather, didcol, ditem, src, cin, u,
@@ -578,8 +832,8 @@ extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fuse
     if (esize == 4)
         return (int)(async ? launch<float, true>(hplan, digather, didcol, ditem, src, cin, u, out,
                                                  alpha, beta, s)
-                           : launch<float, false>(hplan, digather, didcol, ditem, src, cin, u,
-                                                  out, alpha, beta, s));
+                           : launch<float, false>(hplan, digather, didcol, ditem, src, cin, u, out,
+                                                  alpha, beta, s));
     return (int)(async ? launch<double, true>(hplan, digather, didcol, ditem, src, cin, u, out,
                                               alpha, beta, s)
                        : launch<double, false>(hplan, digather, didcol, ditem, src, cin, u, out,

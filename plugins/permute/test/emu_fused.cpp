@@ -3,7 +3,8 @@
  * shared-memory indexing, double buffering and barriers are checked without a GPU: every
  * recoupling block of a few presets, float32 and float64, beta 0 and not, both fill paths
  * (registers; cp.async, which the CPU copies at issue; the DMMA product, whose warp-wide
- * step each CPU thread computes for its own fragment), against the double reference within
+ * step each CPU thread computes for its own fragment, through registers and, float32, through
+ * the cp.async ring), against the double reference within
  * the plugin's bound (pm_check; abelian blocks are not the fused kernel's and are left out).
  * Built and run by run_emu_fused.sh (ASan+UBSan, TSan). */
 #include <cstdio>
@@ -25,7 +26,7 @@ extern "C" cudaError_t cudaGetLastError(void)
 int main()
 {
     int fails = 0;
-    for (int fill = PM_FUSED_FILL_REGS; fill <= PM_FUSED_FILL_MMA; fill++)
+    for (int mode = 0; mode < 5; mode++) /* regs, async, mma, ring of 3, ring of 2 */
         for (pm_preset preset : {PM_LARGE_U, PM_RECOUPLING_SMALL, PM_MIXED, PM_CUSTOM})
             for (int esize = 4; esize <= 8; esize += 4)
                 for (double beta : {0.0, -0.75}) {
@@ -55,8 +56,10 @@ int main()
                     const size_t bytes = (size_t)p.dst_elems * esize;
                     char *out = (char *)malloc(bytes);
                     memset(out, 0xff, bytes); /* NaN: an element nobody writes fails */
+                    const int fill = mode < 4 ? mode : PM_FUSED_FILL_RING;
                     f.fill = fill;
-                    f.ctas = 4;
+                    f.ctas = 3;
+                    f.ring = mode == 4 ? 2 : 3;
                     int rc = pm_run_fused(esize, &f, f.igather, f.idcol, f.item, p.src, p.cin, p.u,
                                           out, p.alpha, p.beta, NULL);
                     /* Checked: the recoupling blocks (the problem with its abelian blocks left
@@ -72,10 +75,13 @@ int main()
                     double err = pm_check(&q, out, &bad);
                     free(kept);
                     printf("%-8s %-16s f%d beta %5.2f: %4lld tiles, err/bound %.3g, %lld bad\n",
-                           fill == PM_FUSED_FILL_MMA     ? "mma"
+                           mode == 4                     ? "ring2"
+                           : fill == PM_FUSED_FILL_RING  ? "ring"
+                           : fill == PM_FUSED_FILL_MMA   ? "mma"
                            : fill == PM_FUSED_FILL_ASYNC ? "async"
-                                                         : "regs", pm_preset_name(preset), 8 * esize, beta,
-                           (long long)f.items, err, (long long)bad);
+                                                         : "regs",
+                           pm_preset_name(preset), 8 * esize, beta, (long long)f.items, err,
+                           (long long)bad);
                     fails += rc != 0 || !(err <= 1.0);
                     free(out);
                     pm_fused_plan_free(&f);
