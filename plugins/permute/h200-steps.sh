@@ -368,7 +368,8 @@ INI
 }
 
 # mixed at full size (issue 12: tiled >= 2x per_element; beta 0.5 missed): the split plan's
-# knobs crossed, tile_split 1 / 2 x lean 4 / 2, beside per_element and copy; float32 and
+# knobs crossed, tile_split 1 / 2 x lean 4 / 2, beside per_element and copy (run 16; since
+# v6.1 a split plan's lean launch runs v2's tile whatever `lean` says, step_permute_mixed); float32 and
 # float64, beta 0 and 0.5 (32 cases, about 30 s).  Then Nsight Compute of tiled float32 beta
 # 0.5 (both launches): ncu-permute-mixed.
 step_permute_mixed_ab() {

@@ -17,6 +17,10 @@
 // order, so the error bound of the other variants holds unchanged.  One launch covers every
 // block auto gives it; the tiles come in the order of the host's work list (most source trees
 // first), each with its own copy of its columns (permute.h, pm_fused_plan).
+// Three kernels share those tiles and tables: `fused` (FMAs in the element type; its fill
+// through registers or by cp.async: variants fused, fused_async), `fused_mma` (v8, the product
+// on the FP64 tensor cores, the fill through registers: float64, and float32 at mma_ring = 0)
+// and `fused_mma_ring` (v8.2, float32 through a cp.async ring: auto's float32 kernel).
 #include "common.cuh"
 
 namespace
@@ -344,16 +348,18 @@ __device__ __forceinline__ int32_t mma_urow(int32_t r, int32_t k)
 // One k-step of 4 source trees for this lane's 4 tiles: d[j] += A(16 x 4) B(4 x 8) where A is
 // U's trees wr.. of fill columns k.., B P's columns wc + 8 j.. (PTX ISA, matrix fragments for
 // mma.m16n8k4 .f64: a0 = A[g][q], a1 = A[g + 8][q], b = B[q][g], d = D[g][2q, 2q + 1] and
-// D[g + 8][2q, 2q + 1], g = lane / 4, q = lane % 4).  The CPU emulation
-// (test/run_emu_fused.sh) computes the same lane's D elements from shared memory directly.
-__device__ __forceinline__ void mma_step(double (&d)[4][4], const double (*us)[kMU],
-                                         const double (*ps)[kMP], int32_t k, int32_t wr, int32_t wc,
-                                         int32_t lane)
+// D[g + 8][2q, 2q + 1], g = lane / 4, q = lane % 4).  S is shared memory's element type (float
+// in the ring: converted as read), U's rows PU and P's PP apart, U's tree index XOR-swizzled by
+// (k / 4 % 4) << SWZ.  The CPU emulation (test/run_emu_fused.sh) computes the same lane's D
+// elements from shared memory directly.
+template <typename S, int PU, int PP, int SWZ>
+__device__ __forceinline__ void mma_step(double (&d)[4][4], const S (*us)[PU], const S (*ps)[PP],
+                                         int32_t k, int32_t wr, int32_t wc, int32_t lane)
 {
-    const int32_t g = lane >> 2, q = lane & 3;
+    const int32_t g = lane >> 2, q = lane & 3, swz = ((k >> 2) & 3) << SWZ;
 #if defined(__CUDA_ARCH__)
-    const double a0 = us[k + q][mma_urow(wr + g, k)], a1 = us[k + q][mma_urow(wr + g + 8, k)];
-    const double *pb = &ps[k + q][mma_pos(wc) + g];
+    const double a0 = us[k + q][(wr + g) ^ swz], a1 = us[k + q][(wr + g + 8) ^ swz];
+    const S *pb = &ps[k + q][mma_pos(wc) + g];
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const double b = pb[9 * j]; // column wc + 8 j + g: mma_pos adds j
@@ -376,7 +382,7 @@ __device__ __forceinline__ void mma_step(double (&d)[4][4], const double (*us)[k
         for (int i = 0; i < 4; i++) {
             const int32_t r = wr + g + 8 * (i >> 1), c = wc + 8 * j + 2 * q + (i & 1);
             for (int kk = 0; kk < 4; kk++)
-                d[j][i] = fma(us[k + kk][mma_urow(r, k)], ps[k + kk][mma_pos(c)], d[j][i]);
+                d[j][i] = fma((double)us[k + kk][r ^ swz], (double)ps[k + kk][mma_pos(c)], d[j][i]);
         }
 #endif
 }
@@ -479,7 +485,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         for (int k0 = 0; k0 < kBK; k0 += 4) {
             if (k0 >= nc) // the same for the whole warp; the staged zeros cover nc..k0+3
                 break;
-            mma_step(acc, us[buf], ps[buf], k0, wr, wc, lane);
+            mma_step<double, kMU, kMP, 0>(acc, us[buf], ps[buf], k0, wr, wc, lane);
         }
         if (more) {
 #pragma unroll
@@ -529,12 +535,13 @@ __global__ void __launch_bounds__(kMT, MINB)
 // fused_mma_ring: fused_mma's warps and tensor-core product for float32, with the fill copied
 // by cp.async into a ring of RS stages of raw floats, converted to double as the fragments are
 // read: each fill's copies have RS - 1 fills' products to land in, and no registers hold a
-// fill.  Why (NOTES v8.2): run 17's profile of v8.1 (float32) had its loop stalled on the
+// fill.  Why (NOTES, v8): run 17's profile of v8.1 (float32) had its loop stalled on the
 // next fill's loads (its converting stores wait on them after one fill's product) and on short
 // dependency chains; the tensor pipe 25% busy.  A ring that converted each element once, by
 // the thread that copied it, into double operands (67.6 KB of dynamic shared memory, 3 CTAs an
 // SM) ran 37% slower than this one (run 19: 22.0 against 16.1 µs); the kernels that leave more
-// of the SM's 256 KB to L1 ran faster throughout runs 16-19 (NOTES v8.2).
+// of the SM's 256 KB to L1 ran faster throughout runs 16-22 (v8.3 as well: U converted once,
+// warps of 32 trees x 16 columns, 48.1 KB, 17.0 µs against 16.1; branch mma-u) (NOTES, v8).
 // 32-bit shared memory (a warp's access in one wavefront): P's rows 168 floats apart
 // (168 = 8 mod 32), column c at mma_pos(c): a fragment read (4 trees x 8 columns) meets 32
 // distinct banks, the gather's copies (columns 8 apart, two runs) at most 2 to a bank; U's rows
@@ -587,44 +594,6 @@ __device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
         const bool ok = (uok >> i) & 1u;
         copy_async(&us[uk][ring_urow(ur + i * kMUS, uk)], ok ? uj + i * ucs : safe, ok);
     }
-}
-
-// mma_step on a ring stage: the fragments read as floats and converted.
-__device__ __forceinline__ void ring_step(double (&d)[4][4], const float *st, int32_t k, int32_t wr,
-                                          int32_t wc, int32_t lane)
-{
-    const float(*ps)[kRP] = reinterpret_cast<const float(*)[kRP]>(st);
-    const float(*us)[kRU] = reinterpret_cast<const float(*)[kRU]>(st + kRPFill);
-    const int32_t g = lane >> 2, q = lane & 3;
-#if defined(__CUDA_ARCH__)
-    const double a0 = us[k + q][ring_urow(wr + g, k)], a1 = us[k + q][ring_urow(wr + g + 8, k)];
-    const float *pb = &ps[k + q][mma_pos(wc) + g];
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const double b = pb[9 * j]; // column wc + 8 j + g: mma_pos adds j
-#if __CUDA_ARCH__ >= 900
-        asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, "
-            "{%6}, {%0, %1, %2, %3};\n"
-            : "+d"(d[j][0]), "+d"(d[j][1]), "+d"(d[j][2]), "+d"(d[j][3])
-            : "d"(a0), "d"(a1), "d"(b));
-#else
-        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-            : "+d"(d[j][0]), "+d"(d[j][1])
-            : "d"(a0), "d"(b));
-        asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-            : "+d"(d[j][2]), "+d"(d[j][3])
-            : "d"(a1), "d"(b));
-#endif
-    }
-#else
-    for (int j = 0; j < 4; j++)
-        for (int i = 0; i < 4; i++) {
-            const int32_t r = wr + g + 8 * (i >> 1), c = wc + 8 * j + 2 * q + (i & 1);
-            for (int kk = 0; kk < 4; kk++)
-                d[j][i] = fma((double)us[k + kk][ring_urow(r, k)], (double)ps[k + kk][mma_pos(c)],
-                              d[j][i]);
-        }
-#endif
 }
 
 // RS stages: 2 (26.6 KB, 34.8 KB with the staged result: the next fill's copies land during
@@ -699,7 +668,9 @@ __global__ void __launch_bounds__(kMT, MINB)
         for (int k0 = 0; k0 < kBK; k0 += 4) {
             if (k0 >= nc) // the same for the whole warp; the zero-filled slots cover nc..k0+3
                 break;
-            ring_step(acc, st, k0, wr, wc, lane);
+            mma_step<float, kRU, kRP, 1>(acc, reinterpret_cast<const float(*)[kRU]>(st + kRPFill),
+                                         reinterpret_cast<const float(*)[kRP]>(st), k0, wr, wc,
+                                         lane);
         }
         copy_wait_group<RS - 2>(); // fill f + 1 has landed (this thread's copies)
         __syncthreads();
