@@ -539,9 +539,9 @@ __global__ void __launch_bounds__(kMT, MINB)
 // next fill's loads (its converting stores wait on them after one fill's product) and on short
 // dependency chains; the tensor pipe 25% busy.  A ring that converted each element once, by
 // the thread that copied it, into double operands (67.6 KB of dynamic shared memory, 3 CTAs an
-// SM) ran 37% slower than this one (run 19: 22.0 against 16.1 µs); the kernels that leave more
-// of the SM's 256 KB to L1 ran faster throughout runs 16-22 (v8.3 as well: U converted once,
-// warps of 32 trees x 16 columns, 48.1 KB, 17.0 µs against 16.1; branch mma-u) (NOTES, v8).
+// SM) ran 37% slower than this one (run 19: 22.0 against 16.1 µs), ~8% of it the footprint
+// alone (run 24: this kernel with 27 KB more shared memory a CTA); v8.3 (U converted once, warps
+// of 32 trees x 16 columns, 48.1 KB) ran 17.0 against 16.1 (branch mma-u) (NOTES, v8).
 // 32-bit shared memory (a warp's access in one wavefront): P's rows 168 floats apart
 // (168 = 8 mod 32), column c at mma_pos(c): a fragment read (4 trees x 8 columns) meets 32
 // distinct banks, the gather's copies (columns 8 apart, two runs) at most 2 to a bank; U's rows
