@@ -23,6 +23,7 @@
 
 #include "../plugins/permute/gen.c"
 #include "../plugins/permute/plan.c"
+#include "../plugins/permute/test/spec.h"
 
 static void setup(void)
 {
@@ -31,24 +32,10 @@ static void setup(void)
 
 TestSuite(permute, .init = setup, .fini = remove_tmp);
 
+/* alpha 1: the abelian blocks' copies stay exact. */
 static pm_spec spec_of(pm_preset preset, int esize, double beta, double scale)
 {
-    pm_spec s;
-    memset(&s, 0, sizeof s);
-    s.preset = preset;
-    s.esize = esize;
-    s.alpha = 1.0;
-    s.beta = beta;
-    s.scale = scale;
-    s.n_blocks = 5;
-    s.rank = 3;
-    s.dmin = 1;
-    s.dmax = 5;
-    s.rows_min = 1;
-    s.rows_max = 6;
-    s.cols_min = 1;
-    s.cols_max = 4;
-    return s;
+    return pm_test_spec(preset, esize, 1.0, beta, scale);
 }
 
 /* ---- host emulation of the kernels -------------------------------------------------------- */
@@ -60,12 +47,13 @@ static void lean_put(const pm_problem *p, int to_ws, int64_t d, double w, void *
 {
     if (to_ws) {
         cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
-        set(ws, p->esize, d, w);
+        pm_set(ws, p->esize, d, w);
         return;
     }
     cr_assert(d >= 0 && d < p->dst_elems, "write out of range");
     writes[d]++;
-    set(out, p->esize, d, p->alpha * w + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+    pm_set(out, p->esize, d,
+           p->alpha * w + (p->beta != 0 ? p->beta * pm_get(p->cin, p->esize, d) : 0));
 }
 
 /* A v4 lean tile (permute.h, pm_lean_vec_ok) vector by vector as the kernel's vec_tile: every
@@ -97,7 +85,7 @@ static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const 
                 cr_assert(from % vw == 0 && d % vw == 0, "v4 copy: unaligned vector");
                 for (int j = 0; j < vw; j++) {
                     cr_assert(from + j < p->src_elems, "source read out of range");
-                    lean_put(p, to_ws, d + j, get(p->src, p->esize, from + j), out, ws, writes,
+                    lean_put(p, to_ws, d + j, pm_get(p->src, p->esize, from + j), out, ws, writes,
                              ws_elems);
                 }
             }
@@ -125,7 +113,7 @@ static void emulate_lean_vec(const pm_problem *p, const pm_tile_plan *tp, const 
                     cr_assert(from >= 0 && from < p->src_elems, "source read out of range");
                     cr_assert(at >= 0 && at < 1 << lxyz, "v4 patch slot outside the patch");
                     cr_assert(isnan(sm[at]), "v4 patch slot %d stashed twice", at);
-                    sm[at] = get(p->src, p->esize, from);
+                    sm[at] = pm_get(p->src, p->esize, from);
                     /* f64: a half-warp a shared-memory wavefront */
                     if (p->esize == 8 && th == w0 + 16)
                         for (int b = 0; b < 32; b++)
@@ -208,7 +196,7 @@ static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *o
                 if (x < t->nx && y < t->ny && z < t->nz) {
                     cr_assert(t->src + from >= 0 && t->src + from < p->src_elems,
                               "source read out of range");
-                    v[th * ept + i] = get(p->src, p->esize, t->src + from);
+                    v[th * ept + i] = pm_get(p->src, p->esize, t->src + from);
                     if (!copy) {
                         int64_t at = ((int64_t)(z << lx) + x) * pitch + y;
                         cr_assert_lt(at, (int64_t)tp->smem_elems, "shared memory overrun");
@@ -226,12 +214,13 @@ static int64_t emulate_lean(const pm_problem *p, const pm_tile_plan *tp, void *o
                 const int64_t d = t->dst + x + (int64_t)y * t->dy + (int64_t)z * t->dz;
                 if (to_ws) {
                     cr_assert(d >= 0 && d < ws_elems, "workspace write out of range");
-                    set(ws, p->esize, d, w);
+                    pm_set(ws, p->esize, d, w);
                 } else {
                     cr_assert(d >= 0 && d < p->dst_elems, "write out of range");
                     writes[d]++;
-                    set(out, p->esize, d,
-                        p->alpha * w + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+                    pm_set(out, p->esize, d,
+                           p->alpha * w +
+                               (p->beta != 0 ? p->beta * pm_get(p->cin, p->esize, d) : 0));
                 }
             }
     }
@@ -273,14 +262,14 @@ static void emulate_direct(const pm_problem *p, const pm_tile_plan *tp, const pm
                       "source read outside the block");
             cr_assert(uo >= b->u_off && uo < b->u_off + (int64_t)b->rows * b->cols,
                       "U read outside the block");
-            acc += get(p->u, p->esize, uo) * get(p->src, p->esize, from);
+            acc += pm_get(p->u, p->esize, uo) * pm_get(p->src, p->esize, from);
         }
         const int64_t d = rec->dst + t;
         cr_assert(d >= b->dst_off && d < b->dst_off + (int64_t)b->n * b->rows,
                   "write outside the block");
         writes[d]++;
-        set(out, p->esize, d,
-            p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+        pm_set(out, p->esize, d,
+               p->alpha * acc + (p->beta != 0 ? p->beta * pm_get(p->cin, p->esize, d) : 0));
     }
 }
 
@@ -335,7 +324,7 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
                     const int64_t from = rec->src + (int64_t)(jc + j) * b->n + off;
                     cr_assert(from >= b->src_off && from < b->src_off + (int64_t)b->n * b->cols,
                               "source read outside the block");
-                    sm[at] = get(p->src, p->esize, from);
+                    sm[at] = pm_get(p->src, p->esize, from);
                 }
             }
             for (int t = 0; t < nt; t++) {
@@ -347,8 +336,8 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
                     for (int r = 0; r < PM_GEN_RB && i0 + r < rec->nr; r++)
                         for (int32_t jj = 0; jj < nc; jj++)
                             acc[(t * PM_GEN_EPP + e) * PM_GEN_RB + r] +=
-                                get(p->u, p->esize,
-                                    rec->u + (int64_t)(i0 + r) * b->cols + jc + jj) *
+                                pm_get(p->u, p->esize,
+                                       rec->u + (int64_t)(i0 + r) * b->cols + jc + jj) *
                                 sm[jj * pitch + spos];
                 }
             }
@@ -365,8 +354,9 @@ static int64_t emulate_tiled(const pm_problem *p, const pm_tile_plan *tp, void *
                     cr_assert(d >= b->dst_off && d < b->dst_off + (int64_t)b->n * b->rows,
                               "write outside the block");
                     writes[d]++;
-                    set(out, p->esize, d,
-                        p->alpha * a + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+                    pm_set(out, p->esize, d,
+                           p->alpha * a +
+                               (p->beta != 0 ? p->beta * pm_get(p->cin, p->esize, d) : 0));
                 }
             }
         }
@@ -394,12 +384,12 @@ static void emulate_elems(const pm_problem *p, const pm_elem_plan *e, void *out,
             }
             double acc = 0;
             for (int j = 0; j < b->cols; j++)
-                acc += get(p->u, p->esize, b->u_off + (int64_t)i * b->cols + j) *
-                       get(p->src, p->esize, b->src_off + (int64_t)j * b->n + soff);
+                acc += pm_get(p->u, p->esize, b->u_off + (int64_t)i * b->cols + j) *
+                       pm_get(p->src, p->esize, b->src_off + (int64_t)j * b->n + soff);
             int64_t d = b->dst_off + x;
             writes[d]++;
-            set(out, p->esize, d,
-                p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+            pm_set(out, p->esize, d,
+                   p->alpha * acc + (p->beta != 0 ? p->beta * pm_get(p->cin, p->esize, d) : 0));
         }
     }
 }
@@ -448,7 +438,8 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
                 for (int k = 0; k < BK; k++) {
                     double v = 0.0;
                     if (valid && jc + k < b->cols)
-                        v = get(p->src, p->esize, b->src_off + (int64_t)(jc + k) * b->n + g.soff);
+                        v = pm_get(p->src, p->esize,
+                                   b->src_off + (int64_t)(jc + k) * b->n + g.soff);
                     cr_assert(isnan(ps[k][g.spos]), "two gathers into one slot");
                     ps[k][g.spos] = v;
                 }
@@ -457,9 +448,10 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
                     pm_fused_u_slot(t, q, &r, &k);
                     cr_assert(r >= 0 && r < BM && k >= 0 && k < BK);
                     const int32_t row = it->row0 + r;
-                    us[k][r] = row < b->rows && jc + k < b->cols
-                                   ? get(p->u, p->esize, b->u_off + (int64_t)row * b->cols + jc + k)
-                                   : 0.0;
+                    us[k][r] =
+                        row < b->rows && jc + k < b->cols
+                            ? pm_get(p->u, p->esize, b->u_off + (int64_t)row * b->cols + jc + k)
+                            : 0.0;
                 }
             }
             const int32_t nc = BK < b->cols - jc ? BK : b->cols - jc;
@@ -494,7 +486,7 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
                         continue;
                     cr_assert(col < b->n);
                     const int64_t d = b->dst_off + (int64_t)row * b->n + col;
-                    const double a = acc[t][i][j], c = get(p->cin, p->esize, d);
+                    const double a = acc[t][i][j], c = pm_get(p->cin, p->esize, d);
                     double v;
                     if (f32) {
                         const float f_alpha = (float)p->alpha, f_beta = (float)p->beta;
@@ -504,7 +496,7 @@ static void emulate_fused(const pm_problem *p, const pm_fused_plan *fp, void *ou
                         v = p->beta != 0 ? p->alpha * a + p->beta * c : p->alpha * a;
                     }
                     writes[d]++;
-                    set(out, p->esize, d, v);
+                    pm_set(out, p->esize, d, v);
                 }
         }
     }
@@ -522,12 +514,12 @@ static void emulate_gemm(const pm_problem *p, const unsigned char *via, const in
             for (int64_t e = 0; e < b->n; e++) {
                 double acc = 0;
                 for (int j = 0; j < b->cols; j++)
-                    acc += get(p->u, p->esize, b->u_off + (int64_t)i * b->cols + j) *
-                           get(ws, p->esize, ws_off[bi] + j * b->n + e);
+                    acc += pm_get(p->u, p->esize, b->u_off + (int64_t)i * b->cols + j) *
+                           pm_get(ws, p->esize, ws_off[bi] + j * b->n + e);
                 int64_t d = b->dst_off + i * b->n + e;
                 writes[d]++;
-                set(out, p->esize, d,
-                    p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, p->esize, d) : 0));
+                pm_set(out, p->esize, d,
+                       p->alpha * acc + (p->beta != 0 ? p->beta * pm_get(p->cin, p->esize, d) : 0));
             }
     }
 }

@@ -25,6 +25,26 @@
 
 /* ---- configuration and lattice ---------------------------------------------------------- */
 
+int md_config_system(md_config *cfg, const char *sys)
+{
+    if (strcmp(sys, "lj") == 0) {
+        cfg->system = MD_SYS_LJ;
+        cfg->temp = 1.2, cfg->rho = 0.38, cfg->rc = 3.0, cfg->delta = 0.8;
+    } else if (strcmp(sys, "sp") == 0) {
+        cfg->system = MD_SYS_SP;
+        cfg->temp = 1.0, cfg->rho = 0.8, cfg->rc = pow(2.0, 1.0 / 6.0), cfg->delta = 0.6;
+        cfg->shift = 1.0;
+    } else if (strcmp(sys, "ljstd") == 0) {
+        cfg->system = MD_SYS_LJSTD;
+        cfg->temp = 1.0, cfg->rho = 0.8442, cfg->rc = 2.5, cfg->delta = 0.4;
+    } else {
+        return -1;
+    }
+    cfg->dt = 0.005;
+    cfg->rescale_every = 20;
+    return 0;
+}
+
 int md_config_derive(md_config *cfg, char *msg)
 {
     double rn = cfg->rc + cfg->delta;

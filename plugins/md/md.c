@@ -209,17 +209,7 @@ static int read_config(const kb_host *host, const kb_params *p, md_config *cfg, 
         kb_msgf(msg, "md: a parameter could not be read");
         return KB_BAD_PARAM;
     }
-    if (strcmp(sys, "lj") == 0) {
-        cfg->system = MD_SYS_LJ;
-        cfg->temp = 1.2, cfg->rho = 0.38, cfg->rc = 3.0, cfg->delta = 0.8;
-    } else if (strcmp(sys, "sp") == 0) {
-        cfg->system = MD_SYS_SP;
-        cfg->temp = 1.0, cfg->rho = 0.8, cfg->rc = pow(2.0, 1.0 / 6.0), cfg->delta = 0.6;
-        cfg->shift = 1.0;
-    } else if (strcmp(sys, "ljstd") == 0) {
-        cfg->system = MD_SYS_LJSTD;
-        cfg->temp = 1.0, cfg->rho = 0.8442, cfg->rc = 2.5, cfg->delta = 0.4;
-    } else {
+    if (md_config_system(cfg, sys)) {
         kb_msgf(msg, "system '%s': expected lj, sp or ljstd", sys);
         return KB_BAD_PARAM;
     }
@@ -251,8 +241,6 @@ static int read_config(const kb_host *host, const kb_params *p, md_config *cfg, 
     cfg->l1 = l1 != 0;
     cfg->shuffle = shuffle != 0;
     cfg->equil = (int)equil;
-    cfg->rescale_every = 20;
-    cfg->dt = 0.005;
     if (md_config_derive(cfg, msg))
         return KB_BAD_PARAM;
     return KB_OK;

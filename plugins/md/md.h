@@ -42,6 +42,11 @@ typedef struct md_config {
     int ncell; /* G^3 */
 } md_config;
 
+/* The system `sys` (lj, sp, ljstd) into cfg as the plugin's parameters default it: its T,
+ * rho, rc, delta and shift (sp's +1), the time step 0.005 and rescaling every 20 steps.
+ * Returns 0, or -1 for an unknown name. */
+int md_config_system(md_config *cfg, const char *sys);
+
 /* Fills L, G, ncell, n.  Returns 0, or -1 with msg when the system is too small for 27
  * distinct neighbour cells (G < 3) or too large for 32-bit atom indices. */
 int md_config_derive(md_config *cfg, char *msg);

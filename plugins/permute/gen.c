@@ -388,19 +388,6 @@ static void strides(const pm_block *b, int64_t *sstr, int *ddim)
         }                                                                                          \
     } while (0)
 
-static double get(const void *a, int esize, int64_t i)
-{
-    return esize == 4 ? (double)((const float *)a)[i] : ((const double *)a)[i];
-}
-
-static void set(void *a, int esize, int64_t i, double v)
-{
-    if (esize == 4)
-        ((float *)a)[i] = (float)v;
-    else
-        ((double *)a)[i] = v;
-}
-
 /* The reference of destination element e (source offset soff) of every tree of block b, in
  * double, and its error scale. */
 static void reference_element(pm_problem *p, const pm_block *b, int64_t e, int64_t soff)
@@ -409,12 +396,12 @@ static void reference_element(pm_problem *p, const pm_block *b, int64_t e, int64
         double acc = 0.0, mag = 0.0;
         int64_t d = b->dst_off + i * b->n + e;
         for (int j = 0; j < b->cols; j++) {
-            double t = get(p->u, p->esize, b->u_off + (int64_t)i * b->cols + j) *
-                       get(p->src, p->esize, b->src_off + j * b->n + soff);
+            double t = pm_get(p->u, p->esize, b->u_off + (int64_t)i * b->cols + j) *
+                       pm_get(p->src, p->esize, b->src_off + j * b->n + soff);
             acc += t;
             mag += fabs(t);
         }
-        double c = p->beta != 0.0 ? get(p->cin, p->esize, d) : 0.0;
+        double c = p->beta != 0.0 ? pm_get(p->cin, p->esize, d) : 0.0;
         p->ref[d] = p->alpha * acc + p->beta * c;
         p->mag[d] = (float)(fabs(p->alpha) * mag + fabs(p->beta * c));
     }
@@ -475,13 +462,14 @@ int pm_fill(pm_problem *p, uint64_t seed, char *msg)
         return KB_NOMEM;
     }
     for (int64_t i = 0; i < p->src_elems; i++)
-        set(p->src, p->esize, i, value(seed, 0, i));
+        pm_set(p->src, p->esize, i, value(seed, 0, i));
     for (int64_t i = 0; i < p->dst_elems; i++)
-        set(p->cin, p->esize, i, value(seed, 1, i));
+        pm_set(p->cin, p->esize, i, value(seed, 1, i));
     for (int bi = 0; bi < p->n_blocks; bi++) {
         const pm_block *b = &p->blocks[bi];
         for (int64_t i = 0; i < (int64_t)b->rows * b->cols; i++)
-            set(p->u, p->esize, b->u_off + i, pm_is_unique(b) ? 1.0 : value(seed, 2, b->u_off + i));
+            pm_set(p->u, p->esize, b->u_off + i,
+                   pm_is_unique(b) ? 1.0 : value(seed, 2, b->u_off + i));
     }
     for (int bi = 0; bi < p->n_blocks; bi++)
         reference_block(p, &p->blocks[bi]);
@@ -566,7 +554,7 @@ double pm_check(const pm_problem *p, const void *out, int64_t *bad)
         const pm_block *b = &p->blocks[bi];
         double units = bound_units(p, b);
         for (int64_t d = b->dst_off; d < b->dst_off + (int64_t)b->rows * b->n; d++) {
-            double err = fabs(get(out, p->esize, d) - p->ref[d]), bound = units * p->mag[d], r;
+            double err = fabs(pm_get(out, p->esize, d) - p->ref[d]), bound = units * p->mag[d], r;
             if (!(err <= 1e300))
                 r = INFINITY; /* NaN: an unwritten element */
             else if (err == 0.0)

@@ -83,6 +83,20 @@ typedef struct pm_problem {
     float *mag; /* |alpha| sum_j |U_ij x_j| + |beta c|: the scale of each element's error */
 } pm_problem;
 
+/* Element i of an element-type buffer (esize 4: float, 8: double) as a double, and back. */
+static inline double pm_get(const void *a, int esize, int64_t i)
+{
+    return esize == 4 ? (double)((const float *)a)[i] : ((const double *)a)[i];
+}
+
+static inline void pm_set(void *a, int esize, int64_t i, double v)
+{
+    if (esize == 4)
+        ((float *)a)[i] = (float)v;
+    else
+        ((double *)a)[i] = v;
+}
+
 static inline int pm_is_unique(const pm_block *b)
 {
     return b->rows == 1 && b->cols == 1;

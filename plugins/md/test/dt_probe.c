@@ -22,18 +22,9 @@ int main(int argc, char **argv)
     int ne = argc > 1 ? atoi(argv[1]) : 10, equil = argc > 3 ? atoi(argv[3]) : 3000;
     double tsim = argc > 2 ? atof(argv[2]) : 100.0;
     unsigned long long seed = argc > 4 ? strtoull(argv[4], NULL, 10) : 7;
-    md_config c = {.system = MD_SYS_LJSTD,
-                   .ne = ne,
-                   .rho = 0.8442,
-                   .temp = 1.0,
-                   .rc = 2.5,
-                   .delta = 0.4,
-                   .dt = 0.005,
-                   .steps = equil,
-                   .threads = 128,
-                   .equil = 500,
-                   .rescale_every = 20};
-    double ri6 = pow(2.5, -6.0);
+    md_config c = {.ne = ne, .steps = equil, .threads = 128, .equil = 500};
+    md_config_system(&c, "ljstd"); /* the plugin's ljstd: rho 0.8442, T 1, rc 2.5, dt 0.005 */
+    double ri6 = pow(c.rc, -6.0);
     md_point_state ps;
     md_host h;
     float *r4, *v4;

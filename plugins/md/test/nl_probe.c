@@ -54,18 +54,9 @@ int main(int argc, char **argv)
 {
     int ne = argc > 1 ? atoi(argv[1]) : 24, steps = argc > 3 ? atoi(argv[3]) : 6000;
     int every = argc > 4 ? atoi(argv[4]) : 500, *cnt;
-    /* the lj system as the plugin configures it (md.c, read_config) */
-    md_config c = {.system = MD_SYS_LJ,
-                   .ne = ne,
-                   .rho = 0.38,
-                   .temp = 1.2,
-                   .rc = 3.0,
-                   .delta = 0.8,
-                   .dt = 0.005,
-                   .steps = steps,
-                   .threads = 128,
-                   .equil = argc > 2 ? atoi(argv[2]) : 500,
-                   .rescale_every = 20};
+    md_config c = {
+        .ne = ne, .steps = steps, .threads = 128, .equil = argc > 2 ? atoi(argv[2]) : 500};
+    md_config_system(&c, "lj"); /* the lj system as the plugin configures it */
     md_point_state ps;
     md_host h;
     char msg[512];

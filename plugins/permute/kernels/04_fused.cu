@@ -411,6 +411,94 @@ __device__ __forceinline__ int32_t mma_kv(bool valid, int32_t left)
     return !valid || left < 0 ? 0 : min(kMH, left);
 }
 
+// A thread's part of a DMMA tile (fused_mma, fused_mma_ring): the tile's item, its gather
+// column e and tree half (trees k0h.. of every fill), that column's slot mp in P's rows, its U
+// loads (trees ur + q * kMUS of fill column uk: rows in urmask), its warp's trees wr.. and
+// columns wc..; busy: the warp's trees hold any of the block's.  Offsets are in elements.
+struct mma_thread {
+    pm_fused_item it;
+    int64_t soff, sstep, uoff;
+    int32_t lane, e, half, k0h, mp, ur, uk, ucs, wr, wc;
+    unsigned urmask;
+    bool valid, busy;
+};
+
+// The tile's item, this thread's gather entry and (first half) its column's destination into
+// dcs: three loads, none waiting on another.
+__device__ __forceinline__ mma_thread mma_begin(const pm_fused_gather *__restrict__ gather,
+                                                const int32_t *__restrict__ dcol,
+                                                const pm_fused_item *__restrict__ items,
+                                                int32_t *dcs)
+{
+    mma_thread m;
+    const int32_t t = (int32_t)threadIdx.x, warp = t >> 5;
+    m.lane = t & 31;
+    m.e = t & (kBN - 1);
+    m.half = t >> 7;
+    m.it = items[blockIdx.x];
+    const int64_t tab = (int64_t)blockIdx.x * kBN;
+    const pm_fused_gather g = gather[tab + m.e];
+    if (m.half == 0)
+        dcs[m.e] = dcol[tab + m.e];
+    m.valid = g.soff >= 0;
+    m.k0h = m.half * kMH;
+    m.soff = m.it.src_off + (m.valid ? g.soff : 0) + (int64_t)m.k0h * m.it.n;
+    m.sstep = (int64_t)kBK * m.it.n;
+    // The column's slot in P's rows: the table's slot (pm_fused_pos: 4 pad a 32) undone.
+    m.mp = mma_pos(g.spos - g.spos / (32 + 4) * 4);
+    m.ur = t / kBK;
+    m.uk = t % kBK;
+    const int32_t urow = m.it.row0 + m.ur;
+    m.uoff = m.it.u_off + (int64_t)urow * m.it.cols + m.uk;
+    m.ucs = kMUS * m.it.cols;
+    m.urmask = 0;
+#pragma unroll
+    for (int i = 0; i < kMUL; i++)
+        m.urmask |= urow + i * kMUS < m.it.rows ? 1u << i : 0u;
+    m.wr = (warp >> 2) * 16;
+    m.wc = (warp & 3) * 32;
+    m.busy = m.it.row0 + m.wr < m.it.rows;
+    return m;
+}
+
+// Epilogue as fused's, once the loop's last barrier closed the reads of ms: the tile staged in
+// shared memory in double (alpha and beta apply before the one rounding to T), then thread t
+// writes column t % 128 of the tile's trees 16 (t / 128) ...
+template <typename T, bool BETA>
+__device__ __forceinline__ void mma_end(const mma_thread &m, const double (&acc)[4][4], void *ms,
+                                        const int32_t *dcs, T *__restrict__ out,
+                                        const T *__restrict__ cin, T alpha, T beta)
+{
+    double(*os)[kMO] = reinterpret_cast<double(*)[kMO]>(ms);
+    if (m.busy) {
+        const int32_t g4 = m.lane >> 2, q4 = m.lane & 3;
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int32_t c = m.wc + 8 * j + 2 * q4;
+            *reinterpret_cast<double2 *>(&os[m.wr + g4][c]) = make_double2(acc[j][0], acc[j][1]);
+            *reinterpret_cast<double2 *>(&os[m.wr + g4 + 8][c]) =
+                make_double2(acc[j][2], acc[j][3]);
+        }
+    }
+    __syncthreads();
+    const int32_t c = dcs[m.e], n = m.it.n;
+    const int32_t r0 = m.half * (kBM / 2), nr = min(kBM / 2, m.it.rows - m.it.row0 - r0);
+    if (c < 0)
+        return;
+    const int64_t d = m.it.dst_off + (int64_t)(m.it.row0 + r0) * n + c;
+    T *__restrict__ o = out + d;
+    const T *__restrict__ ci = cin + (BETA ? d : 0);
+    const double da = (double)alpha, db = (double)beta;
+#pragma unroll 4
+    for (int32_t r = 0; r < nr; r++) {
+        const double x = os[r0 + r][m.e];
+        *o = (T)(BETA ? da * x + db * (double)*ci : da * x);
+        o += n;
+        if (BETA)
+            ci += n;
+    }
+}
+
 // Registers: 16 double accumulators a thread, the next fill's 10 elements, the fragments;
 // capped for MINB CTAs an SM (pm_fused_plan.ctas): 3 (80 registers, no spills) or 4 (64: 8
 // bytes spilled in float32, 48 in float64; nvcc 13.0, sm_90a).  4 CTAs is the shared memory's
@@ -426,24 +514,9 @@ __global__ void __launch_bounds__(kMT, MINB)
     __shared__ __align__(16) int32_t dcs[kBN];
     double(*ps)[kBK][kMP] = reinterpret_cast<double(*)[kBK][kMP]>(ms);
     double(*us)[kBK][kMU] = reinterpret_cast<double(*)[kBK][kMU]>(ms + 2 * kMPFill);
-    const int32_t t = (int32_t)threadIdx.x, lane = t & 31, warp = t >> 5;
-    const int32_t e = t & (kBN - 1), half = t >> 7; // gather column, tree half
-    const pm_fused_item it = items[blockIdx.x];
-    const int64_t tab = (int64_t)blockIdx.x * kBN;
-    const pm_fused_gather g = gather[tab + e];
-    if (half == 0)
-        dcs[e] = dcol[tab + e];
-    const int32_t n = it.n, rows = it.rows, cols = it.cols;
-
-    const bool valid = g.soff >= 0;
-    const T *sp = src + it.src_off + (valid ? g.soff : 0) + (int64_t)half * kMH * n;
-    // This thread's column in P's rows: the table's slot (pm_fused_pos: 4 pad a 32) undone.
-    const int32_t mp = mma_pos(g.spos - g.spos / (32 + 4) * 4);
-    const int32_t ur = t / kBK, uk = t % kBK; // U: trees ur + q * kMUS, fill column uk
-    const int32_t urow = it.row0 + ur;
-    const T *uq = u + it.u_off + (int64_t)urow * cols + uk;
-    const int32_t wr = (warp >> 2) * 16, wc = (warp & 3) * 32;
-    const bool busy = it.row0 + wr < rows;
+    const mma_thread m = mma_begin(gather, dcol, items, dcs);
+    const int32_t cols = m.it.cols, k0h = m.k0h, mp = m.mp, ur = m.ur, uk = m.uk;
+    const T *sj = src + m.soff, *uj = u + m.uoff;
 
     T pv[kMH], uv[kMUL];
     double acc[4][4];
@@ -453,15 +526,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         for (int i = 0; i < 4; i++)
             acc[j][i] = 0.0;
 
-    const T *sj = sp, *uj = uq;
-    const int64_t sstep = (int64_t)kBK * n;
-    const int32_t ucs = kMUS * cols, k0h = half * kMH;
-    unsigned urmask = 0;
-#pragma unroll
-    for (int i = 0; i < kMUL; i++)
-        urmask |= urow + i * kMUS < rows ? 1u << i : 0u;
-
-    mma_load(sj, mma_kv(valid, cols - k0h), n, uj, ucs, uk < cols ? urmask : 0u, pv, uv);
+    mma_load(sj, mma_kv(m.valid, cols - k0h), m.it.n, uj, m.ucs, uk < cols ? m.urmask : 0u, pv, uv);
 #pragma unroll
     for (int k = 0; k < kMH; k++)
         ps[0][k0h + k][mp] = (double)pv[k];
@@ -475,17 +540,17 @@ __global__ void __launch_bounds__(kMT, MINB)
         const int32_t jn = jc + kBK;
         const bool more = jn < cols;
         if (more) {
-            sj += sstep;
+            sj += m.sstep;
             uj += kBK;
-            mma_load(sj, mma_kv(valid, cols - jn - k0h), n, uj, ucs, jn + uk < cols ? urmask : 0u,
-                     pv, uv);
+            mma_load(sj, mma_kv(m.valid, cols - jn - k0h), m.it.n, uj, m.ucs,
+                     jn + uk < cols ? m.urmask : 0u, pv, uv);
         }
-        const int32_t nc = busy ? min(kBK, cols - jc) : 0;
+        const int32_t nc = m.busy ? min(kBK, cols - jc) : 0;
 #pragma unroll
         for (int k0 = 0; k0 < kBK; k0 += 4) {
             if (k0 >= nc) // the same for the whole warp; the staged zeros cover nc..k0+3
                 break;
-            mma_step<double, kMU, kMP, 0>(acc, us[buf], ps[buf], k0, wr, wc, lane);
+            mma_step<double, kMU, kMP, 0>(acc, us[buf], ps[buf], k0, m.wr, m.wc, m.lane);
         }
         if (more) {
 #pragma unroll
@@ -498,37 +563,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         __syncthreads();
         buf ^= 1;
     }
-
-    // Epilogue as fused's: the tile staged in shared memory (in double: alpha and beta apply
-    // before the one rounding to T); thread t writes column t % 128 of the tile's trees
-    // 16 (t / 128) ..
-    double(*os)[kMO] = reinterpret_cast<double(*)[kMO]>(ms);
-    if (busy) {
-        const int32_t g4 = lane >> 2, q4 = lane & 3;
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            const int32_t c = wc + 8 * j + 2 * q4;
-            *reinterpret_cast<double2 *>(&os[wr + g4][c]) = make_double2(acc[j][0], acc[j][1]);
-            *reinterpret_cast<double2 *>(&os[wr + g4 + 8][c]) = make_double2(acc[j][2], acc[j][3]);
-        }
-    }
-    __syncthreads();
-    const int32_t c = dcs[e];
-    const int32_t r0 = half * (kBM / 2), nr = min(kBM / 2, rows - it.row0 - r0);
-    if (c < 0)
-        return;
-    const int64_t d = it.dst_off + (int64_t)(it.row0 + r0) * n + c;
-    T *__restrict__ o = out + d;
-    const T *__restrict__ ci = cin + (BETA ? d : 0);
-    const double da = (double)alpha, db = (double)beta;
-#pragma unroll 4
-    for (int32_t r = 0; r < nr; r++) {
-        const double x = os[r0 + r][e];
-        *o = (T)(BETA ? da * x + db * (double)*ci : da * x);
-        o += n;
-        if (BETA)
-            ci += n;
-    }
+    mma_end<T, BETA>(m, acc, ms, dcs, out, cin, alpha, beta);
 }
 
 // ---- v8.2: float32 through a cp.async ring ---------------------------------------------------
@@ -607,29 +642,9 @@ __global__ void __launch_bounds__(kMT, MINB)
 {
     __shared__ __align__(16) float ring[RS * kRStage > kROut ? RS * kRStage : kROut];
     __shared__ __align__(16) int32_t dcs[kBN];
-    const int32_t t = (int32_t)threadIdx.x, lane = t & 31, warp = t >> 5;
-    const int32_t e = t & (kBN - 1), half = t >> 7; // gather column, tree half
-    const pm_fused_item it = items[blockIdx.x];
-    const int64_t tab = (int64_t)blockIdx.x * kBN;
-    const pm_fused_gather g = gather[tab + e];
-    if (half == 0)
-        dcs[e] = dcol[tab + e];
-    const int32_t n = it.n, rows = it.rows, cols = it.cols;
-
-    const bool valid = g.soff >= 0;
-    const float *sj = src + it.src_off + (valid ? g.soff : 0) + (int64_t)half * kMH * n;
-    const int32_t mp = mma_pos(g.spos - g.spos / (32 + 4) * 4);
-    const int32_t ur = t / kBK, uk = t % kBK;
-    const int32_t urow = it.row0 + ur;
-    const float *uj = u + it.u_off + (int64_t)urow * cols + uk;
-    const int32_t wr = (warp >> 2) * 16, wc = (warp & 3) * 32;
-    const bool busy = it.row0 + wr < rows;
-    const int64_t sstep = (int64_t)kBK * n;
-    const int32_t ucs = kMUS * cols, k0h = half * kMH;
-    unsigned urmask = 0;
-#pragma unroll
-    for (int i = 0; i < kMUL; i++)
-        urmask |= urow + i * kMUS < rows ? 1u << i : 0u;
+    const mma_thread m = mma_begin(gather, dcol, items, dcs);
+    const int32_t cols = m.it.cols, k0h = m.k0h;
+    const float *sj = src + m.soff, *uj = u + m.uoff;
 
     double acc[4][4];
 #pragma unroll
@@ -644,8 +659,9 @@ __global__ void __launch_bounds__(kMT, MINB)
     for (int f = 0; f < RS - 1; f++) {
         const int32_t j0 = f * kBK;
         if (j0 < cols)
-            ring_fill(ring + f * kRStage, mp, k0h, sj + f * sstep, mma_kv(valid, cols - j0 - k0h),
-                      n, uj + j0, ucs, j0 + uk < cols ? urmask : 0u, ur, uk, src);
+            ring_fill(ring + f * kRStage, m.mp, k0h, sj + f * m.sstep,
+                      mma_kv(m.valid, cols - j0 - k0h), m.it.n, uj + j0, m.ucs,
+                      j0 + m.uk < cols ? m.urmask : 0u, m.ur, m.uk, src);
         copy_commit();
     }
     copy_wait_group<RS - 2>();
@@ -658,19 +674,19 @@ __global__ void __launch_bounds__(kMT, MINB)
         int nst = stage + RS - 1;
         nst -= nst >= RS ? RS : 0;
         if (jn < cols)
-            ring_fill(ring + nst * kRStage, mp, k0h, sj + (int64_t)(jn / kBK) * sstep,
-                      mma_kv(valid, cols - jn - k0h), n, uj + jn, ucs, jn + uk < cols ? urmask : 0u,
-                      ur, uk, src);
+            ring_fill(ring + nst * kRStage, m.mp, k0h, sj + (int64_t)(jn / kBK) * m.sstep,
+                      mma_kv(m.valid, cols - jn - k0h), m.it.n, uj + jn, m.ucs,
+                      jn + m.uk < cols ? m.urmask : 0u, m.ur, m.uk, src);
         copy_commit();
-        const int32_t nc = busy ? min(kBK, cols - jc) : 0;
+        const int32_t nc = m.busy ? min(kBK, cols - jc) : 0;
         const float *st = ring + stage * kRStage;
 #pragma unroll
         for (int k0 = 0; k0 < kBK; k0 += 4) {
             if (k0 >= nc) // the same for the whole warp; the zero-filled slots cover nc..k0+3
                 break;
             mma_step<float, kRU, kRP, 1>(acc, reinterpret_cast<const float(*)[kRU]>(st + kRPFill),
-                                         reinterpret_cast<const float(*)[kRP]>(st), k0, wr, wc,
-                                         lane);
+                                         reinterpret_cast<const float(*)[kRP]>(st), k0, m.wr, m.wc,
+                                         m.lane);
         }
         copy_wait_group<RS - 2>(); // fill f + 1 has landed (this thread's copies)
         __syncthreads();
@@ -678,34 +694,7 @@ __global__ void __launch_bounds__(kMT, MINB)
     }
     copy_wait_group<0>(); // nothing in flight over the ring before it holds the result
     __syncthreads();
-
-    double(*os)[kMO] = reinterpret_cast<double(*)[kMO]>(ring);
-    if (busy) {
-        const int32_t g4 = lane >> 2, q4 = lane & 3;
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            const int32_t c = wc + 8 * j + 2 * q4;
-            *reinterpret_cast<double2 *>(&os[wr + g4][c]) = make_double2(acc[j][0], acc[j][1]);
-            *reinterpret_cast<double2 *>(&os[wr + g4 + 8][c]) = make_double2(acc[j][2], acc[j][3]);
-        }
-    }
-    __syncthreads();
-    const int32_t c = dcs[e];
-    const int32_t r0 = half * (kBM / 2), nr = min(kBM / 2, rows - it.row0 - r0);
-    if (c < 0)
-        return;
-    const int64_t d = it.dst_off + (int64_t)(it.row0 + r0) * n + c;
-    float *__restrict__ o = out + d;
-    const float *__restrict__ ci = cin + (BETA ? d : 0);
-    const double da = (double)alpha, db = (double)beta;
-#pragma unroll 4
-    for (int32_t r = 0; r < nr; r++) {
-        const double x = os[r0 + r][e];
-        *o = (float)(BETA ? da * x + db * (double)*ci : da * x);
-        o += n;
-        if (BETA)
-            ci += n;
-    }
+    mma_end<float, BETA>(m, acc, ring, dcs, out, cin, alpha, beta);
 }
 
 template <typename T, bool ASYNC>

@@ -16,6 +16,7 @@
 
 #include "kbench/plugin.h"
 #include "permute.h"
+#include "spec.h"
 
 /* The kernel's launch checks the last error; nothing on the CPU sets one. */
 extern "C" cudaError_t cudaGetLastError(void)
@@ -30,23 +31,14 @@ int main()
         for (pm_preset preset : {PM_LARGE_U, PM_RECOUPLING_SMALL, PM_MIXED, PM_CUSTOM})
             for (int esize = 4; esize <= 8; esize += 4)
                 for (double beta : {0.0, -0.75}) {
-                    pm_spec s;
+                    pm_spec s = pm_test_spec(preset, esize, 1.5, beta,
+                                             preset == PM_LARGE_U ? 0.1
+                                             : preset == PM_MIXED ? 0.05
+                                                                  : 0.3);
                     pm_problem p;
                     pm_fused_plan f;
                     char msg[KB_MSG_SIZE] = "";
-                    memset(&s, 0, sizeof s);
-                    s.preset = preset;
-                    s.esize = esize;
-                    s.alpha = 1.5;
-                    s.beta = beta;
-                    s.scale = preset == PM_LARGE_U ? 0.1 : preset == PM_MIXED ? 0.05 : 0.3;
-                    s.n_blocks = 5; /* custom: rank 3, dims 1-5, U up to 40 x 37 */
-                    s.rank = 3;
-                    s.dmin = 1;
-                    s.dmax = 5;
-                    s.rows_min = 1;
-                    s.rows_max = 40;
-                    s.cols_min = 1;
+                    s.rows_max = 40; /* custom: U up to 40 x 37 */
                     s.cols_max = 37;
                     if (pm_generate(&s, 3 + preset, &p, msg) != KB_OK ||
                         pm_plan_fused(&p, NULL, &f, msg) != KB_OK) {

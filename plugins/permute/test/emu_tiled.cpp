@@ -22,6 +22,7 @@
 #include "kbench/plugin.h"
 #include "emu_tiled.h"
 #include "permute.h"
+#include "spec.h"
 
 /* The kernel's launch checks the last error; the emulation refuses a bad launch itself and
  * counts it in emu_bad_launches. */
@@ -32,18 +33,6 @@ extern "C" cudaError_t cudaGetLastError(void)
 
 static int cases, fails;
 static bool tsan_light; /* TSan: fewer cases (every thread access is instrumented) */
-
-static double get(const void *a, int esize, int64_t i)
-{
-    return esize == 4 ? (double)((const float *)a)[i] : ((const double *)a)[i];
-}
-static void set(void *a, int esize, int64_t i, double v)
-{
-    if (esize == 4)
-        ((float *)a)[i] = (float)v;
-    else
-        ((double *)a)[i] = v;
-}
 
 /* One launch of plan tp (lean: the plugin's parameter: 4 keeps the plan's lean_vec, 3 clears
  * it, 2 also lean_per), then the GEMM
@@ -73,10 +62,11 @@ static void run(const char *name, const pm_problem *p, pm_tile_plan *tp, int lea
             for (int64_t e = 0; e < b->n; e++) {
                 double acc = 0;
                 for (int j = 0; j < b->cols; j++)
-                    acc += get(p->u, es, b->u_off + (int64_t)i * b->cols + j) *
-                           get(ws, es, ws_off[bi] + j * b->n + e);
+                    acc += pm_get(p->u, es, b->u_off + (int64_t)i * b->cols + j) *
+                           pm_get(ws, es, ws_off[bi] + j * b->n + e);
                 const int64_t d = b->dst_off + i * b->n + e;
-                set(out, es, d, p->alpha * acc + (p->beta != 0 ? p->beta * get(p->cin, es, d) : 0));
+                pm_set(out, es, d,
+                       p->alpha * acc + (p->beta != 0 ? p->beta * pm_get(p->cin, es, d) : 0));
             }
     }
     int64_t bad = 0;
@@ -85,11 +75,12 @@ static void run(const char *name, const pm_problem *p, pm_tile_plan *tp, int lea
     cases++;
     fails += !ok;
     if (!ok || getenv("EMU_VERBOSE"))
-        printf("%-28s f%d beta %5.2f len %3d lean %d: %lld general, %lld lean tiles (per %d, vec %d, "
-               "split %d), %zu smem elems: err/bound %.3g, %lld bad%s\n",
-               name, 8 * es, p->beta, 32 << tp->len_log, lean, (long long)tp->tiles,
-               (long long)tp->lean_tiles, tp->lean_per, tp->lean_vec, tp->split, tp->smem_elems, err, (long long)bad,
-               ok ? "" : "  FAILED");
+        printf(
+            "%-28s f%d beta %5.2f len %3d lean %d: %lld general, %lld lean tiles (per %d, vec %d, "
+            "split %d), %zu smem elems: err/bound %.3g, %lld bad%s\n",
+            name, 8 * es, p->beta, 32 << tp->len_log, lean, (long long)tp->tiles,
+            (long long)tp->lean_tiles, tp->lean_per, tp->lean_vec, tp->split, tp->smem_elems, err,
+            (long long)bad, ok ? "" : "  FAILED");
     free(ws);
     free(out);
 }
@@ -153,24 +144,10 @@ static void run_problem(const char *name, const pm_problem *p)
     free(ws_off);
 }
 
+/* alpha 1.5: the alpha product rounds too. */
 static pm_spec spec_of(pm_preset preset, int esize, double beta, double scale)
 {
-    pm_spec s;
-    memset(&s, 0, sizeof s);
-    s.preset = preset;
-    s.esize = esize;
-    s.alpha = 1.5;
-    s.beta = beta;
-    s.scale = scale;
-    s.n_blocks = 5; /* custom: rank 3, dims 1-5, up to 6 x 4 trees */
-    s.rank = 3;
-    s.dmin = 1;
-    s.dmax = 5;
-    s.rows_min = 1;
-    s.rows_max = 6;
-    s.cols_min = 1;
-    s.cols_max = 4;
-    return s;
+    return pm_test_spec(preset, esize, 1.5, beta, scale);
 }
 
 static void run_spec(const pm_spec &s, const char *name, uint64_t seed)
@@ -246,8 +223,8 @@ int main(int argc, char **argv)
             m.cols_max = 0; /* square U: about half the blocks 1 x 1 (abelian) */
             run_spec(m, "custom mixed", 9);
             run_dense({8, 8, 8, 8}, {3, 2, 1, 0}, esize, beta); /* 48^4 reversal, smaller */
-            run_dense({37, 53}, {1, 0}, esize, beta);                 /* ragged 2-D transpose */
-            run_dense({3, 5}, {1, 0}, esize, beta);                   /* tiny patches */
+            run_dense({37, 53}, {1, 0}, esize, beta);           /* ragged 2-D transpose */
+            run_dense({3, 5}, {1, 0}, esize, beta);             /* tiny patches */
             if (tsan_light)
                 continue;
             run_dense({2, 3}, {1, 0}, esize, beta);
