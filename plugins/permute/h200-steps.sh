@@ -412,3 +412,27 @@ INI
   ncu_full /tmp/permute-mixed-ab.ini 'permute/tiled/preset=mixed,dtype=f32,alpha=1,beta=0.5,scale=1,*,lean=4,tile_direct=1,mma_ctas=3,mma_ring=3,tile_split=1' \
     "$OUT/results/ncu-permute-mixed"
 }
+
+# The DMMA kernels against run 23's figures after a refactor that changed their PTX (review,
+# session 5): fused_mma and auto on large_u, f32/f64, beta 0/0.5, beside fused_async and copy
+# (20 cases, about 15 s).
+step_permute_mma_check() {
+  cat >/tmp/permute-mma-check.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 7
+min_time = 0.1
+max_noise = 0.05
+timeout = 120
+cache = hot
+seed = 1
+
+[permute]
+variants = fused_async, fused_mma, auto, copy
+baseline = copy
+preset = large_u
+dtype = f32, f64
+beta = 0, 0.5
+INI
+  "$B/kbench" run /tmp/permute-mma-check.ini --out "$OUT/results/permute-mma-check"
+}
