@@ -436,3 +436,56 @@ beta = 0, 0.5
 INI
   "$B/kbench" run /tmp/permute-mma-check.ini --out "$OUT/results/permute-mma-check"
 }
+
+# v9, the persistent ring kernel (mma_persist = 1) against v8.2a (0): large_u float32 at beta 0
+# and 0.5, scales 0.5 / 1 / 2, the ring of 2; the other recoupling presets through it (verified
+# on the GPU); then Nsight Compute of the persistent kernel at beta 0, and compute-sanitizer
+# (memcheck, racecheck, synccheck) on profiles/sanitize.ini's [permute.persist].
+step_permute_persist() {
+  cat >/tmp/permute-persist.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 7
+min_time = 0.1
+max_noise = 0.05
+timeout = 120
+cache = hot
+seed = 1
+
+[permute]
+variants = fused_mma, auto, copy
+baseline = copy
+preset = large_u
+dtype = f32
+beta = 0, 0.5
+mma_persist = 0, 1
+
+[permute.ring2]
+variants = fused_mma
+preset = large_u
+dtype = f32
+beta = 0, 0.5
+mma_ring = 2
+mma_persist = 1
+
+[permute.scale]
+variants = fused_mma, copy
+baseline = copy
+preset = large_u
+dtype = f32
+scale = 0.5, 2
+mma_persist = 0, 1
+
+[permute.others]
+variants = fused_mma
+preset = recoupling_small, many_small, mixed
+dtype = f32
+beta = 0, 0.5
+mma_persist = 0, 1
+INI
+  "$B/kbench" run /tmp/permute-persist.ini --out "$OUT/results/permute-persist"
+  ncu_full /tmp/permute-persist.ini \
+    'permute/fused_mma/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*,mma_ring=3,mma_persist=1*' \
+    "$OUT/results/ncu-permute-persist"
+  SAN_FILTER='permute/*mma_persist=1*' step_sanitize_some
+}

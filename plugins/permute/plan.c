@@ -1222,8 +1222,104 @@ nomem:
     return KB_NOMEM;
 }
 
+double pm_fused_tile_cost(const pm_fused_item *it)
+{
+    /* A fill's product scales with the warp rows that hold trees (1 or 2 of 16), over a fixed
+     * part (its copies, waits and barrier); a tile adds its epilogue and its switch, about half
+     * a fill. */
+    const int32_t trees = it->rows - it->row0 < PM_FUSED_BM ? it->rows - it->row0 : PM_FUSED_BM;
+    const double busy = trees > PM_FUSED_BM / 2 ? 2.0 : 1.0;
+    const double fills = (double)((it->cols + PM_FUSED_BK - 1) / PM_FUSED_BK);
+    return 0.5 + fills * (0.5 + 0.25 * busy);
+}
+
+typedef struct tile_cost {
+    double cost;
+    int64_t x;
+} tile_cost;
+
+static int by_cost_desc(const void *a, const void *b)
+{
+    const tile_cost *x = a, *y = b;
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? 1 : -1;
+    return (x->x > y->x) - (x->x < y->x); /* ties: the work list's order */
+}
+
+int pm_fused_schedule(pm_fused_plan *f, int slots, char *msg)
+{
+    const int64_t items = f->items, m = items ? items : 1;
+    int rc = KB_NOMEM;
+    if (slots < 1) {
+        kb_msgf(msg, "fused schedule: %d CTAs", slots);
+        return KB_ERROR;
+    }
+    if ((int64_t)slots > m)
+        slots = (int)m;
+    tile_cost *tc = malloc((size_t)m * sizeof *tc);
+    double *load = calloc((size_t)slots, sizeof *load);
+    int32_t *owner = malloc((size_t)m * sizeof *owner), *next = calloc((size_t)slots, sizeof *next);
+    int32_t *first = calloc((size_t)slots + 1, sizeof *first);
+    pm_fused_item *item = malloc((size_t)m * sizeof *item);
+    pm_fused_gather *ig = malloc((size_t)m * PM_FUSED_BN * sizeof *ig);
+    int32_t *idc = malloc((size_t)m * PM_FUSED_BN * sizeof *idc);
+    if (!tc || !load || !owner || !next || !first || !item || !ig || !idc) {
+        kb_msgf(msg, "out of host memory scheduling the fused kernel");
+        goto out;
+    }
+    for (int64_t x = 0; x < items; x++) {
+        tc[x].cost = pm_fused_tile_cost(&f->item[x]);
+        tc[x].x = x;
+    }
+    qsort(tc, (size_t)items, sizeof *tc, by_cost_desc);
+    /* Longest first to the least loaded CTA (a linear scan: slots is a few hundred). */
+    for (int64_t k = 0; k < items; k++) {
+        int best = 0;
+        for (int b = 1; b < slots; b++)
+            if (load[b] < load[best])
+                best = b;
+        load[best] += tc[k].cost;
+        owner[k] = best;
+        first[best + 1]++;
+    }
+    for (int b = 0; b < slots; b++)
+        first[b + 1] += first[b];
+    /* Each CTA's tiles consecutive, in the order it was dealt them (longest first). */
+    for (int64_t k = 0; k < items; k++) {
+        const int64_t to = first[owner[k]] + next[owner[k]]++, from = tc[k].x;
+        item[to] = f->item[from];
+        memcpy(&ig[to * PM_FUSED_BN], &f->igather[from * PM_FUSED_BN], PM_FUSED_BN * sizeof *ig);
+        memcpy(&idc[to * PM_FUSED_BN], &f->idcol[from * PM_FUSED_BN], PM_FUSED_BN * sizeof *idc);
+    }
+    free(f->item);
+    free(f->igather);
+    free(f->idcol);
+    free(f->first);
+    f->item = item;
+    f->igather = ig;
+    f->idcol = idc;
+    f->first = first;
+    f->slots = slots;
+    item = NULL;
+    ig = NULL;
+    idc = NULL;
+    first = NULL;
+    rc = KB_OK;
+out:
+    free(tc);
+    free(load);
+    free(owner);
+    free(next);
+    free(first);
+    free(item);
+    free(ig);
+    free(idc);
+    return rc;
+}
+
 void pm_fused_plan_free(pm_fused_plan *f)
 {
+    free(f->first);
     free(f->blk);
     free(f->gather);
     free(f->dcol);
