@@ -489,3 +489,59 @@ INI
     "$OUT/results/ncu-permute-persist"
   SAN_FILTER='permute/*mma_persist=1*' step_sanitize_some
 }
+
+# v9.1, full fills without predicates (ring_fill), in fused_mma_ring (auto's float32 kernel) and
+# the persistent kernel: large_u float32 at beta 0 and 0.5 with the ring of 3 and 2, persistent
+# or not, and v8.1's register fill (mma_ring = 0, unchanged: the run's control); scale 2; the
+# other recoupling presets (verified on the GPU); the GPU test; Nsight Compute of the ring
+# kernel; compute-sanitizer on the float32 DMMA cases of profiles/sanitize.ini; the SASS of the
+# ring kernel.
+step_permute_fast() {
+  cat >/tmp/permute-fast.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 7
+min_time = 0.1
+max_noise = 0.05
+timeout = 120
+cache = hot
+seed = 1
+
+[permute]
+variants = fused_mma, auto, copy
+baseline = copy
+preset = large_u
+dtype = f32
+beta = 0, 0.5
+
+[permute.fills]
+variants = fused_mma
+preset = large_u
+dtype = f32
+beta = 0, 0.5
+mma_ring = 0, 2, 3
+mma_persist = 0, 1
+
+[permute.scale]
+variants = fused_mma, copy
+baseline = copy
+preset = large_u
+dtype = f32
+scale = 2
+
+[permute.others]
+variants = fused_mma
+preset = recoupling_small, many_small, mixed
+dtype = f32
+beta = 0, 0.5
+INI
+  "$B/kbench" run /tmp/permute-fast.ini --out "$OUT/results/permute-fast"
+  "$B/tests/test_permute_gpu" --jobs 1 --verbose
+  ncu_full /tmp/permute-fast.ini \
+    'permute/fused_mma/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*,mma_ring=3,mma_persist=0*' \
+    "$OUT/results/ncu-permute-fast"
+  SAN_FILTER='permute/fused_mma/*dtype=f32*' step_sanitize_some
+  cuobjdump -sass -fun '_ZN44_GLOBAL__N__754a8fc8_11_04_fused_cu_49b7e6ae14fused_mma_ringILb0ELi3ELi3EEEvPK15pm_fused_gatherPKiPK13pm_fused_itemPKfSA_SA_Pfff' \
+    "$B/plugins/libkbench_permute.so" >"$OUT/results/ring.sass" 2>&1 ||
+    cuobjdump -sass "$B/plugins/libkbench_permute.so" | gzip >"$OUT/results/permute.sass.gz"
+}

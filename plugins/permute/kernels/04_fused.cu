@@ -608,8 +608,25 @@ template <int N> __device__ __forceinline__ void copy_wait_group()
 #endif
 }
 
+// A 4-byte copy with no predicate and no zero-fill (a full fill's).
+__device__ __forceinline__ void copy_async_full(float *smem, const float *gmem)
+{
+#if defined(__CUDA_ARCH__)
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
+#else
+    *smem = *gmem; // the CPU emulation: copied at issue
+#endif
+}
+
 // One fill's copies: this thread's kMH trees of its column, its kMUL elements of U; a slot
-// past the block is zero-filled from a valid address (safe) without a read.
+// past the block's trees is zero-filled from a valid address (safe) without a read.  A column
+// past the block's elements copies its tree's first element (its callers pass kv as for a
+// column in the block): its products land in accumulator columns no one stores, and the fill
+// stays full.  v9.1: a full fill (all kMH trees, both U elements: every fill of a tile but its
+// last, at most, in every column) takes a path of plain copies: v8.2a's SASS spent ~95
+// instructions a warp on a fill's copies (a select of the address and of the size, a compare,
+// per copy), about half of a fill's instructions besides its 16 DMMA.
 __device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
                                           const float *__restrict__ sj, int32_t kv, int32_t n,
                                           const float *__restrict__ uj, int32_t ucs, unsigned uok,
@@ -618,6 +635,17 @@ __device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
     float(*ps)[kRP] = reinterpret_cast<float(*)[kRP]>(st);
     float(*us)[kRU] = reinterpret_cast<float(*)[kRU]>(st + kRPFill);
     const float *q = sj;
+    if (kv == kMH && uok == (1u << kMUL) - 1u) {
+#pragma unroll
+        for (int k = 0; k < kMH; k++) {
+            copy_async_full(&ps[k0h + k][mp], q);
+            q += n;
+        }
+#pragma unroll
+        for (int i = 0; i < kMUL; i++)
+            copy_async_full(&us[uk][ring_urow(ur + i * kMUS, uk)], uj + i * ucs);
+        return;
+    }
 #pragma unroll
     for (int k = 0; k < kMH; k++) {
         const bool ok = k < kv;
@@ -660,7 +688,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         const int32_t j0 = f * kBK;
         if (j0 < cols)
             ring_fill(ring + f * kRStage, m.mp, k0h, sj + f * m.sstep,
-                      mma_kv(m.valid, cols - j0 - k0h), m.it.n, uj + j0, m.ucs,
+                      mma_kv(true, cols - j0 - k0h), m.it.n, uj + j0, m.ucs,
                       j0 + m.uk < cols ? m.urmask : 0u, m.ur, m.uk, src);
         copy_commit();
     }
@@ -675,7 +703,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         nst -= nst >= RS ? RS : 0;
         if (jn < cols)
             ring_fill(ring + nst * kRStage, m.mp, k0h, sj + (int64_t)(jn / kBK) * m.sstep,
-                      mma_kv(m.valid, cols - jn - k0h), m.it.n, uj + jn, m.ucs,
+                      mma_kv(true, cols - jn - k0h), m.it.n, uj + jn, m.ucs,
                       jn + m.uk < cols ? m.urmask : 0u, m.ur, m.uk, src);
         copy_commit();
         const int32_t nc = m.busy ? min(kBK, cols - jc) : 0;
@@ -754,7 +782,6 @@ struct ring_src {
     const float *sj, *uj;
     int32_t n, left, uleft, ucs, mp, fills;
     unsigned urmask;
-    bool valid;
 };
 
 __device__ __forceinline__ ring_src ring_src_of(const tile_desc &d, const float *__restrict__ src,
@@ -764,9 +791,8 @@ __device__ __forceinline__ ring_src ring_src_of(const tile_desc &d, const float 
     ring_src r;
     const pm_fused_gather g = d.g[e];
     const int32_t cols = d.it.cols, urow = d.it.row0 + ur;
-    r.valid = g.soff >= 0;
     r.n = d.it.n;
-    r.sj = src + d.it.src_off + (r.valid ? g.soff : 0) + (int64_t)k0h * r.n;
+    r.sj = src + d.it.src_off + (g.soff >= 0 ? g.soff : 0) + (int64_t)k0h * r.n;
     r.uj = u + d.it.u_off + (int64_t)urow * cols + uk;
     r.left = cols - k0h;
     r.uleft = cols - uk;
@@ -881,7 +907,7 @@ __global__ void __launch_bounds__(kMT, 3)
             }
             if (pr.fills > 0) {
                 ring_fill(ring + (p % RS) * kRStage, pr.mp, k0h, pr.sj,
-                          mma_kv(pr.valid, pr.left), pr.n, pr.uj, pr.ucs,
+                          mma_kv(true, pr.left), pr.n, pr.uj, pr.ucs,
                           pr.uleft > 0 ? pr.urmask : 0u, ur, uk, src);
                 pr.sj += (int64_t)kBK * pr.n;
                 pr.uj += kBK;
