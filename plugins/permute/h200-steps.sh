@@ -537,9 +537,9 @@ beta = 0, 0.5
 INI
   "$B/kbench" run /tmp/permute-fast.ini --out "$OUT/results/permute-fast"
   "$B/tests/test_permute_gpu" --jobs 1 --verbose
-  ncu_full /tmp/permute-fast.ini \
-    'permute/fused_mma/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*,mma_ring=3,mma_persist=0*' \
-    "$OUT/results/ncu-permute-fast"
+  printf '[run]\nwarmup = 2\nmin_samples = 2\nmin_time = 0\ntimeout = 120\nseed = 1\n[permute]\nvariants = fused_mma\npreset = large_u\ndtype = f32\nbeta = 0\n' \
+    >/tmp/permute-fast-ncu.ini
+  ncu_full /tmp/permute-fast-ncu.ini 'permute/fused_mma/*' "$OUT/results/ncu-permute-fast"
   SAN_FILTER='permute/fused_mma/*dtype=f32*' step_sanitize_some
   cuobjdump -sass "$B/plugins/libkbench_permute.so" | gzip >"$OUT/results/permute.sass.gz"
 }

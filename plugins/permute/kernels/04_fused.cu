@@ -622,35 +622,32 @@ __device__ __forceinline__ void copy_async_full(float *smem, const float *gmem)
 // One fill's copies: this thread's kMH trees of its column, its kMUL elements of U; a slot
 // past the block's trees is zero-filled from a valid address (safe) without a read.  A column
 // past the block's elements copies its tree's first element (its callers pass kv as for a
-// column in the block): its products land in accumulator columns no one stores, and the fill
-// stays full.  v9.1: a full fill (all kMH trees, both U elements: every fill of a tile but its
-// last, at most, in every column) takes a path of plain copies: v8.2a's SASS spent ~95
-// instructions a warp on a fill's copies (a select of the address and of the size, a compare,
-// per copy), about half of a fill's instructions besides its 16 DMMA.
+// column in the block): its products land in accumulator columns no one stores.  v9.2: a fill
+// whose kBK trees all lie in the block (full: the same for the whole CTA; every fill of a tile
+// but its last) copies its trees without predicates: v8.2a's SASS spent ~95 instructions a
+// warp on a fill's copies (a select of the address and of the size, a compare, per copy).
 __device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
-                                          const float *__restrict__ sj, int32_t kv, int32_t n,
-                                          const float *__restrict__ uj, int32_t ucs, unsigned uok,
-                                          int32_t ur, int32_t uk, const float *__restrict__ safe)
+                                          const float *__restrict__ sj, bool full, int32_t kv,
+                                          int32_t n, const float *__restrict__ uj, int32_t ucs,
+                                          unsigned uok, int32_t ur, int32_t uk,
+                                          const float *__restrict__ safe)
 {
     float(*ps)[kRP] = reinterpret_cast<float(*)[kRP]>(st);
     float(*us)[kRU] = reinterpret_cast<float(*)[kRU]>(st + kRPFill);
     const float *q = sj;
-    if (kv == kMH && uok == (1u << kMUL) - 1u) {
+    if (full) {
 #pragma unroll
         for (int k = 0; k < kMH; k++) {
             copy_async_full(&ps[k0h + k][mp], q);
             q += n;
         }
+    } else {
 #pragma unroll
-        for (int i = 0; i < kMUL; i++)
-            copy_async_full(&us[uk][ring_urow(ur + i * kMUS, uk)], uj + i * ucs);
-        return;
-    }
-#pragma unroll
-    for (int k = 0; k < kMH; k++) {
-        const bool ok = k < kv;
-        copy_async(&ps[k0h + k][mp], ok ? q : safe, ok);
-        q += n;
+        for (int k = 0; k < kMH; k++) {
+            const bool ok = k < kv;
+            copy_async(&ps[k0h + k][mp], ok ? q : safe, ok);
+            q += n;
+        }
     }
 #pragma unroll
     for (int i = 0; i < kMUL; i++) {
@@ -687,7 +684,7 @@ __global__ void __launch_bounds__(kMT, MINB)
     for (int f = 0; f < RS - 1; f++) {
         const int32_t j0 = f * kBK;
         if (j0 < cols)
-            ring_fill(ring + f * kRStage, m.mp, k0h, sj + f * m.sstep,
+            ring_fill(ring + f * kRStage, m.mp, k0h, sj + f * m.sstep, cols - j0 >= kBK,
                       mma_kv(true, cols - j0 - k0h), m.it.n, uj + j0, m.ucs,
                       j0 + m.uk < cols ? m.urmask : 0u, m.ur, m.uk, src);
         copy_commit();
@@ -703,7 +700,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         nst -= nst >= RS ? RS : 0;
         if (jn < cols)
             ring_fill(ring + nst * kRStage, m.mp, k0h, sj + (int64_t)(jn / kBK) * m.sstep,
-                      mma_kv(true, cols - jn - k0h), m.it.n, uj + jn, m.ucs,
+                      cols - jn >= kBK, mma_kv(true, cols - jn - k0h), m.it.n, uj + jn, m.ucs,
                       jn + m.uk < cols ? m.urmask : 0u, m.ur, m.uk, src);
         copy_commit();
         const int32_t nc = m.busy ? min(kBK, cols - jc) : 0;
@@ -906,7 +903,7 @@ __global__ void __launch_bounds__(kMT, 3)
                 }
             }
             if (pr.fills > 0) {
-                ring_fill(ring + (p % RS) * kRStage, pr.mp, k0h, pr.sj,
+                ring_fill(ring + (p % RS) * kRStage, pr.mp, k0h, pr.sj, pr.left + k0h >= kBK,
                           mma_kv(true, pr.left), pr.n, pr.uj, pr.ucs,
                           pr.uleft > 0 ? pr.urmask : 0u, ur, uk, src);
                 pr.sj += (int64_t)kBK * pr.n;
