@@ -1011,68 +1011,6 @@ Test(permute, fused_tables_gather_runs)
     pm_problem_free(&p);
 }
 
-/* The persistent kernel's schedule (v9): every tile dealt once with its own tables, each CTA's
- * tiles consecutive, longest first, and no CTA loaded beyond the mean by more than one tile
- * (the longest-first guarantee); more CTAs than tiles: one tile each. */
-Test(permute, fused_schedule_deals_every_tile_once)
-{
-    pm_spec s = spec_of(PM_LARGE_U, 4, 0.0, 1.0);
-    pm_problem p;
-    pm_fused_plan f, g;
-    char msg[KB_MSG_SIZE] = "";
-    cr_assert_eq(pm_generate_blocks(&s, 1, &p, msg), KB_OK, "%s", msg);
-    cr_assert_eq(pm_plan_fused(&p, NULL, &f, msg), KB_OK, "%s", msg);
-    cr_assert_eq(pm_plan_fused(&p, NULL, &g, msg), KB_OK, "%s", msg);
-    const int64_t items = f.items;
-    double total = 0, most = 0;
-    for (int64_t x = 0; x < items; x++) {
-        const double c = pm_fused_tile_cost(&f.item[x]);
-        total += c;
-        most = c > most ? c : most;
-    }
-    cr_assert_eq(pm_fused_schedule(&f, 396, msg), KB_OK, "%s", msg);
-    cr_assert_eq(f.slots, 396);
-    cr_assert_eq(f.first[0], 0);
-    cr_assert_eq(f.first[f.slots], items);
-    char *seen = calloc((size_t)items, 1);
-    for (int b = 0; b < f.slots; b++) {
-        double load = 0;
-        cr_assert_leq(f.first[b], f.first[b + 1]);
-        for (int32_t x = f.first[b]; x < f.first[b + 1]; x++) {
-            /* Which tile of the unscheduled plan: its block and origin name it. */
-            int64_t y = 0;
-            while (y < items && (g.item[y].blk != f.item[x].blk || g.item[y].row0 != f.item[x].row0 ||
-                                 g.item[y].elem0 != f.item[x].elem0))
-                y++;
-            cr_assert_lt(y, items, "CTA %d: tile %d is none of the plan's", b, x);
-            cr_expect_eq(seen[y]++, 0, "tile %lld dealt twice", (long long)y);
-            cr_expect_eq(memcmp(&f.igather[(int64_t)x * PM_FUSED_BN],
-                                &g.igather[y * PM_FUSED_BN], PM_FUSED_BN * sizeof *f.igather),
-                         0, "tile %lld moved without its gather", (long long)y);
-            cr_expect_eq(memcmp(&f.idcol[(int64_t)x * PM_FUSED_BN], &g.idcol[y * PM_FUSED_BN],
-                                PM_FUSED_BN * sizeof *f.idcol),
-                         0, "tile %lld moved without its columns", (long long)y);
-            if (x > f.first[b])
-                cr_expect_geq(pm_fused_tile_cost(&f.item[x - 1]), pm_fused_tile_cost(&f.item[x]),
-                              "CTA %d: not longest first", b);
-            load += pm_fused_tile_cost(&f.item[x]);
-        }
-        cr_expect_leq(load, total / f.slots + most, "CTA %d: load %.2f, mean %.2f", b, load,
-                      total / f.slots);
-    }
-    for (int64_t y = 0; y < items; y++)
-        cr_expect_eq(seen[y], 1, "tile %lld dealt %d times", (long long)y, seen[y]);
-    free(seen);
-    cr_assert_eq(pm_fused_schedule(&g, 100000, msg), KB_OK, "%s", msg);
-    cr_expect_eq(g.slots, items, "more CTAs than tiles: %d", g.slots);
-    for (int b = 0; b < g.slots; b++)
-        cr_expect_eq(g.first[b + 1] - g.first[b], 1);
-    cr_expect_neq(pm_fused_schedule(&g, 0, msg), KB_OK, "no CTAs accepted");
-    pm_fused_plan_free(&f);
-    pm_fused_plan_free(&g);
-    pm_problem_free(&p);
-}
-
 /* ---- through kbench ------------------------------------------------------------------------- */
 
 Test(permute, host_verifies_on_every_preset_and_device_variants_are_listed, .timeout = 300)

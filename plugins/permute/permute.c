@@ -98,11 +98,6 @@ static const kb_param params[] = {
      "fused_mma, auto, float32: fill the DMMA kernel through a cp.async ring of 3 or 2 stages "
      "(v8.2); 0: through registers (v8.1, float64's way)",
      NULL},
-    {"mma_persist", KB_PARAM_INT, "0",
-     "fused_mma, auto, float32 with mma_ring: 1: the ring kernel persistent (v9), a CTA per "
-     "resident slot running the tiles the host deals it (longest first to the least loaded), "
-     "the next tile's fills copied during this one's; 0: a CTA a tile (v8.2)",
-     NULL},
     {"tile_split", KB_PARAM_INT, "2",
      "tiled, auto: where the model says, the lean tiles in a lean-only launch of their own "
      "(v6); 2: forked onto a second stream beside the general tiles' launch (run 16, mixed: "
@@ -153,8 +148,6 @@ typedef struct state {
     int direct;   /* tile_direct */
     int mma_ctas; /* mma_ctas */
     int mma_ring; /* mma_ring */
-    int mma_persist; /* mma_persist */
-    int32_t *d_ffirst; /* the persistent launch's tile lists (fp.first) */
     int split;    /* tile_split (tiled and auto; 0 elsewhere) */
     int fork;     /* tile_split = 2: a split plan's general launch on side, joined by events */
     cudaStream_t side;
@@ -306,7 +299,6 @@ static int teardown(void *p, char *msg)
     cudaFree(s->d_fgather);
     cudaFree(s->d_fdcol);
     cudaFree(s->d_fitem);
-    cudaFree(s->d_ffirst);
     pm_fused_plan_free(&s->fp);
     cudaFree(s->gp.dA);
     cudaFree(s->gp.dB);
@@ -440,16 +432,6 @@ static int plan_fused(state *s, const unsigned char *via, char *msg)
     s->fp.ring = s->mma_ring;
     if (rc != KB_OK || s->fp.items == 0)
         return rc;
-    if (s->mma_persist && s->fp.fill == PM_FUSED_FILL_RING) {
-        int slots = 0;
-        KB_CUDA_TRY((cudaError_t)pm_fused_slots(s->fp.ring, &slots), msg);
-        rc = pm_fused_schedule(&s->fp, slots, msg);
-        if (rc == KB_OK)
-            rc = upload((void **)&s->d_ffirst, s->fp.first,
-                        ((size_t)s->fp.slots + 1) * sizeof(int32_t), msg);
-        if (rc != KB_OK)
-            return rc;
-    }
     const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
     rc = upload((void **)&s->d_fgather, s->fp.igather, cols * sizeof(pm_fused_gather), msg);
     if (rc == KB_OK)
@@ -586,8 +568,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 2, mma_ctas = 3, mma_ring = 3,
-            mma_persist = 0;
+    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 2, mma_ctas = 3, mma_ring = 3;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -641,15 +622,8 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "mma_ring: expected 0, 2 or 3");
         return KB_BAD_PARAM;
     }
-    if (c->host->param_int(c->params, "mma_persist", &mma_persist) != KB_OK ||
-        (mma_persist != 0 && mma_persist != 1)) {
-        kb_msgf(msg, "mma_persist: expected 0 or 1");
-        return KB_BAD_PARAM;
-    }
-    if ((mma_ctas != 3 || mma_ring != 3 || mma_persist) && c->variant != V_FUSED_MMA &&
-        c->variant != V_AUTO) {
-        kb_msgf(msg, "%s belongs to fused_mma and auto",
-                mma_ctas != 3 ? "mma_ctas" : mma_ring != 3 ? "mma_ring" : "mma_persist");
+    if ((mma_ctas != 3 || mma_ring != 3) && c->variant != V_FUSED_MMA && c->variant != V_AUTO) {
+        kb_msgf(msg, "%s belongs to fused_mma and auto", mma_ctas != 3 ? "mma_ctas" : "mma_ring");
         return KB_SKIP;
     }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
@@ -672,7 +646,6 @@ static int init(const kb_case *c, void **out, char *msg)
     s->direct = (int)tile_direct;
     s->mma_ctas = (int)mma_ctas;
     s->mma_ring = (int)mma_ring;
-    s->mma_persist = (int)mma_persist;
     /* v6's plan for tiled and auto only: gemm and fused keep theirs (their tiled launch holds
      * extracts and unique blocks, which run 10 did not measure against a split). */
     s->split = tile_split != 0 && (c->variant == V_TILED || c->variant == V_AUTO);
@@ -828,9 +801,9 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
                                                   s->d_ws, p->alpha, p->beta, st),
                         msg);
         }
-        const pm_fused_dev fd = {s->d_fgather, s->d_fdcol, s->d_fitem, s->d_ffirst};
-        KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, &fd, s->d_src, s->d_cin, s->d_u,
-                                              out, p->alpha, p->beta, st),
+        KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fgather, s->d_fdcol,
+                                              s->d_fitem, s->d_src, s->d_cin, s->d_u, out, p->alpha,
+                                              p->beta, st),
                     msg);
         if (s->gp.count == 0)
             return KB_OK;

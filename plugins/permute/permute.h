@@ -377,19 +377,7 @@ typedef struct pm_fused_plan {
                * caller) */
     int ctas; /* fused_mma: the CTAs an SM its registers are capped for, 3 or 4 (the caller) */
     int ring; /* fused_mma_ring: its stages, 2 or 3 (the caller) */
-    /* fused_mma_ring persistent (v9, pm_fused_schedule): `slots` CTAs, CTA b running tiles
-     * first[b] .. first[b + 1] - 1 of the reordered work list; 0: a CTA a tile. */
-    int32_t slots;
-    int32_t *first;
 } pm_fused_plan;
-
-/* The fused launch's tables on the device. */
-typedef struct pm_fused_dev {
-    const pm_fused_gather *gather; /* the plan's igather */
-    const int32_t *dcol;           /* idcol */
-    const pm_fused_item *item;
-    const int32_t *first; /* the plan's first (slots > 0) */
-} pm_fused_dev;
 
 /* Source offset (within a tree) of destination element e of a block: one division per axis. */
 PM_HD int32_t pm_elem_src_off(const pm_elem_block *b, int32_t e)
@@ -553,11 +541,6 @@ double pm_fused_cost(const pm_problem *p, const pm_block *b);
 int pm_choose_path(const pm_problem *p, const pm_block *b, int len_log);
 /* Fused plan of the blocks with which[b] == 3 (NULL: every recoupling block). */
 int pm_plan_fused(const pm_problem *p, const unsigned char *which, pm_fused_plan *out, char *msg);
-/* Deals the plan's tiles to `slots` persistent CTAs, longest first to the least loaded, and
- * reorders the work list so each CTA's tiles are consecutive (fills first[], slots). */
-int pm_fused_schedule(pm_fused_plan *f, int slots, char *msg);
-/* A tile's cost in the schedule's units (about one fill of 16 source trees by both warp rows). */
-double pm_fused_tile_cost(const pm_fused_item *it);
 void pm_fused_plan_free(pm_fused_plan *f);
 
 /* ---- the GEMM path: one grouped cuBLAS GEMM over the blocks taken out of the tiled launch ---- */
@@ -593,11 +576,9 @@ size_t pm_tiled_smem_bytes(int esize, const pm_tile_plan *plan);
  * Returns a cudaError_t as int, or -1 with the cuBLAS status in *blas when cuBLAS failed. */
 int pm_run_gemm(int esize, void *handle, const pm_gemm_plan *g, const void *cin, void *out,
                 void *stream, int *blas);
-/* The persistent ring kernel's CTAs resident at once on the current device (SMs x CTAs an SM)
- * for `ring` stages, into *slots. */
-int pm_fused_slots(int ring, int *slots);
 /* The fused launch (nothing when the plan has no tiles). */
-int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_dev *d, const void *src,
+int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
+                 const int32_t *didcol, const pm_fused_item *ditem, const void *src,
                  const void *cin, const void *u, void *out, double alpha, double beta,
                  void *stream);
 

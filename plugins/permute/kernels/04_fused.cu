@@ -608,46 +608,21 @@ template <int N> __device__ __forceinline__ void copy_wait_group()
 #endif
 }
 
-// A 4-byte copy with no predicate and no zero-fill (a full fill's).
-__device__ __forceinline__ void copy_async_full(float *smem, const float *gmem)
-{
-#if defined(__CUDA_ARCH__)
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
-#else
-    *smem = *gmem; // the CPU emulation: copied at issue
-#endif
-}
-
 // One fill's copies: this thread's kMH trees of its column, its kMUL elements of U; a slot
-// past the block's trees is zero-filled from a valid address (safe) without a read.  A column
-// past the block's elements copies its tree's first element (its callers pass kv as for a
-// column in the block): its products land in accumulator columns no one stores.  v9.2: a fill
-// whose kBK trees all lie in the block (full: the same for the whole CTA; every fill of a tile
-// but its last) copies its trees without predicates: v8.2a's SASS spent ~95 instructions a
-// warp on a fill's copies (a select of the address and of the size, a compare, per copy).
+// past the block is zero-filled from a valid address (safe) without a read.
 __device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
-                                          const float *__restrict__ sj, bool full, int32_t kv,
-                                          int32_t n, const float *__restrict__ uj, int32_t ucs,
-                                          unsigned uok, int32_t ur, int32_t uk,
-                                          const float *__restrict__ safe)
+                                          const float *__restrict__ sj, int32_t kv, int32_t n,
+                                          const float *__restrict__ uj, int32_t ucs, unsigned uok,
+                                          int32_t ur, int32_t uk, const float *__restrict__ safe)
 {
     float(*ps)[kRP] = reinterpret_cast<float(*)[kRP]>(st);
     float(*us)[kRU] = reinterpret_cast<float(*)[kRU]>(st + kRPFill);
     const float *q = sj;
-    if (full) {
 #pragma unroll
-        for (int k = 0; k < kMH; k++) {
-            copy_async_full(&ps[k0h + k][mp], q);
-            q += n;
-        }
-    } else {
-#pragma unroll
-        for (int k = 0; k < kMH; k++) {
-            const bool ok = k < kv;
-            copy_async(&ps[k0h + k][mp], ok ? q : safe, ok);
-            q += n;
-        }
+    for (int k = 0; k < kMH; k++) {
+        const bool ok = k < kv;
+        copy_async(&ps[k0h + k][mp], ok ? q : safe, ok);
+        q += n;
     }
 #pragma unroll
     for (int i = 0; i < kMUL; i++) {
@@ -684,8 +659,8 @@ __global__ void __launch_bounds__(kMT, MINB)
     for (int f = 0; f < RS - 1; f++) {
         const int32_t j0 = f * kBK;
         if (j0 < cols)
-            ring_fill(ring + f * kRStage, m.mp, k0h, sj + f * m.sstep, cols - j0 >= kBK,
-                      mma_kv(true, cols - j0 - k0h), m.it.n, uj + j0, m.ucs,
+            ring_fill(ring + f * kRStage, m.mp, k0h, sj + f * m.sstep,
+                      mma_kv(m.valid, cols - j0 - k0h), m.it.n, uj + j0, m.ucs,
                       j0 + m.uk < cols ? m.urmask : 0u, m.ur, m.uk, src);
         copy_commit();
     }
@@ -700,7 +675,7 @@ __global__ void __launch_bounds__(kMT, MINB)
         nst -= nst >= RS ? RS : 0;
         if (jn < cols)
             ring_fill(ring + nst * kRStage, m.mp, k0h, sj + (int64_t)(jn / kBK) * m.sstep,
-                      cols - jn >= kBK, mma_kv(true, cols - jn - k0h), m.it.n, uj + jn, m.ucs,
+                      mma_kv(m.valid, cols - jn - k0h), m.it.n, uj + jn, m.ucs,
                       jn + m.uk < cols ? m.urmask : 0u, m.ur, m.uk, src);
         copy_commit();
         const int32_t nc = m.busy ? min(kBK, cols - jc) : 0;
@@ -720,254 +695,6 @@ __global__ void __launch_bounds__(kMT, MINB)
     copy_wait_group<0>(); // nothing in flight over the ring before it holds the result
     __syncthreads();
     mma_end<float, BETA>(m, acc, ring, dcs, out, cin, alpha, beta);
-}
-
-// ---- v9: the ring kernel persistent ------------------------------------------------------------
-// fused_mma_persist: fused_mma_ring's warps, ring and product, but a CTA runs a list of tiles
-// (pm_fused_schedule: dealt longest first to the least loaded CTA, slots = CTAs resident at
-// once) and the ring runs on across them: the next tile's first fills are copied during the
-// current tile's last ones, so its prologue (item and gather, then its first fills: two
-// dependent round trips, 24% of v8.2a's stall samples) is hidden, and the tail is the
-// schedule's, not the hardware's.  A tile's descriptor (item, gather and destination columns:
-// 1584 bytes) is copied into shared memory by cp.async with the fill that starts the tile
-// before it; four descriptor slots, so no slot is rewritten before its tile's epilogue.  The
-// epilogue stores from the accumulator fragments (lane: trees g, g + 8 of its warp's 16,
-// columns 2q, 2q + 1 of each 8), no staging, no barrier: the result needs no ring space and
-// the next tile's product starts at once.
-struct __align__(16) tile_desc {
-    pm_fused_item it;
-    pm_fused_gather g[kBN];
-    int32_t dc[kBN];
-};
-constexpr int kDSlots = 4;
-static_assert(sizeof(pm_fused_item) % 16 == 0 && sizeof(tile_desc) % 16 == 0, "16-byte copies");
-
-__device__ __forceinline__ void copy16_async(void *smem, const void *gmem)
-{
-#if defined(__CUDA_ARCH__)
-    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-#else
-    for (int i = 0; i < 4; i++) // the CPU emulation: copied at issue
-        static_cast<int32_t *>(smem)[i] = static_cast<const int32_t *>(gmem)[i];
-#endif
-}
-
-// Tile x's descriptor into d: 99 copies of 16 bytes, threads 0..98 one each.
-__device__ __forceinline__ void desc_fill(tile_desc *d, int64_t x,
-                                          const pm_fused_item *__restrict__ items,
-                                          const pm_fused_gather *__restrict__ gather,
-                                          const int32_t *__restrict__ dcol)
-{
-    constexpr int ni = sizeof(pm_fused_item) / 16, ng = sizeof(d->g) / 16,
-                  nd = sizeof(d->dc) / 16;
-    const int t = (int)threadIdx.x;
-    if (t < ni)
-        copy16_async(reinterpret_cast<char *>(&d->it) + 16 * t,
-                     reinterpret_cast<const char *>(items + x) + 16 * t);
-    else if (t < ni + ng)
-        copy16_async(reinterpret_cast<char *>(d->g) + 16 * (t - ni),
-                     reinterpret_cast<const char *>(gather + x * kBN) + 16 * (t - ni));
-    else if (t < ni + ng + nd)
-        copy16_async(reinterpret_cast<char *>(d->dc) + 16 * (t - ni - ng),
-                     reinterpret_cast<const char *>(dcol + x * kBN) + 16 * (t - ni - ng));
-}
-
-// The producer's tile: this thread's next fill's source trees (sj) and U column (uj), the
-// block's trees left from them (left: P, uleft: U), its fills not yet issued.
-struct ring_src {
-    const float *sj, *uj;
-    int32_t n, left, uleft, ucs, mp, fills;
-    unsigned urmask;
-};
-
-__device__ __forceinline__ ring_src ring_src_of(const tile_desc &d, const float *__restrict__ src,
-                                                const float *__restrict__ u, int32_t e,
-                                                int32_t k0h, int32_t ur, int32_t uk)
-{
-    ring_src r;
-    const pm_fused_gather g = d.g[e];
-    const int32_t cols = d.it.cols, urow = d.it.row0 + ur;
-    r.n = d.it.n;
-    r.sj = src + d.it.src_off + (g.soff >= 0 ? g.soff : 0) + (int64_t)k0h * r.n;
-    r.uj = u + d.it.u_off + (int64_t)urow * cols + uk;
-    r.left = cols - k0h;
-    r.uleft = cols - uk;
-    r.ucs = kMUS * cols;
-    r.mp = mma_pos(g.spos - g.spos / (32 + 4) * 4);
-    r.fills = (cols + kBK - 1) / kBK;
-    r.urmask = 0;
-#pragma unroll
-    for (int i = 0; i < kMUL; i++)
-        r.urmask |= urow + i * kMUS < d.it.rows ? 1u << i : 0u;
-    return r;
-}
-
-// Epilogue from the fragments: out = alpha acc (+ beta cin) in double, rounded once; a lane's
-// two columns go as one 8-byte store where they are destination neighbours (aligned).
-template <bool BETA>
-__device__ __forceinline__ void frag_store(const tile_desc &d, const double (&acc)[4][4],
-                                           int32_t wr, int32_t wc, int32_t lane,
-                                           float *__restrict__ out, const float *__restrict__ cin,
-                                           double alpha, double beta)
-{
-    const int32_t g = lane >> 2, q = lane & 3, n = d.it.n;
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const int32_t c = wc + 8 * j + 2 * q, d0 = d.dc[c], d1 = d.dc[c + 1];
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int32_t r = d.it.row0 + wr + g + 8 * h;
-            if (r >= d.it.rows)
-                continue;
-            const int64_t base = d.it.dst_off + (int64_t)r * n;
-            const double x0 = alpha * acc[j][2 * h], x1 = alpha * acc[j][2 * h + 1];
-            if (d0 >= 0 && d1 == d0 + 1 && ((base + d0) & 1) == 0) {
-                float2 v;
-                if (BETA) {
-                    const float2 c2 = *reinterpret_cast<const float2 *>(cin + base + d0);
-                    v = make_float2((float)(x0 + beta * (double)c2.x),
-                                    (float)(x1 + beta * (double)c2.y));
-                } else {
-                    v = make_float2((float)x0, (float)x1);
-                }
-                *reinterpret_cast<float2 *>(out + base + d0) = v;
-            } else {
-                if (d0 >= 0)
-                    out[base + d0] = (float)(BETA ? x0 + beta * (double)cin[base + d0] : x0);
-                if (d1 >= 0)
-                    out[base + d1] = (float)(BETA ? x1 + beta * (double)cin[base + d1] : x1);
-            }
-        }
-    }
-}
-
-// cin of this lane's part of the tile towards L2 (beta != 0), during the tile's last fill.
-__device__ __forceinline__ void frag_prefetch(const tile_desc &d, int32_t wr, int32_t wc,
-                                              int32_t lane, const float *__restrict__ cin)
-{
-#if defined(__CUDA_ARCH__)
-    const int32_t g = lane >> 2, q = lane & 3;
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const int32_t d0 = d.dc[wc + 8 * j + 2 * q];
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int32_t r = d.it.row0 + wr + g + 8 * h;
-            if (d0 >= 0 && r < d.it.rows)
-                asm volatile("prefetch.global.L2 [%0];\n" ::"l"(
-                    cin + d.it.dst_off + (int64_t)r * d.it.n + d0));
-        }
-    }
-#endif
-}
-
-// CTA b runs tiles first[b] .. first[b + 1] - 1 of the work list (pm_fused_schedule).
-template <bool BETA, int RS>
-__global__ void __launch_bounds__(kMT, 3)
-    fused_mma_persist(const pm_fused_gather *__restrict__ gather,
-                      const int32_t *__restrict__ dcol, const pm_fused_item *__restrict__ items,
-                      const int32_t *__restrict__ first, const float *__restrict__ src,
-                      const float *__restrict__ cin, const float *__restrict__ u,
-                      float *__restrict__ out, float alpha, float beta)
-{
-    __shared__ __align__(16) float ring[RS * kRStage];
-    __shared__ tile_desc desc[kDSlots];
-    const int32_t t = (int32_t)threadIdx.x, warp = t >> 5, lane = t & 31;
-    const int32_t e = t & (kBN - 1), k0h = (t >> 7) * kMH, ur = t / kBK, uk = t % kBK;
-    const int32_t wr = (warp >> 2) * 16, wc = (warp & 3) * 32;
-    const int32_t x0 = first[blockIdx.x], ntiles = first[blockIdx.x + 1] - x0;
-    if (ntiles > 0) {
-        desc_fill(&desc[0], x0, items, gather, dcol);
-        if (ntiles > 1)
-            desc_fill(&desc[1], x0 + 1, items, gather, dcol);
-        copy_commit();
-        copy_wait_group<0>();
-        __syncthreads();
-
-        // Producer: tile ptile, its next fill to step p (stage p % RS); its next tile's
-        // descriptor is usable from step dready (RS - 1 steps after it went out: landed).
-        int32_t ptile = 0, dready = 0;
-        ring_src pr = ring_src_of(desc[0], src, u, e, k0h, ur, uk);
-        auto produce = [&](int32_t p) {
-            if (pr.fills == 0 && ptile + 1 < ntiles) {
-                ptile++;
-                if (p < dready) { // a tile of fewer than RS - 1 fills: wait for the descriptor
-                    copy_wait_group<0>();
-                    __syncthreads();
-                }
-                pr = ring_src_of(desc[ptile % kDSlots], src, u, e, k0h, ur, uk);
-                if (ptile + 1 < ntiles) {
-                    desc_fill(&desc[(ptile + 1) % kDSlots], x0 + ptile + 1, items, gather, dcol);
-                    dready = p + RS - 1;
-                }
-            }
-            if (pr.fills > 0) {
-                ring_fill(ring + (p % RS) * kRStage, pr.mp, k0h, pr.sj, pr.left + k0h >= kBK,
-                          mma_kv(true, pr.left), pr.n, pr.uj, pr.ucs,
-                          pr.uleft > 0 ? pr.urmask : 0u, ur, uk, src);
-                pr.sj += (int64_t)kBK * pr.n;
-                pr.uj += kBK;
-                pr.left -= kBK;
-                pr.uleft -= kBK;
-                pr.fills--;
-            }
-            copy_commit();
-        };
-
-        double acc[4][4];
-#pragma unroll
-        for (int j = 0; j < 4; j++)
-#pragma unroll
-            for (int i = 0; i < 4; i++)
-                acc[j][i] = 0.0;
-        // Consumer: tile ctile, its source trees not yet multiplied (cleft), busy: this
-        // warp's trees hold any of the block's.
-        int32_t ctile = 0, cleft = desc[0].it.cols;
-        bool busy = desc[0].it.row0 + wr < desc[0].it.rows, more = true;
-
-        for (int32_t p = 0; p < RS - 1; p++)
-            produce(p);
-        copy_wait_group<RS - 2>();
-        __syncthreads();
-
-        for (int32_t i = 0; more; i++) {
-            produce(i + RS - 1);
-            const tile_desc &cd = desc[ctile % kDSlots];
-            const bool last = cleft <= kBK;
-            if (BETA && last && busy)
-                frag_prefetch(cd, wr, wc, lane, cin);
-            const int32_t nc = busy ? min(kBK, cleft) : 0;
-            const float *st = ring + (i % RS) * kRStage;
-#pragma unroll
-            for (int k0 = 0; k0 < kBK; k0 += 4) {
-                if (k0 >= nc) // the same for the whole warp; zero-filled slots cover nc..k0+3
-                    break;
-                mma_step<float, kRU, kRP, 1>(
-                    acc, reinterpret_cast<const float(*)[kRU]>(st + kRPFill),
-                    reinterpret_cast<const float(*)[kRP]>(st), k0, wr, wc, lane);
-            }
-            cleft -= kBK;
-            if (last) {
-                if (busy)
-                    frag_store<BETA>(cd, acc, wr, wc, lane, out, cin, (double)alpha,
-                                     (double)beta);
-#pragma unroll
-                for (int j = 0; j < 4; j++)
-#pragma unroll
-                    for (int q = 0; q < 4; q++)
-                        acc[j][q] = 0.0;
-                more = ++ctile < ntiles;
-                if (more) {
-                    const tile_desc &nd = desc[ctile % kDSlots];
-                    cleft = nd.it.cols;
-                    busy = nd.it.row0 + wr < nd.it.rows;
-                }
-            }
-            copy_wait_group<RS - 2>(); // fill i + 1 has landed (this thread's copies)
-            __syncthreads();
-        }
-    }
 }
 
 template <typename T, bool ASYNC>
@@ -1031,26 +758,6 @@ cudaError_t launch_ring(const pm_fused_plan *h, const pm_fused_gather *gather, c
                : launch_ring<BETA, 3>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s);
 }
 
-template <bool BETA, int RS>
-cudaError_t launch_persist(const pm_fused_plan *h, const pm_fused_dev *d, const void *src,
-                           const void *cin, const void *u, void *out, double alpha, double beta,
-                           cudaStream_t s)
-{
-    fused_mma_persist<BETA, RS><<<(unsigned)h->slots, kMT, 0, s>>>(
-        d->gather, d->dcol, d->item, d->first, (const float *)src, (const float *)cin,
-        (const float *)u, (float *)out, (float)alpha, (float)beta);
-    return cudaGetLastError();
-}
-
-template <bool BETA>
-cudaError_t launch_persist(const pm_fused_plan *h, const pm_fused_dev *d, const void *src,
-                           const void *cin, const void *u, void *out, double alpha, double beta,
-                           cudaStream_t s)
-{
-    return h->ring == 2 ? launch_persist<BETA, 2>(h, d, src, cin, u, out, alpha, beta, s)
-                        : launch_persist<BETA, 3>(h, d, src, cin, u, out, alpha, beta, s);
-}
-
 template <typename T>
 cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
                        const pm_fused_item *items, const void *src, const void *cin, const void *u,
@@ -1063,37 +770,14 @@ cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, co
 
 } // namespace
 
-#if defined(__CUDACC__) // the CPU emulation (test/run_emu_fused.sh) schedules for itself
-extern "C" int pm_fused_slots(int ring, int *slots)
-{
-    int dev = 0, sms = 0, per = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = ring == 2 ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                            &per, fused_mma_persist<false, 2>, kMT, 0)
-                      : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                            &per, fused_mma_persist<false, 3>, kMT, 0);
-    *slots = sms * (per > 0 ? per : 1);
-    return (int)e;
-}
-#endif
-
-extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_dev *d,
-                            const void *src, const void *cin, const void *u, void *out,
-                            double alpha, double beta, void *stream)
+extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fused_gather *digather,
+                            const int32_t *didcol, const pm_fused_item *ditem, const void *src,
+                            const void *cin, const void *u, void *out, double alpha, double beta,
+                            void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    const pm_fused_gather *digather = d->gather;
-    const int32_t *didcol = d->dcol;
-    const pm_fused_item *ditem = d->item;
     if (hplan->items == 0)
         return (int)cudaSuccess;
-    if (hplan->fill == PM_FUSED_FILL_RING && esize == 4 && hplan->slots > 0)
-        return (int)(beta != 0.0
-                         ? launch_persist<true>(hplan, d, src, cin, u, out, alpha, beta, s)
-                         : launch_persist<false>(hplan, d, src, cin, u, out, alpha, beta, s));
     if (hplan->fill == PM_FUSED_FILL_RING && esize == 4)
         return (int)(beta != 0.0 ? launch_ring<true>(hplan, digather, didcol, ditem, src, cin, u,
                                                      out, alpha, beta, s)

@@ -27,8 +27,7 @@ extern "C" cudaError_t cudaGetLastError(void)
 int main()
 {
     int fails = 0;
-    for (int mode = 0; mode < 7; mode++) /* regs, async, mma, ring of 3, ring of 2; persistent:
-                                          * ring of 3 on 5 CTAs, of 2 on 3 */
+    for (int mode = 0; mode < 5; mode++) /* regs, async, mma, ring of 3, ring of 2 */
         for (pm_preset preset : {PM_LARGE_U, PM_RECOUPLING_SMALL, PM_MIXED, PM_CUSTOM})
             for (int esize = 4; esize <= 8; esize += 4)
                 for (double beta : {0.0, -0.75}) {
@@ -52,14 +51,9 @@ int main()
                     const int fill = mode < 4 ? mode : PM_FUSED_FILL_RING;
                     f.fill = fill;
                     f.ctas = 3;
-                    f.ring = mode == 4 || mode == 6 ? 2 : 3;
-                    if (mode >= 5 && pm_fused_schedule(&f, mode == 5 ? 5 : 3, msg) != KB_OK) {
-                        printf("%s: %s\n", pm_preset_name(preset), msg);
-                        return 1;
-                    }
-                    const pm_fused_dev d = {f.igather, f.idcol, f.item, f.first};
-                    int rc = pm_run_fused(esize, &f, &d, p.src, p.cin, p.u, out, p.alpha, p.beta,
-                                          NULL);
+                    f.ring = mode == 4 ? 2 : 3;
+                    int rc = pm_run_fused(esize, &f, f.igather, f.idcol, f.item, p.src, p.cin, p.u,
+                                          out, p.alpha, p.beta, NULL);
                     /* Checked: the recoupling blocks (the problem with its abelian blocks left
                      * out). */
                     pm_problem q = p;
@@ -73,9 +67,7 @@ int main()
                     double err = pm_check(&q, out, &bad);
                     free(kept);
                     printf("%-8s %-16s f%d beta %5.2f: %4lld tiles, err/bound %.3g, %lld bad\n",
-                           mode == 5                     ? "persist"
-                           : mode == 6                   ? "persist2"
-                           : mode == 4                   ? "ring2"
+                           mode == 4                     ? "ring2"
                            : fill == PM_FUSED_FILL_RING  ? "ring"
                            : fill == PM_FUSED_FILL_MMA   ? "mma"
                            : fill == PM_FUSED_FILL_ASYNC ? "async"
