@@ -437,7 +437,7 @@ INI
   "$B/kbench" run /tmp/permute-mma-check.ini --out "$OUT/results/permute-mma-check"
 }
 
-# v9, the persistent ring kernel (mma_persist = 1) against v8.2a (0): large_u float32 at beta 0
+# (Branch v9-persist only: main has no mma_persist.) v9, the persistent ring kernel (mma_persist = 1) against v8.2a (0): large_u float32 at beta 0
 # and 0.5, scales 0.5 / 1 / 2, the ring of 2; the other recoupling presets through it (verified
 # on the GPU); then Nsight Compute of the persistent kernel at beta 0, and compute-sanitizer
 # (memcheck, racecheck, synccheck) on profiles/sanitize.ini's [permute.persist].
@@ -490,7 +490,7 @@ INI
   SAN_FILTER='permute/*mma_persist=1*' step_sanitize_some
 }
 
-# v9.1, full fills without predicates (ring_fill), in fused_mma_ring (auto's float32 kernel) and
+# (Branch v9-persist only.) v9.1, full fills without predicates (ring_fill), in fused_mma_ring (auto's float32 kernel) and
 # the persistent kernel: large_u float32 at beta 0 and 0.5 with the ring of 3 and 2, persistent
 # or not, and v8.1's register fill (mma_ring = 0, unchanged: the run's control); scale 2; the
 # other recoupling presets (verified on the GPU); the GPU test; Nsight Compute of the ring
@@ -542,4 +542,43 @@ INI
   ncu_full /tmp/permute-fast-ncu.ini 'permute/fused_mma/*' "$OUT/results/ncu-permute-fast"
   SAN_FILTER='permute/fused_mma/*dtype=f32*' step_sanitize_some
   cuobjdump -sass "$B/plugins/libkbench_permute.so" | gzip >"$OUT/results/permute.sass.gz"
+}
+
+# v10, two pipes: mma_share percent of the fused blocks' multiply-adds on fused_async's FFMA
+# kernel, on a second stream beside the DMMA kernel; large_u float32 at beta 0 and 0.5
+# (fused_async alone for its rate), then the other recoupling presets at a share of 40
+# (verified on the GPU).
+step_permute_share() {
+  cat >/tmp/permute-share.ini <<'INI'
+[run]
+warmup = 2
+min_samples = 7
+min_time = 0.1
+max_noise = 0.05
+timeout = 120
+cache = hot
+seed = 1
+
+[permute]
+variants = fused_async, copy
+baseline = copy
+preset = large_u
+dtype = f32
+beta = 0, 0.5
+
+[permute.share]
+variants = fused_mma, auto
+preset = large_u
+dtype = f32
+beta = 0, 0.5
+mma_share = 0, 20, 30, 40, 50, 60
+
+[permute.others]
+variants = fused_mma
+preset = recoupling_small, many_small, mixed
+dtype = f32
+beta = 0, 0.5
+mma_share = 40
+INI
+  "$B/kbench" run /tmp/permute-share.ini --out "$OUT/results/permute-share"
 }
