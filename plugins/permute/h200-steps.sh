@@ -544,7 +544,7 @@ INI
   cuobjdump -sass "$B/plugins/libkbench_permute.so" | gzip >"$OUT/results/permute.sass.gz"
 }
 
-# v10, two pipes: mma_share percent of the fused blocks' multiply-adds on fused_async's FFMA
+# (Branch v10-share only: main has no mma_share.) v10, two pipes: mma_share percent of the fused blocks' multiply-adds on fused_async's FFMA
 # kernel, on a second stream beside the DMMA kernel; large_u float32 at beta 0 and 0.5
 # (fused_async alone for its rate), then the other recoupling presets at a share of 40
 # (verified on the GPU).

@@ -98,11 +98,6 @@ static const kb_param params[] = {
      "fused_mma, auto, float32: fill the DMMA kernel through a cp.async ring of 3 or 2 stages "
      "(v8.2); 0: through registers (v8.1, float64's way)",
      NULL},
-    {"mma_share", KB_PARAM_INT, "0",
-     "fused_mma, auto, float32 with mma_ring: percent (0-90) of the fused blocks' multiply-adds "
-     "sent to fused_async's FFMA kernel, launched on a second stream beside the DMMA kernel so "
-     "both pipes work (v10); 0: none",
-     NULL},
     {"tile_split", KB_PARAM_INT, "2",
      "tiled, auto: where the model says, the lean tiles in a lean-only launch of their own "
      "(v6); 2: forked onto a second stream beside the general tiles' launch (run 16, mixed: "
@@ -145,13 +140,6 @@ typedef struct state {
     pm_fused_gather *d_fgather;
     int32_t *d_fdcol;
     pm_fused_item *d_fitem;
-    /* mma_share: the FFMA kernel's share of the fused blocks, on its own stream (v10) */
-    pm_fused_plan fp2;
-    pm_fused_gather *d_fgather2;
-    int32_t *d_fdcol2;
-    pm_fused_item *d_fitem2;
-    cudaStream_t fside;
-    cudaEvent_t ev_ffork, ev_fjoin;
     cublasHandle_t blas;
     void *d_blas_ws;
     cudaStream_t own;
@@ -160,7 +148,6 @@ typedef struct state {
     int direct;   /* tile_direct */
     int mma_ctas; /* mma_ctas */
     int mma_ring; /* mma_ring */
-    int mma_share; /* mma_share */
     int split;    /* tile_split (tiled and auto; 0 elsewhere) */
     int fork;     /* tile_split = 2: a split plan's general launch on side, joined by events */
     cudaStream_t side;
@@ -313,16 +300,6 @@ static int teardown(void *p, char *msg)
     cudaFree(s->d_fdcol);
     cudaFree(s->d_fitem);
     pm_fused_plan_free(&s->fp);
-    cudaFree(s->d_fgather2);
-    cudaFree(s->d_fdcol2);
-    cudaFree(s->d_fitem2);
-    pm_fused_plan_free(&s->fp2);
-    if (s->fside)
-        cudaStreamDestroy(s->fside);
-    if (s->ev_ffork)
-        cudaEventDestroy(s->ev_ffork);
-    if (s->ev_fjoin)
-        cudaEventDestroy(s->ev_fjoin);
     cudaFree(s->gp.dA);
     cudaFree(s->gp.dB);
     cudaFree(s->gp.dC);
@@ -439,77 +416,11 @@ static int plan_gemm(state *s, const unsigned char *via, const int64_t *ws_off, 
     return KB_OK;
 }
 
-/* Uploads a fused plan's per-tile tables. */
-static int upload_fused(const pm_fused_plan *f, pm_fused_gather **gather, int32_t **dcol,
-                        pm_fused_item **item, char *msg)
+/* Plans the fused launch of the blocks with via[b] == 3 (none: no launch). */
+static int plan_fused(state *s, const unsigned char *via, char *msg)
 {
-    const size_t cols = (size_t)f->items * PM_FUSED_BN;
-    int rc = upload((void **)gather, f->igather, cols * sizeof(pm_fused_gather), msg);
-    if (rc == KB_OK)
-        rc = upload((void **)dcol, f->idcol, cols * sizeof(int32_t), msg);
-    if (rc == KB_OK)
-        rc = upload((void **)item, f->item, (size_t)f->items * sizeof(pm_fused_item), msg);
-    return rc;
-}
-
-/* mma_share (v10): moves fused blocks (via 3) to the FFMA kernel (via 4), largest first while
- * their multiply-adds stay within the share of all the fused blocks'. */
-static void share_fused(const pm_problem *p, int share, unsigned char *via)
-{
-    double total = 0.0, taken = 0.0;
-    for (int b = 0; b < p->n_blocks; b++)
-        if (via[b] == 3)
-            total += (double)p->blocks[b].rows * p->blocks[b].cols * p->blocks[b].n;
-    for (;;) {
-        int best = -1;
-        double most = 0.0;
-        for (int b = 0; b < p->n_blocks; b++) {
-            const double ma = (double)p->blocks[b].rows * p->blocks[b].cols * p->blocks[b].n;
-            if (via[b] == 3 && ma > most && taken + ma <= total * share / 100.0) {
-                best = b;
-                most = ma;
-            }
-        }
-        if (best < 0)
-            return;
-        via[best] = 4;
-        taken += most;
-    }
-}
-
-/* Plans the fused launch of the blocks with via[b] == 3 (none: no launch); with mma_share, a
- * second launch (fused_async) of the blocks share_fused gives it. */
-static int plan_fused(state *s, const unsigned char *via_in, char *msg)
-{
-    const int f32 = s->prob->esize == 4;
-    const int n = s->prob->n_blocks;
-    unsigned char *via = malloc((size_t)n + 1), *via2 = malloc((size_t)n + 1);
-    if (!via || !via2) {
-        free(via);
-        free(via2);
-        kb_msgf(msg, "out of host memory");
-        return KB_NOMEM;
-    }
-    memcpy(via, via_in, (size_t)n);
-    if (s->mma_share && f32 && s->mma_ring)
-        share_fused(s->prob, s->mma_share, via);
-    for (int b = 0; b < n; b++)
-        via2[b] = via[b] == 4 ? 3 : 0;
     int rc = pm_plan_fused(s->prob, via, &s->fp, msg);
-    if (rc == KB_OK)
-        rc = pm_plan_fused(s->prob, via2, &s->fp2, msg);
-    free(via);
-    free(via2);
-    s->fp2.fill = PM_FUSED_FILL_ASYNC;
-    if (rc == KB_OK && s->fp2.items) {
-        rc = upload_fused(&s->fp2, &s->d_fgather2, &s->d_fdcol2, &s->d_fitem2, msg);
-        if (rc != KB_OK)
-            return rc;
-        KB_CUDA_TRY(cudaStreamCreateWithFlags(&s->fside, cudaStreamNonBlocking), msg);
-        KB_CUDA_TRY(cudaEventCreateWithFlags(&s->ev_ffork, cudaEventDisableTiming), msg);
-        KB_CUDA_TRY(cudaEventCreateWithFlags(&s->ev_fjoin, cudaEventDisableTiming), msg);
-        s->launches++;
-    }
+    const int f32 = s->prob->esize == 4;
     /* auto: the DMMA product (v8; run 23, large_u at beta 0: float64 22.5 against fused's
      * 39.5 µs, float32 through the ring 16.2 against fused_async's 18.5). */
     s->fp.fill = s->variant == V_FUSED_MMA || s->variant == V_AUTO ? PM_FUSED_FILL_MMA
@@ -519,13 +430,18 @@ static int plan_fused(state *s, const unsigned char *via_in, char *msg)
         s->fp.fill = PM_FUSED_FILL_RING;
     s->fp.ctas = s->mma_ctas;
     s->fp.ring = s->mma_ring;
-    if (rc != KB_OK)
+    if (rc != KB_OK || s->fp.items == 0)
         return rc;
-    s->predicted_ns += fmax(s->fp.predicted_ns, s->fp2.predicted_ns); /* side by side */
-    if (s->fp.items == 0)
-        return KB_OK;
+    const size_t cols = (size_t)s->fp.items * PM_FUSED_BN; /* the per-tile tables */
+    rc = upload((void **)&s->d_fgather, s->fp.igather, cols * sizeof(pm_fused_gather), msg);
+    if (rc == KB_OK)
+        rc = upload((void **)&s->d_fdcol, s->fp.idcol, cols * sizeof(int32_t), msg);
+    if (rc == KB_OK)
+        rc = upload((void **)&s->d_fitem, s->fp.item, (size_t)s->fp.items * sizeof(pm_fused_item),
+                    msg);
     s->launches++;
-    return upload_fused(&s->fp, &s->d_fgather, &s->d_fdcol, &s->d_fitem, msg);
+    s->predicted_ns += s->fp.predicted_ns;
+    return rc;
 }
 
 /* The tiled plan's options (pm_plan_tiles_direct) from tile_direct and tile_split. */
@@ -652,8 +568,7 @@ static int init(const kb_case *c, void **out, char *msg)
 {
     state *s;
     int rc = KB_OK;
-    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 2, mma_ctas = 3, mma_ring = 3,
-            mma_share = 0;
+    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 2, mma_ctas = 3, mma_ring = 3;
     const char *gemm_call = "grouped";
     *out = NULL;
     if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
@@ -707,15 +622,8 @@ static int init(const kb_case *c, void **out, char *msg)
         kb_msgf(msg, "mma_ring: expected 0, 2 or 3");
         return KB_BAD_PARAM;
     }
-    if (c->host->param_int(c->params, "mma_share", &mma_share) != KB_OK || mma_share < 0 ||
-        mma_share > 90) {
-        kb_msgf(msg, "mma_share: expected a percent from 0 to 90");
-        return KB_BAD_PARAM;
-    }
-    if ((mma_ctas != 3 || mma_ring != 3 || mma_share) && c->variant != V_FUSED_MMA &&
-        c->variant != V_AUTO) {
-        kb_msgf(msg, "%s belongs to fused_mma and auto",
-                mma_ctas != 3 ? "mma_ctas" : mma_ring != 3 ? "mma_ring" : "mma_share");
+    if ((mma_ctas != 3 || mma_ring != 3) && c->variant != V_FUSED_MMA && c->variant != V_AUTO) {
+        kb_msgf(msg, "%s belongs to fused_mma and auto", mma_ctas != 3 ? "mma_ctas" : "mma_ring");
         return KB_SKIP;
     }
     if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
@@ -738,7 +646,6 @@ static int init(const kb_case *c, void **out, char *msg)
     s->direct = (int)tile_direct;
     s->mma_ctas = (int)mma_ctas;
     s->mma_ring = (int)mma_ring;
-    s->mma_share = (int)mma_share;
     /* v6's plan for tiled and auto only: gemm and fused keep theirs (their tiled launch holds
      * extracts and unique blocks, which run 10 did not measure against a split). */
     s->split = tile_split != 0 && (c->variant == V_TILED || c->variant == V_AUTO);
@@ -811,10 +718,10 @@ static int init(const kb_case *c, void **out, char *msg)
         report(s, "tiles", (double)(s->tp.tiles + s->tp.lean_tiles), 0.0, "1");
         report(s, "launches", (double)s->launches, 0.0, "1");
         report(s, "gemm_blocks", (double)s->gp.count, 0.0, "1");
-        report(s, "fused_blocks", (double)(s->fp.n_blocks + s->fp2.n_blocks), 0.0, "1");
+        report(s, "fused_blocks", (double)s->fp.n_blocks, 0.0, "1");
         /* The tiled launch's blocks less the GEMM's extracts (per_element: none). */
         report(s, "tiled_blocks", (double)(s->tp.n_blocks - s->gp.count), 0.0, "1");
-        report(s, "fused_tiles", (double)(s->fp.items + s->fp2.items), 0.0, "1");
+        report(s, "fused_tiles", (double)s->fp.items, 0.0, "1");
     }
     *out = s;
     return KB_OK;
@@ -894,21 +801,10 @@ static int run_on(state *s, cudaStream_t st, void *out, char *msg)
                                                   s->d_ws, p->alpha, p->beta, st),
                         msg);
         }
-        if (s->fp2.items) { /* mma_share: the FFMA kernel's blocks beside the DMMA kernel's */
-            KB_CUDA_TRY(cudaEventRecord(s->ev_ffork, st), msg);
-            KB_CUDA_TRY(cudaStreamWaitEvent(s->fside, s->ev_ffork, 0), msg);
-            KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp2, s->d_fgather2, s->d_fdcol2,
-                                                  s->d_fitem2, s->d_src, s->d_cin, s->d_u, out,
-                                                  p->alpha, p->beta, s->fside),
-                        msg);
-            KB_CUDA_TRY(cudaEventRecord(s->ev_fjoin, s->fside), msg);
-        }
         KB_CUDA_TRY((cudaError_t)pm_run_fused(p->esize, &s->fp, s->d_fgather, s->d_fdcol,
                                               s->d_fitem, s->d_src, s->d_cin, s->d_u, out, p->alpha,
                                               p->beta, st),
                     msg);
-        if (s->fp2.items)
-            KB_CUDA_TRY(cudaStreamWaitEvent(st, s->ev_fjoin, 0), msg);
         if (s->gp.count == 0)
             return KB_OK;
         e = pm_run_gemm(p->esize, s->blas, &s->gp, s->d_cin, out, st, &blas);
