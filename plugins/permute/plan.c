@@ -1036,9 +1036,14 @@ void pm_elem_plan_free(pm_elem_plan *e)
 
 /* ---- the fused kernel: cost, choice and plan ------------------------------------------------ */
 
-/* Rate of the fused kernel's FMAs over its padded tiles (float32; float64 half): a first guess
- * at ~60% of the H200's measured 63 TFLOP/s FMA peak, to be calibrated from predicted_us. */
-#define FUSED_FLOP_PER_NS 38000.0
+/* Rate of the fused kernel over its padded tiles, as auto runs it (fused_mma, the product on
+ * the FP64 tensor cores), calibrated on large_u at scale 1 (session 6): float32 (the cp.async
+ * ring) 16.1 µs, float64 22.5 µs in runs 23-29, less the launch and the tiles' share (2.73 µs),
+ * for 367 padded MFLOP.  Session 3's first guess (38 / 19 TFLOP/s, for the FMA kernels) put
+ * float32 at 1.30x under.  The FMA fills (variants fused, fused_async) run slower than this
+ * model (large_u float32 18.5-21.2 µs, float64 39.5-40.4). */
+#define FUSED_F32_FLOP_PER_NS 27500.0
+#define FUSED_F64_FLOP_PER_NS 19000.0
 #define NS_PER_FUSED_TILE 1.0 /* a tile's prologue, descriptor and epilogue, whole GPU */
 
 static int64_t fused_tiles(const pm_block *b)
@@ -1063,7 +1068,7 @@ double pm_fused_cost(const pm_problem *p, const pm_block *b)
     const double k4 = (double)((b->cols + 3) / 4 * 4), rows16 = (double)((b->rows + 15) / 16 * 16);
     const double n128 = (double)((b->n + PM_FUSED_BN - 1) / PM_FUSED_BN * PM_FUSED_BN);
     const double flops = 2.0 * rows16 * n128 * k4;
-    const double rate = FUSED_FLOP_PER_NS * (p->esize == 4 ? 1.0 : 0.5);
+    const double rate = p->esize == 4 ? FUSED_F32_FLOP_PER_NS : FUSED_F64_FLOP_PER_NS;
     const double bytes = (double)p->esize * ((double)b->n * b->cols +
                                              (double)b->n * b->rows * (p->beta != 0.0 ? 2 : 1) +
                                              (double)b->rows * b->cols);
