@@ -437,148 +437,34 @@ INI
   "$B/kbench" run /tmp/permute-mma-check.ini --out "$OUT/results/permute-mma-check"
 }
 
-# (Branch v9-persist only: main has no mma_persist.) v9, the persistent ring kernel (mma_persist = 1) against v8.2a (0): large_u float32 at beta 0
-# and 0.5, scales 0.5 / 1 / 2, the ring of 2; the other recoupling presets through it (verified
-# on the GPU); then Nsight Compute of the persistent kernel at beta 0, and compute-sanitizer
-# (memcheck, racecheck, synccheck) on profiles/sanitize.ini's [permute.persist].
-step_permute_persist() {
-  cat >/tmp/permute-persist.ini <<'INI'
+# Every instance of the fused kernels through pm_run_fused's dispatch (launch_one, pick): the
+# FMA fills, auto, and fused_mma with each ring and register cap, float32 and float64, beta 0
+# and 0.5, on large_u at scale 0.1, each verified; then the GPU test.
+step_permute_dispatch() {
+  cat >/tmp/permute-dispatch.ini <<'INI'
 [run]
-warmup = 2
-min_samples = 7
-min_time = 0.1
-max_noise = 0.05
+warmup = 1
+min_samples = 3
+min_time = 0
 timeout = 120
-cache = hot
 seed = 1
 
 [permute]
-variants = fused_mma, auto, copy
-baseline = copy
+variants = fused, fused_async, auto
 preset = large_u
-dtype = f32
+dtype = f32, f64
 beta = 0, 0.5
-mma_persist = 0, 1
+scale = 0.1
 
-[permute.ring2]
+[permute.mma]
 variants = fused_mma
 preset = large_u
-dtype = f32
+dtype = f32, f64
 beta = 0, 0.5
-mma_ring = 2
-mma_persist = 1
-
-[permute.scale]
-variants = fused_mma, copy
-baseline = copy
-preset = large_u
-dtype = f32
-scale = 0.5, 2
-mma_persist = 0, 1
-
-[permute.others]
-variants = fused_mma
-preset = recoupling_small, many_small, mixed
-dtype = f32
-beta = 0, 0.5
-mma_persist = 0, 1
-INI
-  "$B/kbench" run /tmp/permute-persist.ini --out "$OUT/results/permute-persist"
-  ncu_full /tmp/permute-persist.ini \
-    'permute/fused_mma/preset=large_u,dtype=f32,alpha=1,beta=0,scale=1,*,mma_ring=3,mma_persist=1*' \
-    "$OUT/results/ncu-permute-persist"
-  SAN_FILTER='permute/*mma_persist=1*' step_sanitize_some
-}
-
-# (Branch v9-persist only.) v9.1, full fills without predicates (ring_fill), in fused_mma_ring (auto's float32 kernel) and
-# the persistent kernel: large_u float32 at beta 0 and 0.5 with the ring of 3 and 2, persistent
-# or not, and v8.1's register fill (mma_ring = 0, unchanged: the run's control); scale 2; the
-# other recoupling presets (verified on the GPU); the GPU test; Nsight Compute of the ring
-# kernel; compute-sanitizer on the float32 DMMA cases of profiles/sanitize.ini; the SASS of the
-# ring kernel.
-step_permute_fast() {
-  cat >/tmp/permute-fast.ini <<'INI'
-[run]
-warmup = 2
-min_samples = 7
-min_time = 0.1
-max_noise = 0.05
-timeout = 120
-cache = hot
-seed = 1
-
-[permute]
-variants = fused_mma, auto, copy
-baseline = copy
-preset = large_u
-dtype = f32
-beta = 0, 0.5
-
-[permute.fills]
-variants = fused_mma
-preset = large_u
-dtype = f32
-beta = 0, 0.5
+scale = 0.1
 mma_ring = 0, 2, 3
-mma_persist = 0, 1
-
-[permute.scale]
-variants = fused_mma, copy
-baseline = copy
-preset = large_u
-dtype = f32
-scale = 2
-
-[permute.others]
-variants = fused_mma
-preset = recoupling_small, many_small, mixed
-dtype = f32
-beta = 0, 0.5
+mma_ctas = 3, 4
 INI
-  "$B/kbench" run /tmp/permute-fast.ini --out "$OUT/results/permute-fast"
+  "$B/kbench" run /tmp/permute-dispatch.ini --out "$OUT/results/permute-dispatch"
   "$B/tests/test_permute_gpu" --jobs 1 --verbose
-  printf '[run]\nwarmup = 2\nmin_samples = 2\nmin_time = 0\ntimeout = 120\nseed = 1\n[permute]\nvariants = fused_mma\npreset = large_u\ndtype = f32\nbeta = 0\n' \
-    >/tmp/permute-fast-ncu.ini
-  ncu_full /tmp/permute-fast-ncu.ini 'permute/fused_mma/*' "$OUT/results/ncu-permute-fast"
-  SAN_FILTER='permute/fused_mma/*dtype=f32*' step_sanitize_some
-  cuobjdump -sass "$B/plugins/libkbench_permute.so" | gzip >"$OUT/results/permute.sass.gz"
-}
-
-# (Branch v10-share only: main has no mma_share.) v10, two pipes: mma_share percent of the fused blocks' multiply-adds on fused_async's FFMA
-# kernel, on a second stream beside the DMMA kernel; large_u float32 at beta 0 and 0.5
-# (fused_async alone for its rate), then the other recoupling presets at a share of 40
-# (verified on the GPU).
-step_permute_share() {
-  cat >/tmp/permute-share.ini <<'INI'
-[run]
-warmup = 2
-min_samples = 7
-min_time = 0.1
-max_noise = 0.05
-timeout = 120
-cache = hot
-seed = 1
-
-[permute]
-variants = fused_async, copy
-baseline = copy
-preset = large_u
-dtype = f32
-beta = 0, 0.5
-
-[permute.share]
-variants = fused_mma, auto
-preset = large_u
-dtype = f32
-beta = 0, 0.5
-mma_share = 0, 20, 30, 40, 50, 60
-
-[permute.others]
-variants = fused_mma
-preset = recoupling_small, many_small, mixed
-dtype = f32
-beta = 0, 0.5
-mma_share = 40
-INI
-  "$B/kbench" run /tmp/permute-share.ini --out "$OUT/results/permute-share"
 }

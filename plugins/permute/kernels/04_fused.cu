@@ -697,75 +697,46 @@ __global__ void __launch_bounds__(kMT, MINB)
     mma_end<float, BETA>(m, acc, ring, dcs, out, cin, alpha, beta);
 }
 
-template <typename T, bool ASYNC>
+// One launch of a fused kernel over the plan's tiles: every kernel here takes the same
+// arguments, in its element type T; the callers pick the template instance.
+template <typename T>
+using fused_kernel = void (*)(const pm_fused_gather *, const int32_t *, const pm_fused_item *,
+                              const T *, const T *, const T *, T *, T, T);
+
+template <typename T>
+cudaError_t launch_one(fused_kernel<T> kernel, int threads, const pm_fused_plan *h,
+                       const pm_fused_gather *gather, const int32_t *dcol,
+                       const pm_fused_item *items, const void *src, const void *cin,
+                       const void *u, void *out, double alpha, double beta, cudaStream_t s)
+{
+    kernel<<<(unsigned)h->items, threads, 0, s>>>(gather, dcol, items, (const T *)src,
+                                                  (const T *)cin, (const T *)u, (T *)out,
+                                                  (T)alpha, (T)beta);
+    return cudaGetLastError();
+}
+
+template <typename T, bool BETA> fused_kernel<T> pick(const pm_fused_plan *h)
+{
+    if (h->fill == PM_FUSED_FILL_REGS || h->fill == PM_FUSED_FILL_ASYNC)
+        return h->fill == PM_FUSED_FILL_ASYNC ? fused<T, BETA, true> : fused<T, BETA, false>;
+    if constexpr (sizeof(T) == 4)
+        if (h->fill == PM_FUSED_FILL_RING) {
+            if (h->ring == 2)
+                return h->ctas == 4 ? fused_mma_ring<BETA, 4, 2> : fused_mma_ring<BETA, 3, 2>;
+            return h->ctas == 4 ? fused_mma_ring<BETA, 4, 3> : fused_mma_ring<BETA, 3, 3>;
+        }
+    return h->ctas == 4 ? fused_mma<T, BETA, 4> : fused_mma<T, BETA, 3>;
+}
+
+template <typename T>
 cudaError_t launch(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
                    const pm_fused_item *items, const void *src, const void *cin, const void *u,
                    void *out, double alpha, double beta, cudaStream_t s)
 {
-    const unsigned grid = (unsigned)h->items;
-    if (beta != 0.0)
-        fused<T, true, ASYNC><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src,
-                                                   (const T *)cin, (const T *)u, (T *)out, (T)alpha,
-                                                   (T)beta);
-    else
-        fused<T, false, ASYNC><<<grid, kNT, 0, s>>>(gather, dcol, items, (const T *)src,
-                                                    (const T *)cin, (const T *)u, (T *)out,
-                                                    (T)alpha, (T)beta);
-    return cudaGetLastError();
-}
-
-template <typename T, int MINB>
-cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
-                       const pm_fused_item *items, const void *src, const void *cin, const void *u,
-                       void *out, double alpha, double beta, cudaStream_t s)
-{
-    const unsigned grid = (unsigned)h->items;
-    if (beta != 0.0)
-        fused_mma<T, true, MINB><<<grid, kMT, 0, s>>>(gather, dcol, items, (const T *)src,
-                                                      (const T *)cin, (const T *)u, (T *)out,
-                                                      (T)alpha, (T)beta);
-    else
-        fused_mma<T, false, MINB><<<grid, kMT, 0, s>>>(gather, dcol, items, (const T *)src,
-                                                       (const T *)cin, (const T *)u, (T *)out,
-                                                       (T)alpha, (T)beta);
-    return cudaGetLastError();
-}
-
-template <bool BETA, int RS>
-cudaError_t launch_ring(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
-                        const pm_fused_item *items, const void *src, const void *cin, const void *u,
-                        void *out, double alpha, double beta, cudaStream_t s)
-{
-    const unsigned grid = (unsigned)h->items;
-    if (h->ctas == 4)
-        fused_mma_ring<BETA, 4, RS><<<grid, kMT, 0, s>>>(gather, dcol, items, (const float *)src,
-                                                         (const float *)cin, (const float *)u,
-                                                         (float *)out, (float)alpha, (float)beta);
-    else
-        fused_mma_ring<BETA, 3, RS><<<grid, kMT, 0, s>>>(gather, dcol, items, (const float *)src,
-                                                         (const float *)cin, (const float *)u,
-                                                         (float *)out, (float)alpha, (float)beta);
-    return cudaGetLastError();
-}
-
-template <bool BETA>
-cudaError_t launch_ring(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
-                        const pm_fused_item *items, const void *src, const void *cin, const void *u,
-                        void *out, double alpha, double beta, cudaStream_t s)
-{
-    return h->ring == 2
-               ? launch_ring<BETA, 2>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s)
-               : launch_ring<BETA, 3>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s);
-}
-
-template <typename T>
-cudaError_t launch_mma(const pm_fused_plan *h, const pm_fused_gather *gather, const int32_t *dcol,
-                       const pm_fused_item *items, const void *src, const void *cin, const void *u,
-                       void *out, double alpha, double beta, cudaStream_t s)
-{
-    return h->ctas == 4
-               ? launch_mma<T, 4>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s)
-               : launch_mma<T, 3>(h, gather, dcol, items, src, cin, u, out, alpha, beta, s);
+    const fused_kernel<T> k = beta != 0.0 ? pick<T, true>(h) : pick<T, false>(h);
+    const int threads =
+        h->fill == PM_FUSED_FILL_REGS || h->fill == PM_FUSED_FILL_ASYNC ? kNT : kMT;
+    return launch_one<T>(k, threads, h, gather, dcol, items, src, cin, u, out, alpha, beta, s);
 }
 
 } // namespace
@@ -778,24 +749,8 @@ extern "C" int pm_run_fused(int esize, const pm_fused_plan *hplan, const pm_fuse
     cudaStream_t s = (cudaStream_t)stream;
     if (hplan->items == 0)
         return (int)cudaSuccess;
-    if (hplan->fill == PM_FUSED_FILL_RING && esize == 4)
-        return (int)(beta != 0.0 ? launch_ring<true>(hplan, digather, didcol, ditem, src, cin, u,
-                                                     out, alpha, beta, s)
-                                 : launch_ring<false>(hplan, digather, didcol, ditem, src, cin, u,
-                                                      out, alpha, beta, s));
-    if (hplan->fill == PM_FUSED_FILL_MMA || hplan->fill == PM_FUSED_FILL_RING)
-        return (int)(esize == 4 ? launch_mma<float>(hplan, digather, didcol, ditem, src, cin, u,
-                                                    out, alpha, beta, s)
-                                : launch_mma<double>(hplan, digather, didcol, ditem, src, cin, u,
-                                                     out, alpha, beta, s));
-    const bool async = hplan->fill == PM_FUSED_FILL_ASYNC;
-    if (esize == 4)
-        return (int)(async ? launch<float, true>(hplan, digather, didcol, ditem, src, cin, u, out,
-                                                 alpha, beta, s)
-                           : launch<float, false>(hplan, digather, didcol, ditem, src, cin, u, out,
-                                                  alpha, beta, s));
-    return (int)(async ? launch<double, true>(hplan, digather, didcol, ditem, src, cin, u, out,
-                                              alpha, beta, s)
-                       : launch<double, false>(hplan, digather, didcol, ditem, src, cin, u, out,
-                                               alpha, beta, s));
+    return (int)(esize == 4 ? launch<float>(hplan, digather, didcol, ditem, src, cin, u, out,
+                                            alpha, beta, s)
+                            : launch<double>(hplan, digather, didcol, ditem, src, cin, u, out,
+                                             alpha, beta, s));
 }
