@@ -5,19 +5,13 @@
  * float fragments), and with the operands read from shared memory as floats (6 LDS + 6 F2F for
  * 4 DMMAs: the ring kernel's k-step without its barrier, fills and epilogue).  Prints TFLOP/s
  * (2 flops a multiply-add), the best of 7 launches.  Not part of the build:
- *   nvcc -O3 -arch=sm_90a -o dmma_probe plugins/permute/test/dmma_probe.cu && ./dmma_probe
+ *   nvcc -O3 -arch=sm_90a -Iharness/include -o dmma_probe plugins/permute/test/dmma_probe.cu
+ *   ./dmma_probe
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));           \
-            return 1;                                                                              \
-        }                                                                                          \
-    } while (0)
+#include "kbench/cuda_check.h"
 
 #define ITERS 2048
 
@@ -93,41 +87,52 @@ template <int MODE> __global__ void __launch_bounds__(256) probe(double *out, fl
         out[blockIdx.x] = s; /* never: keeps the work */
 }
 
-template <int MODE> static int run(const char *what, int sms)
+template <int MODE> static int run(const char *what, int sms, char *msg)
 {
     double *out, best = 1e30;
     cudaEvent_t a, b;
     const int blocks = sms * 8;
-    CHECK(cudaMalloc(&out, blocks * sizeof(double)));
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
+    KB_CUDA_TRY(cudaMalloc(&out, blocks * sizeof(double)), msg);
+    KB_CUDA_TRY(cudaEventCreate(&a), msg);
+    KB_CUDA_TRY(cudaEventCreate(&b), msg);
     for (int r = 0; r < 8; r++) {
         float ms;
-        CHECK(cudaEventRecord(a));
+        KB_CUDA_TRY(cudaEventRecord(a), msg);
         probe<MODE><<<blocks, 256>>>(out, 1.0f + r);
-        CHECK(cudaEventRecord(b));
-        CHECK(cudaEventSynchronize(b));
-        CHECK(cudaEventElapsedTime(&ms, a, b));
+        KB_CUDA_TRY(cudaGetLastError(), msg);
+        KB_CUDA_TRY(cudaEventRecord(b), msg);
+        KB_CUDA_TRY(cudaEventSynchronize(b), msg);
+        KB_CUDA_TRY(cudaEventElapsedTime(&ms, a, b), msg);
         if (r > 0 && ms < best) /* the first launch warms up */
             best = ms;
     }
     /* Every mode does 8 m16n8k4's worth (8 x 512 multiply-adds) a warp an iteration. */
     const double flops = 2.0 * 512.0 * 8.0 * ITERS * (double)blocks * 8.0;
     printf("%-44s %7.3f ms  %6.2f TFLOP/s\n", what, best, flops / (best * 1e-3) / 1e12);
-    CHECK(cudaFree(out));
-    return 0;
+    KB_CUDA_TRY(cudaFree(out), msg);
+    return KB_OK;
+}
+
+static int probe_all(char *msg)
+{
+    int dev = 0, sms = 0, clock = 0, rc;
+    KB_CUDA_TRY(cudaGetDevice(&dev), msg);
+    KB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), msg);
+    KB_CUDA_TRY(cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, dev), msg);
+    printf("%d SMs, %.0f MHz: 128 multiply-adds a clock an SM would be %.2f TFLOP/s\n", sms,
+           clock / 1e3, 2.0 * 128 * sms * clock * 1e3 / 1e12);
+    if ((rc = run<0>("m16n8k4, 8 independent tiles", sms, msg)) != KB_OK ||
+        (rc = run<1>("m16n8k16, 2 independent tiles", sms, msg)) != KB_OK ||
+        (rc = run<2>("m16n8k4 + 6 F2F a 4 DMMAs", sms, msg)) != KB_OK)
+        return rc;
+    return run<3>("m16n8k4 + 6 LDS + 6 F2F a 4 DMMAs", sms, msg);
 }
 
 int main(void)
 {
-    int dev = 0, sms = 0, clock = 0;
-    CHECK(cudaGetDevice(&dev));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CHECK(cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, dev));
-    printf("%d SMs, %.0f MHz: 128 multiply-adds a clock an SM would be %.2f TFLOP/s\n", sms,
-           clock / 1e3, 2.0 * 128 * sms * clock * 1e3 / 1e12);
-    return run<0>("m16n8k4, 8 independent tiles", sms) ||
-           run<1>("m16n8k16, 2 independent tiles", sms) ||
-           run<2>("m16n8k4 + 6 F2F a 4 DMMAs", sms) ||
-           run<3>("m16n8k4 + 6 LDS + 6 F2F a 4 DMMAs", sms);
+    char msg[KB_MSG_SIZE] = "";
+    if (probe_all(msg) == KB_OK)
+        return 0;
+    fprintf(stderr, "dmma_probe: %s\n", msg);
+    return 1;
 }
