@@ -631,6 +631,28 @@ __device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
     }
 }
 
+// A CTA's timeline (test/trace_probe.cu; compiled in only with PM_FUSED_TRACE, so the plugin's
+// kernels are unchanged): thread 0 writes its SM and the global timer at the kernel's start,
+// when the first fill has landed, after the loop and after the epilogue's stores have issued,
+// into pm_fused_trace[blockIdx.x][0..5] where that pointer is set.
+#ifdef PM_FUSED_TRACE
+__device__ unsigned long long *pm_fused_trace;
+__device__ __forceinline__ void trace_at(int k)
+{
+    if (threadIdx.x != 0 || !pm_fused_trace)
+        return;
+    unsigned long long t;
+    unsigned sm;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    pm_fused_trace[blockIdx.x * 6 + 1 + k] = t;
+    if (k == 0)
+        pm_fused_trace[blockIdx.x * 6] = sm;
+}
+#else
+__device__ __forceinline__ void trace_at(int) {}
+#endif
+
 // RS stages: 2 (26.6 KB, 34.8 KB with the staged result: the next fill's copies land during
 // one fill's product) or 3 (39.9 KB: two fills'); registers capped for MINB CTAs an SM.
 template <bool BETA, int MINB, int RS>
@@ -642,6 +664,7 @@ __global__ void __launch_bounds__(kMT, MINB)
 {
     __shared__ __align__(16) float ring[RS * kRStage > kROut ? RS * kRStage : kROut];
     __shared__ __align__(16) int32_t dcs[kBN];
+    trace_at(0);
     const mma_thread m = mma_begin(gather, dcol, items, dcs);
     const int32_t cols = m.it.cols, k0h = m.k0h;
     const float *sj = src + m.soff, *uj = u + m.uoff;
@@ -666,6 +689,7 @@ __global__ void __launch_bounds__(kMT, MINB)
     }
     copy_wait_group<RS - 2>();
     __syncthreads();
+    trace_at(1);
 
     int stage = 0;
     for (int32_t jc = 0; jc < cols; jc += kBK) {
@@ -692,9 +716,11 @@ __global__ void __launch_bounds__(kMT, MINB)
         __syncthreads();
         stage += stage + 1 == RS ? 1 - RS : 1;
     }
+    trace_at(2);
     copy_wait_group<0>(); // nothing in flight over the ring before it holds the result
     __syncthreads();
     mma_end<float, BETA>(m, acc, ring, dcs, out, cin, alpha, beta);
+    trace_at(3);
 }
 
 // One launch of a fused kernel over the plan's tiles: every kernel here takes the same
