@@ -6,8 +6,8 @@
  * for 3 or 4 CTAs an SM and the tiles in one of four orders (0: the plan's, longest first; 1:
  * shortest first; 2: the blocks' tiles dealt round robin, longest block first; 3 and 4: the
  * plan's, but the first wave dealt so that an SM's three CTAs differ in length, see reorder),
- * 20 launches back to back
- * (their mean time by events), the last one traced; checks the result against the host
+ * 220 launches back to back (the mean of launches 20-218 by events; the last one traced);
+ * checks the result against the host
  * reference (pm_check); prints one line a CTA (its tile, SM, the tile's fills and the four
  * times in ns from the first CTA's start) and a summary: the kernel's span, the phases'
  * medians, SMs busy over time.  Not part of the build:
