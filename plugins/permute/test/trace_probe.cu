@@ -43,7 +43,7 @@ static double median(std::vector<double> v)
 }
 
 /* Reorders the plan's tiles (items and their tables) by `order` (see above). */
-static void reorder(pm_fused_plan *f, int order, int slots)
+static void reorder(pm_fused_plan *f, int order, int sms)
 {
     const int64_t n = f->items;
     std::vector<int64_t> idx;
@@ -58,19 +58,20 @@ static void reorder(pm_fused_plan *f, int order, int slots)
             for (auto &b : by)
                 if (k < b.size())
                     idx.push_back(b[k]);
-    } else if ((order == 3 || order == 4) && n >= 3 * (int64_t)slots) {
+    } else if ((order == 3 || order == 4) && n >= 3 * (int64_t)sms) {
         /* The hardware deals block b to SM (b mod SMs) in round b / SMs (the traces show it),
          * so an SM's first CTAs are positions j, j + SMs, j + 2 SMs.  Round 0 takes the
          * longest tiles, round 1 tiles from the middle of the list, round 2 the shortest
          * (order 4: the shortest but the last SMs / 2, kept for the end); the rest follows
          * longest first, so an SM's first three CTAs end apart. */
-        const int64_t sm = slots / 3, keep = order == 4 ? sm / 2 : 0;
+        const int64_t sm = sms, keep = order == 4 ? sm / 2 : 0;
         std::vector<char> used(n, 0);
         auto take = [&](int64_t from) {
-            for (int64_t i = from; i < from + sm; i++) {
-                idx.push_back(i);
-                used[i] = 1;
-            }
+            for (int64_t i = from; i < from + sm; i++)
+                if (!used[i]) {
+                    idx.push_back(i);
+                    used[i] = 1;
+                }
         };
         take(0);
         take(n / 2 - sm / 2);
@@ -112,7 +113,7 @@ static int trace(double scale, double beta, int ctas, int order, char *msg)
         int dev = 0, sms = 0;
         KB_CUDA_TRY(cudaGetDevice(&dev), msg);
         KB_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), msg);
-        reorder(&f, order, sms * ctas);
+        reorder(&f, order, sms);
     }
     const size_t cols = (size_t)f.items * PM_FUSED_BN, obytes = (size_t)p.dst_elems * 4;
     void *g, *dc, *it, *src, *cin, *u, *out;
