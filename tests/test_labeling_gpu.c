@@ -83,11 +83,13 @@ Test(labeling_gpu, same_seed_same_observables_for_every_variant, .timeout = 600)
     kbi_results_free(&set);
 }
 
-/* labeling_only, Ising at Tc, 2-D L = 2048 and 3-D L = 128, hot: the issue's target, the best
- * device labeler (union_find) labels >= 2.5x faster than kalentev in the same run, in 2-D and
- * in 3-D (measured on the H200 on 2026-12-01: 3.35x and 3.95x); the capturable labelers are
- * timed as CUDA graphs. */
-Test(labeling_gpu, union_find_labels_2_5x_faster_than_kalentev_2d_and_3d, .timeout = 600)
+/* labeling_only, Ising at Tc, 2-D L = 2048 and 3-D L = 128, hot: the best device labeler
+ * (union_find) keeps its lead on kalentev in the same run, in 2-D and in 3-D.  A regression
+ * guard 20% under the committed reference (baselines/h200/labeling/test_labeling_gpu.log,
+ * 2be10bb: 4.83x and 4.79x; the issue's target was 2.5x): at least 3.8x.  The capturable
+ * labelers are timed as CUDA graphs (or on the stream where the graph is slower). */
+#define KALENTEV_OVER_UNION_FIND_GUARD 3.8
+Test(labeling_gpu, union_find_labels_3_8x_faster_than_kalentev_2d_and_3d, .timeout = 600)
 {
     kbi_result_set set = {0};
     double uf[2] = {0.0, 0.0}, ka[2] = {0.0, 0.0};
@@ -111,36 +113,48 @@ Test(labeling_gpu, union_find_labels_2_5x_faster_than_kalentev_2d_and_3d, .timeo
                metric_of(c, "label_iterations"));
         /* The device step counter makes komura and union_find capturable; the iterative
          * ones read a flag back and say so (KB_RUN_SYNCS).  A batch of one run (a run of
-         * 1 ms or more) is timed by events whatever the flags: hawick at this size sits on
-         * that edge. */
+         * 1 ms or more) is timed the same way. */
         const char *timing = c->timing;
         const int iterative =
             strcmp(c->variant, "hawick") == 0 || strcmp(c->variant, "kalentev") == 0;
-        const char *want = c->batch == 1 ? "events" : iterative ? "launches" : "graph";
         cr_expect(c->batch >= 1, "%s: batch %ld", c->id, c->batch);
-        cr_expect(timing && strcmp(timing, want) == 0, "%s: timing %s with batch %ld, expected %s",
-                  c->id, timing ? timing : "(none)", c->batch, want);
+        cr_expect(timing && (iterative ? strcmp(timing, "launches") == 0
+                                       : strcmp(timing, "graph") == 0 ||
+                                             strcmp(timing, "blocked") == 0),
+                  "%s: timing %s with batch %ld, expected %s", c->id, timing ? timing : "(none)",
+                  c->batch, iterative ? "launches" : "graph or blocked");
         if (strcmp(c->variant, "union_find") == 0)
             uf[d3] = c->stats.median;
         if (strcmp(c->variant, "kalentev") == 0)
             ka[d3] = c->stats.median;
     }
     for (int d3 = 0; d3 < 2; d3++) {
-        printf("%s: kalentev / union_find = %.2f (target >= 2.5)\n", d3 ? "3-D" : "2-D",
-               uf[d3] > 0.0 ? ka[d3] / uf[d3] : 0.0);
-        cr_expect(uf[d3] > 0.0 && ka[d3] >= 2.5 * uf[d3],
-                  "%s: union_find %.4g s, kalentev %.4g s: %.2fx, the target is >= 2.5x",
-                  d3 ? "3-D" : "2-D", uf[d3], ka[d3], uf[d3] > 0.0 ? ka[d3] / uf[d3] : 0.0);
+        printf("%s: kalentev / union_find = %.2f (guard >= %.1f)\n", d3 ? "3-D" : "2-D",
+               uf[d3] > 0.0 ? ka[d3] / uf[d3] : 0.0, KALENTEV_OVER_UNION_FIND_GUARD);
+        cr_expect(uf[d3] > 0.0 && ka[d3] >= KALENTEV_OVER_UNION_FIND_GUARD * uf[d3],
+                  "%s: union_find %.4g s, kalentev %.4g s: %.2fx, the guard is >= %.1fx",
+                  d3 ? "3-D" : "2-D", uf[d3], ka[d3], uf[d3] > 0.0 ? ka[d3] / uf[d3] : 0.0,
+                  KALENTEV_OVER_UNION_FIND_GUARD);
     }
     kbi_results_free(&set);
 }
 
-/* The whole SW step, 2-D Ising at Tc, L = 4096: the issue's target, every device variant
- * >= 50x host_uf per spin flip (the H200 on 2026-12-01: host_uf 63.6 ns, hawick ~0.27 ns,
- * ~235x).  host_uf takes ~1.2 s a step here: two samples, and the two measured steps its
- * evolution check needs.  Also prints the whole step per spin flip of each (the issue's
- * <= 0.08 ns is at L = 8192, in the profile, not asserted here). */
-Test(labeling_gpu, every_device_variant_50x_host_uf_at_4096, .timeout = 600)
+/* The whole SW step, 2-D Ising at Tc, L = 4096.  Regression guards around the committed
+ * reference (baselines/h200/labeling/test_labeling_gpu.log, 2be10bb): each device variant's
+ * ns per spin flip at most 25% over its reference (hawick 0.2735, kalentev 0.2321, komura
+ * 0.1072, union_find 0.0534), and at least 100x host_uf: half the slowest reference ratio
+ * (207x), since host_uf runs on the lease's CPU, which moved host times by 30-80% from one
+ * lease to another.  host_uf takes ~1 s a step here: two samples, and the two measured steps
+ * its evolution check needs.  (The issue's target was 50x; the <= 0.08 ns whole step is at
+ * L = 8192, in the profile, not asserted here.) */
+static const struct {
+    const char *variant;
+    double ns_per_flip;
+} step_reference[] = {
+    {"hawick", 0.2735}, {"kalentev", 0.2321}, {"komura", 0.1072}, {"union_find", 0.0534}};
+#define STEP_GUARD_MARGIN 1.25
+#define HOST_RATIO_GUARD 100.0
+Test(labeling_gpu, every_device_variant_keeps_its_step_time_at_4096, .timeout = 600)
 {
     kbi_result_set set = {0};
     double host = 0.0;
@@ -165,10 +179,18 @@ Test(labeling_gpu, every_device_variant_50x_host_uf_at_4096, .timeout = 600)
         const double per = c->stats.median / c->items;
         printf("%-12s %9.4f ns/flip  host_uf / variant = %.0fx\n", c->variant, 1e9 * per,
                per > 0.0 ? host / per : 0.0);
-        if (strcmp(c->variant, "host_uf") != 0)
-            cr_expect(per > 0.0 && host >= 50.0 * per,
-                      "%s: %.4g ns/flip against host_uf's %.4g: %.1fx, the target is >= 50x",
-                      c->variant, 1e9 * per, 1e9 * host, per > 0.0 ? host / per : 0.0);
+        if (strcmp(c->variant, "host_uf") == 0)
+            continue;
+        cr_expect(per > 0.0 && host >= HOST_RATIO_GUARD * per,
+                  "%s: %.4g ns/flip against host_uf's %.4g: %.1fx, the guard is >= %.0fx",
+                  c->variant, 1e9 * per, 1e9 * host, per > 0.0 ? host / per : 0.0,
+                  HOST_RATIO_GUARD);
+        for (size_t k = 0; k < sizeof step_reference / sizeof step_reference[0]; k++)
+            if (strcmp(c->variant, step_reference[k].variant) == 0)
+                cr_expect_leq(1e9 * per, STEP_GUARD_MARGIN * step_reference[k].ns_per_flip,
+                              "%s: %.4f ns/flip, reference %.4f, guard %.0f%% over it",
+                              c->variant, 1e9 * per, step_reference[k].ns_per_flip,
+                              100 * (STEP_GUARD_MARGIN - 1));
     }
     kbi_results_free(&set);
 }

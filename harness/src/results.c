@@ -332,6 +332,12 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
         json_object_set_new(rec, "batch", json_integer(r->batch));
     if (r->timing && r->timing[0])
         set_str(rec, "timing", r->timing);
+    if (r->hot_trial_graph_s > 0 && r->hot_trial_stream_s > 0) {
+        json_t *t = json_object();
+        json_object_set_new(t, "graph_s", json_real(r->hot_trial_graph_s));
+        json_object_set_new(t, "stream_s", json_real(r->hot_trial_stream_s));
+        json_object_set_new(rec, "hot_trial", t);
+    }
     if (isfinite(r->prepare_s))
         json_object_set_new(rec, "prepare_s", json_real(r->prepare_s));
     if (r->has_stats) {
@@ -569,6 +575,11 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     c->is_baseline = json_is_true(json_object_get(obj, "is_baseline"));
     c->params = params ? json_incref(params) : json_object();
     c->batch = get_long(obj, "batch", 0);
+    if (json_is_object(json_object_get(obj, "hot_trial"))) {
+        json_t *t = json_object_get(obj, "hot_trial");
+        c->hot_trial_graph_s = get_num(t, "graph_s");
+        c->hot_trial_stream_s = get_num(t, "stream_s");
+    }
     c->prepare_s = get_num_or_nan(obj, "prepare_s");
     c->wall_s = get_num_or_nan(obj, "wall_s");
     c->sticky_error = json_is_true(json_object_get(obj, "sticky_error"));

@@ -118,6 +118,9 @@ typedef struct kbi_case_result {
     char *cache;      /* "cold", "hot"; "" unknown */
     char *timing;     /* graph, blocked, launches, events, host; "" unknown (v1) */
     long batch;       /* runs per sample; 0 unknown */
+    /* Hot mode's trial of graph replay against stream launches (timer.h),
+     * seconds per run; 0 where none ran. */
+    double hot_trial_graph_s, hot_trial_stream_s;
     double prepare_s; /* seconds prepare took; NAN when not recorded */
     double *samples;  /* seconds */
     size_t n_samples;

@@ -8,6 +8,7 @@
 
 #include "blocker.h"
 #include "common.h"
+#include "stats.h"
 #include "kbench/cuda_check.h"
 
 /* Bigger than any CPU's last-level cache we expect to run on. */
@@ -190,18 +191,71 @@ static int capture_batch(kbi_device *d, const kb_plugin *p, void *state, int bat
     return KB_OK;
 }
 
+/* One trial sample of h->batch runs by `method` (GRAPH or BLOCKED), after
+ * the caller's reset.  *timed_out as for sample_blocked. */
+static int trial_sample(kbi_device *d, const kb_plugin *p, void *state, const kbi_hot *h,
+                        kbi_timing method, const kbi_reset *reset, double *t, int *timed_out,
+                        char *msg)
+{
+    cudaStream_t s = (cudaStream_t)d->stream;
+    int rc = reset && reset->fn ? reset->fn(reset->arg, msg) : KB_OK;
+    *timed_out = 0;
+    if (rc != KB_OK)
+        return rc;
+    if (method == KBI_TIMING_BLOCKED)
+        return sample_blocked(d, p, state, h->batch, BLOCK_TRIAL_TIMEOUT_S, t, timed_out, msg);
+    KB_CUDA_TRY(cudaEventRecord((cudaEvent_t)d->start, s), msg);
+    KB_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)h->graph, s), msg);
+    return finish_sample(d, h->batch, t, msg);
+}
+
+/* The graph agrees with the stream: KBI_HOT_TRIAL_PAIRS samples of each,
+ * interleaved (graph, stream, graph, ...) so that a drift of the clocks
+ * falls on both alike.  The graph is kept unless its median is slower than
+ * the stream's by more than the trial's noise (both medians' relative
+ * noise added) plus KBI_HOT_TRIAL_MARGIN; then the case is timed behind the
+ * blocking kernel, the way the runs execute uncaptured, and the note says
+ * why.  *timed_out: the blocking kernel gave up (the stream method cannot
+ * be timed; the graph is kept unchecked). */
+static int graph_agrees(kbi_device *d, const kb_plugin *p, void *state, kbi_hot *h,
+                        const kbi_reset *reset, int *timed_out, char *msg)
+{
+    double g[KBI_HOT_TRIAL_PAIRS], b[KBI_HOT_TRIAL_PAIRS];
+    kbi_stats sg, sb;
+    int rc;
+    for (int i = 0; i < KBI_HOT_TRIAL_PAIRS; i++) {
+        if ((rc = trial_sample(d, p, state, h, KBI_TIMING_GRAPH, reset, &g[i], timed_out, msg)) !=
+            KB_OK)
+            return rc;
+        rc = trial_sample(d, p, state, h, KBI_TIMING_BLOCKED, reset, &b[i], timed_out, msg);
+        if (rc != KB_OK || *timed_out)
+            return rc;
+    }
+    kbi_stats_compute(g, KBI_HOT_TRIAL_PAIRS, &sg);
+    kbi_stats_compute(b, KBI_HOT_TRIAL_PAIRS, &sb);
+    h->trial_graph_s = sg.median;
+    h->trial_stream_s = sb.median;
+    if (sg.median > sb.median * (1.0 + KBI_HOT_TRIAL_MARGIN + sg.noise + sb.noise)) {
+        kbi_hot_free(h);
+        h->method = KBI_TIMING_BLOCKED;
+        snprintf(h->note, sizeof h->note,
+                 "graph replay is %.1f%% slower than the same runs launched on the stream "
+                 "(trial medians %.4g us and %.4g us per run): timed on the stream, behind the "
+                 "blocking kernel",
+                 100.0 * (sg.median / sb.median - 1.0), 1e6 * sg.median, 1e6 * sb.median);
+    }
+    return KB_OK;
+}
+
 int kbi_hot_setup(kbi_device *d, const kb_plugin *p, void *state, int batch, uint32_t run_flags,
-                  kbi_hot *h, char *msg)
+                  const kbi_reset *reset, kbi_hot *h, char *msg)
 {
     char why[KB_MSG_SIZE] = "";
     double t;
     int timed_out = 0, rc;
     memset(h, 0, sizeof *h);
     h->batch = batch;
-    if (batch <= 1) {
-        h->method = KBI_TIMING_EVENTS;
-        return KB_OK;
-    }
+    h->trial_graph_s = h->trial_stream_s = -1.0;
     if (run_flags & KB_RUN_SYNCS) {
         h->method = KBI_TIMING_LAUNCHES;
         snprintf(h->note, sizeof h->note, "run() synchronises (KB_RUN_SYNCS): plain launches");
@@ -214,7 +268,13 @@ int kbi_hot_setup(kbi_device *d, const kb_plugin *p, void *state, int batch, uin
             h->method = KBI_TIMING_GRAPH;
             h->graph = exec;
             h->batch = b;
-            return KB_OK;
+            rc = graph_agrees(d, p, state, h, reset, &timed_out, msg);
+            if (rc == KB_OK && timed_out)
+                snprintf(h->note, sizeof h->note,
+                         "graph replay not checked against stream launches: the blocking "
+                         "kernel timed out before a batch of %d runs was enqueued",
+                         h->batch);
+            return rc;
         }
         if ((rc = kbi_device_sync(d, msg)) != KB_OK)
             return rc;
@@ -222,8 +282,8 @@ int kbi_hot_setup(kbi_device *d, const kb_plugin *p, void *state, int batch, uin
     }
     /* A trial behind the blocking kernel with a short timeout: a run()
      * that waits on the device holds the host until the kernel gives up. */
-    rc = sample_blocked(d, p, state, batch, BLOCK_TRIAL_TIMEOUT_S, &t, &timed_out, msg);
-    if (rc != KB_OK)
+    if ((rc = trial_sample(d, p, state, h, KBI_TIMING_BLOCKED, reset, &t, &timed_out, msg)) !=
+        KB_OK)
         return rc;
     if (!timed_out) {
         h->method = KBI_TIMING_BLOCKED;

@@ -43,17 +43,44 @@ typedef struct kbi_hot {
     kbi_timing method;
     int batch;
     void *graph; /* cudaGraphExec_t when method is GRAPH */
+    /* The trial that decided between the graph and the stream (seconds per
+     * run, medians; -1 where no trial ran). */
+    double trial_graph_s, trial_stream_s;
     char note[256]; /* why a faster method was not used, "" if none */
 } kbi_hot;
 
-/* Chooses how to time `batch` runs of a device variant: a graph unless
- * run_flags forbid capture or capture fails, then the blocking kernel
- * unless run() synchronises (KB_RUN_SYNCS, or the kernel's trial timed
- * out), then plain launches.  Every trial leaves the state as a sequence of
- * ordinary runs would (the graph is launched once to upload it).  Returns
- * KB_OK, or the plugin's or a CUDA status with msg set. */
+/* The trial's size and its rule (kbi_hot_setup): a graph slower than the
+ * stream by more than the margin plus the trial's noise is not used. */
+#define KBI_HOT_TRIAL_PAIRS 5
+#define KBI_HOT_TRIAL_MARGIN 0.03
+
+/* The caller's untimed reset before each trial sample (NULL fn: none). */
+typedef struct kbi_reset {
+    int (*fn)(void *arg, char *msg);
+    void *arg;
+} kbi_reset;
+
+/* Chooses how to time `batch` runs of a device variant in hot mode, so that
+ * the figure is the GPU's time for the work as it runs uncaptured:
+ *  - run() synchronises (KB_RUN_SYNCS): plain launches;
+ *  - else a CUDA graph of the batch, if capture works (KB_RUN_NO_CAPTURE
+ *    forbids it) and the graph agrees with the same runs queued on the
+ *    stream behind the blocking kernel.  Capture can change the work: a
+ *    large device-to-device cudaMemcpyAsync becomes a copy node that runs
+ *    ~35% slower on the H200 at 512 MiB and more, and memset, host-function
+ *    and allocation nodes differ from their stream forms too; so both are
+ *    timed in a trial (KBI_HOT_TRIAL_PAIRS samples each) and a graph slower
+ *    than the stream beyond the trial's noise plus KBI_HOT_TRIAL_MARGIN is
+ *    dropped for the blocking kernel (h->note says so, h->trial_* keep the
+ *    figures).  A batch of one is no exception: a long run() of many small
+ *    kernels is timed as the GPU executes it, not at the CPU's launch rate;
+ *  - else behind the blocking kernel, unless its trial times out (run()
+ *    waits on the device): plain launches.
+ * Every trial leaves the state as a sequence of ordinary runs would, each
+ * trial sample after `reset` (may be NULL).  Returns KB_OK, or the plugin's
+ * or a CUDA status with msg set. */
 int kbi_hot_setup(kbi_device *d, const kb_plugin *p, void *state, int batch, uint32_t run_flags,
-                  kbi_hot *h, char *msg);
+                  const kbi_reset *reset, kbi_hot *h, char *msg);
 /* Times one sample of h->batch runs; *seconds is the time per run. */
 int kbi_hot_sample(kbi_device *d, const kb_plugin *p, void *state, const kbi_hot *h,
                    double *seconds, char *msg);

@@ -390,6 +390,16 @@ static int reset_state(case_run *r)
     return rc;
 }
 
+/* The reset before each sample of kbi_hot_setup's trial. */
+static int reset_trial(void *arg, char *msg)
+{
+    case_run *r = (case_run *)arg;
+    int rc = reset_state(r);
+    if (rc != KB_OK && msg != r->msg)
+        snprintf(msg, KB_MSG_SIZE, "%s", r->msg);
+    return rc;
+}
+
 /* One sample: reset (untimed), then `batch` runs timed the way the case
  * was set up for (plain launches while the batch is being sized). */
 static int sample(case_run *r, int batch, int flush, int sizing, double *t)
@@ -399,7 +409,7 @@ static int sample(case_run *r, int batch, int flush, int sizing, double *t)
         return rc;
     if (!r->dev)
         return kbi_time_host(r->p, r->state, batch, flush, t, r->msg);
-    if (!sizing && r->hot.batch > 1)
+    if (!sizing && r->hot.method != KBI_TIMING_EVENTS)
         return kbi_hot_sample(r->dev, r->p, r->state, &r->hot, t, r->msg);
     return kbi_time_device(r->dev, r->p, r->state, batch, flush, t, r->msg);
 }
@@ -426,6 +436,7 @@ static void describe_failed_verdict(char *msg, const kb_verdict *v, const char *
  * then chooses how to time it.  Returns KB_OK or a plugin/CUDA status. */
 static int size_batch(case_run *r, int *batch)
 {
+    kbi_reset reset = {reset_trial, r};
     int max = r->counts.max_batch > 0 ? r->counts.max_batch : MAX_BATCH, rc;
     double t;
     *batch = 1;
@@ -445,7 +456,8 @@ static int size_batch(case_run *r, int *batch)
     }
     if ((rc = reset_state(r)) != KB_OK)
         return rc;
-    rc = kbi_hot_setup(r->dev, r->p, r->state, *batch, r->counts.run_flags, &r->hot, r->msg);
+    rc = kbi_hot_setup(r->dev, r->p, r->state, *batch, r->counts.run_flags, &reset, &r->hot,
+                       r->msg);
     *batch = r->hot.batch;
     return rc;
 }
@@ -641,6 +653,8 @@ static void record_measurements(case_run *r, const double *samples, size_t n, in
         rec->batch = batch;
         free(rec->timing);
         rec->timing = kbi_strdup(kbi_timing_name(r->hot.method));
+        rec->hot_trial_graph_s = r->hot.trial_graph_s;
+        rec->hot_trial_stream_s = r->hot.trial_stream_s;
         set_rates(rec, r->ctx, rec->stats.median);
     }
     if (r->dev) {

@@ -1,6 +1,7 @@
 /* The work both the hot-timing fixture plugin and graph_replay time: a
- * float axpy (z = a x + y, about a microsecond at 64 Ki elements) and a
- * cuBLAS SGEMM (256^3 by default).  One definition, so the two programs
+ * float axpy (z = a x + y, about a microsecond at 64 Ki elements), a
+ * cuBLAS SGEMM (256^3 by default), a run of many small axpys, and one
+ * device-to-device cudaMemcpyAsync.  One definition, so the two programs
  * time exactly the same kernels. */
 #ifndef KBENCH_HOT_WORK_CUH
 #define KBENCH_HOT_WORK_CUH
@@ -19,6 +20,27 @@ static inline cudaError_t hot_axpy(cudaStream_t s, int n, const float *x, const 
 {
     hot_axpy_kernel<<<(n + 255) / 256, 256, 0, s>>>(n, 2.0f, x, y, z);
     return cudaGetLastError();
+}
+
+/* The "many" work: `launches` back-to-back axpys of HOT_MANY_ELEMS floats,
+ * a run() of many small kernels (a millisecond and more at 1000). */
+#define HOT_MANY_ELEMS 4096
+
+static inline cudaError_t hot_many(cudaStream_t s, int launches, const float *x, const float *y,
+                                   float *z)
+{
+    for (int i = 0; i < launches; i++) {
+        cudaError_t e = hot_axpy(s, HOT_MANY_ELEMS, x, y, z);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+/* The "memcpy" work: one device-to-device cudaMemcpyAsync of n floats. */
+static inline cudaError_t hot_memcpy(cudaStream_t s, size_t n, const float *x, float *z)
+{
+    return cudaMemcpyAsync(z, x, n * sizeof(float), cudaMemcpyDeviceToDevice, s);
 }
 
 /* C = A B, all n x n, column-major; the handle is bound to the stream. */
