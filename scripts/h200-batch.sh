@@ -42,6 +42,10 @@ step_stream() {
   "$B/kbench" run profiles/stream.ini --out "$OUT/results/stream"
 }
 
+step_stream_hot() {
+  "$B/kbench" run profiles/stream-hot.ini --out "$OUT/results/stream-hot"
+}
+
 step_sgemm() {
   "$B/kbench" run profiles/sgemm.ini --out "$OUT/results/sgemm"
 }
@@ -165,6 +169,13 @@ step_hot() {
     done
     for n in 128 256 512 1024; do
       echo "sgemm $n $("$B/tests/graph_replay" sgemm $n)"
+    done
+    for n in 16777216 33554432 67108864 134217728 268435456; do
+      echo "memcpy $n graph $("$B/tests/graph_replay" memcpy $n 10 20)"
+      echo "memcpy $n stream $("$B/tests/graph_replay" --stream memcpy $n 10 20)"
+    done
+    for n in 1000 2000; do
+      echo "many $n $("$B/tests/graph_replay" many $n 10 20)"
     done
   } >"$OUT/results/hot/graph_replay.txt"
   cat "$OUT/results/hot/graph_replay.txt"
