@@ -4,6 +4,7 @@
  * and --sanitize runs, whose times are not timings. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -267,8 +268,8 @@ static const char *const ten_runs_profile =
     "[run]\nwarmup = 2\nmin_samples = 7\nmax_samples = 7\nmin_time = 0\nrounds = 10\n"
     "cache = hot\ntimeout = 60\n\n[good]\nvariants = sum\nn = 2000, 20000\n";
 
-/* Runs the profile into tmp/NAME and loads it. */
-static void run_into(const char *name, kbi_result_set *set)
+/* Runs the profile `text` into tmp/NAME and loads it. */
+static void run_text_into(const char *name, const char *text, kbi_result_set *set)
 {
     char profile[300], out[300], results[320], err[KBI_ERR_SIZE];
     char *argv[] = {"run", NULL};
@@ -277,7 +278,7 @@ static void run_into(const char *name, kbi_result_set *set)
     snprintf(profile, sizeof profile, "%s/p.ini", tmp);
     f = fopen(profile, "w");
     cr_assert_not_null(f);
-    fputs(ten_runs_profile, f);
+    fputs(text, f);
     fclose(f);
     snprintf(out, sizeof out, "%s/%s", tmp, name);
     a.profile_path = profile;
@@ -285,6 +286,11 @@ static void run_into(const char *name, kbi_result_set *set)
     cr_assert_eq(kbi_run(&a), 0, "%s", name);
     snprintf(results, sizeof results, "%s/results.jsonl", out);
     cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
+}
+
+static void run_into(const char *name, kbi_result_set *set)
+{
+    run_text_into(name, ten_runs_profile, set);
 }
 
 Test(verdicts, ten_unchanged_runs_are_never_slower_and_ten_percent_is_seen)
@@ -437,4 +443,229 @@ Test(verdicts, a_sanitized_run_is_marked_and_refused_as_timings)
     }
     kbi_results_free(&base);
     kbi_results_free(&res);
+}
+
+/* ---- the headline: OK only when every case was judged ---- */
+
+/* Writes cases (synthetic, host-timed) to tmp/NAME.jsonl under an env record naming cpu_model
+ * (NULL: none, as kbench before 1.2 wrote); the path into path. */
+static void write_cases(const char *name, kbi_case_result *cases, size_t n, const char *cpu_model,
+                        char *path, size_t len)
+{
+    kbi_results_writer w;
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_pack("{s:n}", "device"), *end = json_pack("{s:b}", "complete", 1);
+    if (cpu_model)
+        json_object_set_new(env, "cpu",
+                            json_pack("{s:s,s:s,s:i}", "model", cpu_model, "signature",
+                                      "family 25 model 1 stepping 1", "logical_cores", 2));
+    snprintf(path, len, "%s/%s.jsonl", tmp, name);
+    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
+    for (size_t i = 0; i < n; i++) {
+        json_t *rec = kbi_case_record_json(&cases[i]);
+        cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
+        json_decref(rec);
+    }
+    cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
+    kbi_results_close(&w);
+    json_decref(env);
+    json_decref(end);
+}
+
+/* A host case fx/host/n=N of 8 quiet rounds around t whose worker waited `wait`. */
+static void named_case(kbi_case_result *c, int n, double t, double wait, unsigned long long seed)
+{
+    static char ids[4][32], texts[4][16];
+    synthetic_case(c, t, 0.005, 8, seed);
+    snprintf(ids[n], sizeof ids[n], "fx/host/n=%d", n);
+    snprintf(texts[n], sizeof texts[n], "n=%d", n);
+    c->index = n;
+    c->id = ids[n];
+    c->plugin = "fx";
+    c->variant = "host";
+    c->target = "host";
+    c->baseline = "";
+    c->params = json_pack("{s:i}", "n", n);
+    c->params_text = texts[n];
+    c->size_param = "n";
+    c->message = "";
+    c->timing = "host";
+    c->cache = "hot";
+    c->prepare_s = c->wall_s = NAN;
+    c->has_stats = 1;
+    c->cpu_wait = wait;
+}
+
+static void free_named(kbi_case_result *c)
+{
+    json_decref(c->params);
+    free_case(c);
+}
+
+/* kbench compare BASE RES [EXTRA] with stdout into tmp/out.md; the exit code, the text into
+ * *text (caller frees). */
+static int compare_cmd(const char *base, const char *res, const char *extra, char **text)
+{
+    char out[300];
+    char *argv[] = {"compare", (char *)base, (char *)res, "--out", out, (char *)extra, NULL};
+    int rc;
+    snprintf(out, sizeof out, "%s/out.md", tmp);
+    rc = kbi_cmd_compare(extra ? 6 : 5, argv);
+    *text = slurp(out);
+    return rc;
+}
+
+Test(verdicts, a_comparison_that_could_not_judge_is_not_ok)
+{
+    /* Two cases 3% slower while the results' workers waited 12% for a core: unsure, both. */
+    kbi_case_result a[2], b[2];
+    char base[300], res[300], same[300], *text;
+    for (int i = 0; i < 2; i++) {
+        named_case(&a[i], i, 1e-3, 0.0, 10 + i);
+        named_case(&b[i], i, 1.03e-3, 0.12, 20 + i);
+    }
+    write_cases("base", a, 2, "AMD EPYC", base, sizeof base);
+    write_cases("res", b, 2, "AMD EPYC", res, sizeof res);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    cr_expect_eq(compare_cmd(base, res, "--host-drift=0", &text), 0, "unsure passes by default");
+    cr_expect_not_null(strstr(text, "**UNSURE: 2 of 2 cases could not be judged**"), "%s", text);
+    cr_expect_null(strstr(text, "**OK**"), "%s", text);
+    free(text);
+    {
+        char *argv[] = {"compare", base, res, "--host-drift=0", "--fail-on-unsure", NULL};
+        cr_expect_eq(kbi_cmd_compare(5, argv), 1, "--fail-on-unsure: a blind gate fails");
+    }
+    /* Judged on every case: OK, and --fail-on-unsure passes. */
+    write_cases("same", a, 2, "AMD EPYC", same, sizeof same);
+    cr_expect_eq(compare_cmd(base, same, "--fail-on-unsure", &text), 0);
+    cr_expect_not_null(strstr(text, "**OK**: 2 cases matched, 2 same"), "%s", text);
+    free(text);
+    /* One judged slower (10x, under the same wait) beside one unsure: a regression. */
+    for (size_t k = 0; k < b[1].n_samples; k++)
+        b[1].samples[k] *= 10;
+    kbi_stats_compute(b[1].samples, b[1].n_samples, &b[1].stats);
+    {
+        size_t per[8] = {20, 20, 20, 20, 20, 20, 20, 20};
+        cr_assert_eq(kbi_case_result_set_rounds(&b[1], per, 8), 0);
+    }
+    write_cases("res10", b, 2, "AMD EPYC", res, sizeof res);
+    cr_expect_eq(compare_cmd(base, res, NULL, &text), 1);
+    cr_expect_not_null(strstr(text, "**REGRESSION**"), "%s", text);
+    cr_expect_not_null(strstr(text, "1 slower"), "%s", text);
+    free(text);
+    for (int i = 0; i < 2; i++) {
+        free_named(&a[i]);
+        free_named(&b[i]);
+    }
+}
+
+/* ---- unchanged code against its reference on another CPU (issue 23, item 2b) ---- */
+
+/* tmp/NAME.jsonl: the results file at src with every "model":"..." of its env's cpu replaced
+ * by model. */
+static void with_cpu(const char *src, const char *name, const char *model, char *path, size_t n)
+{
+    char *text = slurp(src), *p = strstr(text, "\"cpu\":");
+    FILE *f;
+    cr_assert_not_null(p, "the env record names the CPU");
+    p = strstr(p, "\"model\":\"");
+    cr_assert_not_null(p);
+    p += strlen("\"model\":\"");
+    snprintf(path, n, "%s/%s.jsonl", tmp, name);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fwrite(text, 1, (size_t)(p - text), f);
+    fputs(model, f);
+    fputs(strchr(p, '"'), f);
+    fclose(f);
+    free(text);
+}
+
+Test(verdicts, unchanged_code_on_another_cpu_says_so)
+{
+    /* Both causes of issue 23's false regressions against an unchanged reference: a host case
+     * measured on another CPU, and a metric derived from a timing judged by its within-run
+     * uncertainty alone. */
+    static const char profile[] = "[run]\nwarmup = 1\nmin_samples = 5\nmax_samples = 5\n"
+                                  "min_time = 0\nrounds = 3\ncache = hot\n\n"
+                                  "[good]\nvariants = sum\nn = 2000\n\n[timed]\n";
+    kbi_result_set ref = {0}, fresh = {0}, other = {0};
+    kbi_comparison c;
+    char err[KBI_ERR_SIZE], fresh_path[300], other_path[300], model[256] = "";
+    const kbi_compare_row *sum = NULL, *timed = NULL;
+    run_text_into("ref", profile, &ref);
+    /* The env record names this machine's CPU, as /proc/cpuinfo does. */
+    cr_assert_eq(ref.n_envs, 1);
+    cr_expect(ref.envs[0].cpu_cores >= 1, "%zu cores", ref.envs[0].cpu_cores);
+    cr_expect(ref.envs[0].cpu_model[0] != '\0', "no CPU model in the env record");
+    {
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f))
+            if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+                snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
+                model[strcspn(model, "\n")] = '\0';
+                break;
+            }
+        if (f)
+            fclose(f);
+        if (model[0])
+            cr_expect_str_eq(ref.envs[0].cpu_model, model);
+    }
+    /* The same code again, its timing-derived figure 1.9% up at 4.7 combined uncertainties
+     * (permute's self_us in issue 23), and a physics figure moved as much. */
+    setenv("KBENCH_FIXTURE_TIMED_SHIFT", "0.019", 1);
+    run_text_into("fresh", profile, &fresh);
+    unsetenv("KBENCH_FIXTURE_TIMED_SHIFT");
+    for (size_t i = 0; i < fresh.n_cases; i++) {
+        const kbi_metric *m = case_metric(&fresh.cases[i], "self_us");
+        if (m)
+            cr_expect(m->timing, "the record says self_us is a timing");
+    }
+    cr_assert_eq(kbi_compare_sets(&ref, &fresh, NULL, &c, err), KBI_OK);
+    for (size_t i = 0; i < c.n_rows; i++) {
+        if (strcmp(c.rows[i].base->plugin, "timed") == 0)
+            timed = &c.rows[i];
+        else
+            sum = &c.rows[i];
+    }
+    cr_assert(sum && timed && timed->n_metrics == 2);
+    for (size_t j = 0; j < 2; j++) {
+        const kbi_metric_outcome *o = &timed->metrics[j];
+        if (strcmp(o->name, "self_us") == 0)
+            cr_expect_eq(o->verdict, KBI_MV_SAME,
+                         "a timing 1.9%% up, within the threshold: %s (%s)",
+                         kbi_metric_verdict_name(o->verdict), o->why);
+        else
+            cr_expect_eq(o->verdict, KBI_MV_WORSE,
+                         "a physics result keeps the 3-uncertainty rule: %s (%s)",
+                         kbi_metric_verdict_name(o->verdict), o->why);
+    }
+    cr_expect_neq(sum->out.verdict, KBI_VERDICT_NOT_COMPARABLE, "the same CPU: %s", sum->out.why);
+    cr_expect_neq(sum->out.verdict, KBI_VERDICT_SLOWER, "%s", sum->out.why);
+    kbi_comparison_free(&c);
+    /* The reference's run, as if measured on another CPU: not comparable, never slower. */
+    snprintf(fresh_path, sizeof fresh_path, "%s/ref/results.jsonl", tmp);
+    with_cpu(fresh_path, "other", "Intel(R) Xeon(R) Platinum 8480+", other_path, sizeof other_path);
+    cr_assert_eq(kbi_results_load(&other, other_path, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&other, &fresh, NULL, &c, err), KBI_OK);
+    for (size_t i = 0; i < c.n_rows; i++) {
+        const kbi_compare_row *r = &c.rows[i];
+        cr_expect_eq(r->out.verdict, KBI_VERDICT_NOT_COMPARABLE, "%s: %s (%s)", r->base->id,
+                     kbi_verdict_name(r->out.verdict), r->out.why);
+        cr_expect_not_null(strstr(r->out.why, "measured on different CPUs (Intel(R) Xeon(R) "
+                                              "Platinum 8480+"),
+                           "%s", r->out.why);
+        for (size_t j = 0; j < r->n_metrics; j++)
+            if (strcmp(r->metrics[j].name, "self_us") == 0)
+                cr_expect_eq(r->metrics[j].verdict, KBI_MV_UNSURE, "%s", r->metrics[j].why);
+    }
+    cr_expect_eq(c.count[KBI_VERDICT_SLOWER], 0);
+    cr_expect_eq(c.unjudged, c.matched, "not comparable is not judged");
+    kbi_comparison_free(&c);
+    kbi_results_free(&ref);
+    kbi_results_free(&fresh);
+    kbi_results_free(&other);
 }
