@@ -929,8 +929,12 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             "its plugin declares bad or good, by more than %g times the two runs' uncertainties "
             "combined (sqrt(u_baseline² + u_results²)); any move of an exact value (uncertainty "
             "0) counts. A metric with no better direction is **changed**, never a regression. "
-            "**unsure**: the values differ and an uncertainty is unknown. A value outside the "
-            "metric's declared bound fails the comparison.\n\n",
+            "**unsure**: the values differ and an uncertainty is unknown. A metric its plugin "
+            "declares a timing (KB_METRIC_TIMING: a time per call, a ratio of times) is judged "
+            "like a time: **same** within the threshold, **unsure** within what the runs' drift "
+            "and CPU wait can explain (or on different CPUs), worse/better only beyond both "
+            "that and the uncertainties. A value outside the metric's declared bound fails the "
+            "comparison.\n\n",
             KBI_COMPARE_METRIC_SIGMAS);
     for (int k = 0; k < 2; k++) {
         int first = 1;
