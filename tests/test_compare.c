@@ -47,7 +47,7 @@ static kbi_compare_outcome compare_draws(double *a, size_t na, double *b, size_t
 {
     kbi_stats sa, sb;
     kbi_compare_outcome out;
-    kbi_compare_options opt = {0.02, 0.05, 0};
+    kbi_compare_options opt = {0.02, 0.05, 0, 0};
     kbi_stats_compute(a, na, &sa);
     kbi_stats_compute(b, nb, &sb);
     kbi_compare_samples(&sa, a, na, &sb, b, nb, &opt, &out);
@@ -157,7 +157,7 @@ Test(compare_stats, threshold_changes_the_verdict)
     double *a = draw(14, 50, 1e-3, 0.003), *b = draw(15, 50, 1.05e-3, 0.003);
     kbi_stats sa, sb;
     kbi_compare_outcome o;
-    kbi_compare_options loose = {0.10, 0.05, 0};
+    kbi_compare_options loose = {0.10, 0.05, 0, 0};
     kbi_stats_compute(a, 50, &sa);
     kbi_stats_compute(b, 50, &sb);
     kbi_compare_samples(&sa, a, 50, &sb, b, 50, &loose, &o);
@@ -586,8 +586,44 @@ Test(compare_binary, compare_x_x_is_0_and_slower_copy_is_1)
 
 static kbi_metric metric(const char *name, double v, double u, kb_better better)
 {
-    kbi_metric m = {(char *)name, "1", v, u, better, 0, 0, 0, 1, 1};
+    kbi_metric m = {(char *)name, "1", v, u, better, 0, 0, 0, 1, 1, 0};
     return m;
+}
+
+Test(compare_metric, a_timing_is_judged_like_a_time_and_physics_by_its_uncertainties)
+{
+    /* Issue 23: permute's self_us, 1.0832 +- 0.0031 -> 1.1035 +- 0.0045 us on unchanged code,
+     * 5.6 combined uncertainties, was "worse".  A timing moves between runs as times do. */
+    kbi_metric_outcome o;
+    kbi_metric a = metric("self_us", 1.0832, 0.0031, KB_BETTER_LOWER),
+               b = metric("self_us", 1.1035, 0.0045, KB_BETTER_LOWER);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_WORSE, "no timing flag: a result, 3 uncertainties: %s", o.why);
+    a.timing = b.timing = 1;
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_SAME, "+1.9%% is within the 2%% threshold: %s", o.why);
+    /* Over the threshold but within what the case's runs may drift: unsure. */
+    b.value = 1.0832 * 1.05;
+    kbi_compare_metric_in_case(&a, &b, 0.02, 0.08, &o);
+    cr_expect_eq(o.verdict, KBI_MV_UNSURE, "%s", o.why);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_WORSE, "5%% beyond a 2%% allowance: %s", o.why);
+    /* Beyond the drift and the uncertainties: worse, and better the other way. */
+    b.value = 1.0832 * 1.3;
+    kbi_compare_metric_in_case(&a, &b, 0.02, 0.08, &o);
+    cr_expect_eq(o.verdict, KBI_MV_WORSE, "%s", o.why);
+    kbi_compare_metric_in_case(&b, &a, 0.02, 0.08, &o);
+    cr_expect_eq(o.verdict, KBI_MV_BETTER, "%s", o.why);
+    /* Beyond the drift but not the uncertainties: unsure. */
+    b.uncertainty = 0.2;
+    kbi_compare_metric_in_case(&a, &b, 0.02, 0.08, &o);
+    cr_expect_eq(o.verdict, KBI_MV_UNSURE, "%s", o.why);
+    /* The results' declaration rules: an older baseline did not say it is a timing. */
+    a.timing = 0;
+    b.value = 1.1035;
+    b.uncertainty = 0.0045;
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_SAME, "%s", o.why);
 }
 
 Test(compare_metric, verdicts_by_direction_and_uncertainty)
@@ -682,9 +718,9 @@ static void write_metrics_run(const char *name, double shift, double noise, doub
 {
     static double samples[] = {2e-4, 2.01e-4, 1.99e-4, 2e-4, 2.02e-4, 1.98e-4};
     kbi_metric m[3] = {
-        {"drift", "1", 0.1 + shift, noise, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1},
-        {"rate", "1/s", 10 - shift, noise, KB_BETTER_HIGHER, 0, 0, 0, 1, 1},
-        {"count", "1", count, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1},
+        {"drift", "1", 0.1 + shift, noise, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0},
+        {"rate", "1/s", 10 - shift, noise, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0},
+        {"count", "1", count, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0},
     };
     kbi_case_result c;
     kbi_results_writer w;

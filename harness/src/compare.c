@@ -16,8 +16,8 @@
 #include "resultset.h"
 
 static const char *const verdict_names[KBI_VERDICT_COUNT] = {
-    "same",   "faster",       "slower",           "unsure",
-    "failed", "not measured", "only in baseline", "only in results",
+    "same",         "faster",           "slower",          "unsure",         "failed",
+    "not measured", "only in baseline", "only in results", "not comparable",
 };
 
 const char *kbi_verdict_name(kbi_verdict v)
@@ -41,11 +41,72 @@ static int metric_out_of_bound(const kbi_metric *m)
     return !m->in_bound || !kbi_metric_within(m, m->value);
 }
 
+/* The direction verdict of a move d of a metric whose better direction is `better`. */
+static kbi_metric_verdict direction_verdict(double d, kb_better better)
+{
+    if (better == KB_BETTER_NONE)
+        return KBI_MV_CHANGED;
+    return (d > 0) == (better == KB_BETTER_HIGHER) ? KBI_MV_BETTER : KBI_MV_WORSE;
+}
+
+/* A timing-derived metric, both values known (see the top of compare.h): judged like a
+ * time, against the threshold t and the case's allowance (relative changes). */
+static void judge_timing_metric(double a, double b, kb_better better, double t, double allowance,
+                                kbi_metric_outcome *out)
+{
+    double d = b - a, x;
+    int say = !out->why[0]; /* an out-of-bound note stays first */
+    /* The log ratio where both are positive; else the size of the move against a. */
+    x = a > 0 && b > 0 ? fabs(log(b / a)) : a != 0 ? log1p(fabs(d / a)) : INFINITY;
+    if (!(x > log1p(t))) {
+        out->verdict = KBI_MV_SAME;
+        if (say)
+            snprintf(out->why, sizeof out->why,
+                     "a timing: change %+.2f%% is within the %.3g%% threshold", 100 * d / a,
+                     100 * t);
+        return;
+    }
+    if (!(x > log1p(allowance))) {
+        out->verdict = KBI_MV_UNSURE;
+        if (say)
+            snprintf(out->why, sizeof out->why,
+                     "a timing: change %+.2f%% is within the %.3g%% the runs' drift and load can "
+                     "explain",
+                     100 * d / a, 100 * allowance);
+        return;
+    }
+    if (!isfinite(out->sigma) || !(fabs(d) > KBI_COMPARE_METRIC_SIGMAS * out->sigma)) {
+        out->verdict = KBI_MV_UNSURE;
+        if (say)
+            snprintf(out->why, sizeof out->why,
+                     isfinite(out->sigma)
+                         ? "a timing: change %+.3g is within %g combined uncertainties"
+                         : "a timing: change %+.3g, with an uncertainty unknown",
+                     d, KBI_COMPARE_METRIC_SIGMAS);
+        return;
+    }
+    out->verdict = direction_verdict(d, better);
+    if (say)
+        snprintf(out->why, sizeof out->why,
+                 "a timing: change %+.2f%% is beyond the %.3g%% a time may move between runs, "
+                 "and %.1f combined uncertainties%s",
+                 a != 0 ? 100 * d / a : INFINITY, 100 * allowance,
+                 out->sigma > 0 ? fabs(d) / out->sigma : INFINITY,
+                 better == KB_BETTER_NONE ? " (neither direction is better)" : "");
+}
+
 void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metric_outcome *out)
+{
+    kbi_compare_metric_in_case(base, res, KBI_COMPARE_THRESHOLD, KBI_COMPARE_THRESHOLD, out);
+}
+
+void kbi_compare_metric_in_case(const kbi_metric *base, const kbi_metric *res, double threshold,
+                                double allowance, kbi_metric_outcome *out)
 {
     const kbi_metric *decl = res ? res : base;
     double a, b, d, limit;
     kb_better better;
+    int timing;
     memset(out, 0, sizeof *out);
     out->name = decl ? decl->name : "";
     out->base = base;
@@ -72,6 +133,9 @@ void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metri
     b = res->value;
     /* The results' declaration rules; an older baseline may not declare. */
     better = res->declared || base->better == KB_BETTER_NONE ? res->better : base->better;
+    timing = res->declared ? res->timing : base->timing;
+    if (!(threshold > 0))
+        threshold = KBI_COMPARE_THRESHOLD;
     if (a == b || (isnan(a) && isnan(b))) {
         out->verdict = KBI_MV_SAME;
         out->change = 0;
@@ -85,6 +149,13 @@ void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metri
         return;
     }
     d = out->change = b - a;
+    if (timing) {
+        if (!isnan(base->uncertainty) && !isnan(res->uncertainty))
+            out->sigma =
+                sqrt(base->uncertainty * base->uncertainty + res->uncertainty * res->uncertainty);
+        judge_timing_metric(a, b, better, threshold, fmax(allowance, threshold), out);
+        return;
+    }
     if (isnan(base->uncertainty) || isnan(res->uncertainty)) {
         out->verdict = KBI_MV_UNSURE;
         if (!out->why[0])
@@ -101,12 +172,7 @@ void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metri
                      KBI_COMPARE_METRIC_SIGMAS);
         return;
     }
-    if (better == KB_BETTER_NONE)
-        out->verdict = KBI_MV_CHANGED;
-    else if ((d > 0) == (better == KB_BETTER_HIGHER))
-        out->verdict = KBI_MV_BETTER;
-    else
-        out->verdict = KBI_MV_WORSE;
+    out->verdict = direction_verdict(d, better);
     if (!out->why[0]) {
         if (out->sigma > 0)
             snprintf(out->why, sizeof out->why, "change %+.3g is %.1f combined uncertainties%s", d,
@@ -123,15 +189,24 @@ void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metri
 static void compare_row_metrics(kbi_comparison *c, kbi_compare_row *row)
 {
     size_t nb = row->base ? row->base->n_metrics : 0, nr = row->res ? row->res->n_metrics : 0;
+    double t = c->opt.threshold, allowance = row->out.timing_allowance;
     if (!row->res || nb + nr == 0)
         return; /* only in the baseline: nothing new to judge */
     row->metrics = kbi_xcalloc(nb + nr, sizeof *row->metrics);
     for (size_t i = 0; i < nb; i++) {
         const kbi_metric *b = &row->base->metrics[i], *r = NULL;
+        kbi_metric_outcome *o = &row->metrics[row->n_metrics++];
         for (size_t k = 0; k < nr && !r; k++)
             if (strcmp(row->res->metrics[k].name, b->name) == 0)
                 r = &row->res->metrics[k];
-        kbi_compare_metric(b, r, &row->metrics[row->n_metrics++]);
+        kbi_compare_metric_in_case(b, r, t, isfinite(allowance) ? allowance : t, o);
+        if (r && row->out.verdict == KBI_VERDICT_NOT_COMPARABLE &&
+            (r->declared ? r->timing : b->timing) && o->change != 0) {
+            /* A timing of a host case follows the CPU as the case's time does. */
+            o->verdict = KBI_MV_UNSURE;
+            if (!o->out_of_bound)
+                snprintf(o->why, sizeof o->why, "a timing, measured on different CPUs");
+        }
     }
     for (size_t k = 0; k < nr; k++) {
         const kbi_metric *r = &row->res->metrics[k];
@@ -168,6 +243,76 @@ static double host_drift(const kbi_compare_options *opt, const kbi_case_result *
     return host_timed(base, res) && d > 0 ? d : 0.0;
 }
 
+/* What the workers' waits for a CPU can explain (see compare.h).  A share w of its time
+ * spent runnable but not running stretches a side's times by up to 1 / (1 - w): a results
+ * side that waited may read slow (the interval's lower edge moves down by `down`), a
+ * baseline that waited may make the results read fast (the upper edge moves up by `up`). */
+typedef struct cpu_waits {
+    double base, res; /* the shares, 0 where a side did not wait or does not say */
+    double up, down;  /* what they explain, log units */
+} cpu_waits;
+
+static double stretch(double w)
+{
+    return w >= 1 ? INFINITY : -log1p(-w);
+}
+
+static cpu_waits cpu_waits_of(const kbi_case_result *base, const kbi_case_result *res)
+{
+    cpu_waits w;
+    w.base = base->cpu_wait > 0 ? base->cpu_wait : 0; /* NAN: unknown, taken as none */
+    w.res = res->cpu_wait > 0 ? res->cpu_wait : 0;
+    w.up = stretch(w.base);
+    w.down = stretch(w.res);
+    return w;
+}
+
+/* "the results' worker waited for a core 12% of its time (it may read up to 13.6% slow)" or
+ * the like for the sides that waited, into buf ("" when neither did). */
+static void cpu_wait_text(const cpu_waits *w, char *buf, size_t n)
+{
+    if (w->base > 0 && w->res > 0)
+        snprintf(buf, n,
+                 "the workers waited for a core %.0f%% (baseline) and %.0f%% (results) of "
+                 "their time (each may read up to %.1f%% / %.1f%% slow)",
+                 100 * w->base, 100 * w->res, 100 * expm1(w->up), 100 * expm1(w->down));
+    else if (w->base > 0 || w->res > 0)
+        snprintf(buf, n,
+                 "the %s worker waited for a core %.0f%% of its time (it may read up to %.1f%% "
+                 "slow)",
+                 w->res > 0 ? "results'" : "baseline's", 100 * fmax(w->base, w->res),
+                 100 * expm1(fmax(w->up, w->down)));
+    else
+        snprintf(buf, n, "%s", "");
+}
+
+/* Whether base and res were measured on different CPUs, as their env records say (both must
+ * say); a and b get each side's CPU in words. */
+static int different_cpus(const kbi_case_result *base, const kbi_case_result *res, char *a, char *b,
+                          size_t n)
+{
+    const kbi_env_record *x = base->env, *y = res->env;
+    int model, sig, mhz;
+    if (!x || !y || !x->cpu_model || !y->cpu_model || !x->cpu_model[0] || !y->cpu_model[0])
+        return 0;
+    model = strcmp(x->cpu_model, y->cpu_model) != 0;
+    sig = x->cpu_signature && y->cpu_signature && x->cpu_signature[0] && y->cpu_signature[0] &&
+          strcmp(x->cpu_signature, y->cpu_signature) != 0;
+    mhz = x->cpu_max_mhz > 0 && y->cpu_max_mhz > 0 && fabs(x->cpu_max_mhz - y->cpu_max_mhz) >= 1;
+    if (!model && !sig && !mhz)
+        return 0;
+    /* Name what differs: the model, else the signature, else the clock; and the cores. */
+    for (int k = 0; k < 2; k++) {
+        const kbi_env_record *e = k ? y : x;
+        char *to = k ? b : a, clock[32] = "";
+        if (e->cpu_max_mhz > 0)
+            snprintf(clock, sizeof clock, ", %.0f MHz", e->cpu_max_mhz);
+        snprintf(to, n, "%.60s%s%.48s, %zu cores%s", e->cpu_model, model ? "" : " ",
+                 model ? "" : e->cpu_signature, e->cpu_cores, clock);
+    }
+    return 1;
+}
+
 void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size_t n_base,
                          const kbi_stats *res, const double *res_samples, size_t n_res,
                          const kbi_compare_options *opt, kbi_compare_outcome *out)
@@ -177,6 +322,7 @@ void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size
     resolve_options(opt, &t, &alpha);
     memset(out, 0, sizeof *out);
     out->ratio = out->noise_base = out->noise_results = out->p = out->detectable = NAN;
+    out->timing_allowance = t;
     if (!(base->median > 0) || !(res->median > 0)) {
         out->verdict = KBI_VERDICT_UNSURE;
         snprintf(out->why, sizeof out->why, "no median time on the %s side",
@@ -227,22 +373,26 @@ void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size
 
 /* Both sides measured in rounds: the verdict from the round medians (see compare.h). */
 static void compare_rounds(const kbi_case_result *base, const kbi_case_result *res, double t,
-                           double alpha, double drift, const kbi_shift *s, kbi_compare_outcome *out)
+                           double alpha, double drift, const cpu_waits *w, const kbi_shift *s,
+                           kbi_compare_outcome *out)
 {
-    double lim = log1p(t), random, half, lo, hi;
+    double lim = log1p(t), z = kbi_normal_quantile(1.0 - alpha / 2.0), random, half, lo, hi;
+    double wait = fmax(w->up, w->down);
     size_t nb = base->n_rounds, nr = res->n_rounds;
+    char waited[160] = "";
     /* Each run is one draw of the machine's state, which moves the whole run as much as the
      * rounds show it moving one round: 2 spread^2, plus the estimate's own variance. */
-    random = kbi_normal_quantile(1.0 - alpha / 2.0) * s->spread *
-             sqrt(2.0 + 1.0 / (double)nb + 1.0 / (double)nr);
+    random = z * s->spread * sqrt(2.0 + 1.0 / (double)nb + 1.0 / (double)nr);
     half = random + log1p(drift);
-    lo = s->est - half;
-    hi = s->est + half;
+    lo = s->est - half - w->down;
+    hi = s->est + half + w->up;
     out->ratio = exp(s->est);
     out->noise_base = base->stats.noise;
     out->noise_results = res->stats.noise;
     out->p = NAN;
-    out->detectable = expm1(lim + log1p(drift) + KBI_COMPARE_DETECT_WIDTHS * 2.0 * random);
+    out->detectable = expm1(lim + log1p(drift) + wait + KBI_COMPARE_DETECT_WIDTHS * 2.0 * random);
+    /* One round's figure on each side: sqrt(2 + 1 + 1) spreads. */
+    out->timing_allowance = expm1(lim + log1p(drift) + wait + z * 2.0 * s->spread);
     out->rounds_base = nb;
     out->rounds_results = nr;
     if (lo > lim || hi < -lim)
@@ -251,11 +401,16 @@ static void compare_rounds(const kbi_case_result *base, const kbi_case_result *r
         out->verdict = KBI_VERDICT_SAME;
     else
         out->verdict = KBI_VERDICT_UNSURE;
+    if (wait > 0) {
+        char who[144];
+        cpu_wait_text(w, who, sizeof who);
+        snprintf(waited, sizeof waited, "; %s", who);
+    }
     snprintf(out->why, sizeof out->why,
              "rounds %zu/%zu: change %+.2f%%, %+.2f%% to %+.2f%% allowing for the runs' "
-             "drift%s%s",
+             "drift%s%s%s",
              nb, nr, 100 * expm1(s->est), 100 * expm1(lo), 100 * expm1(hi),
-             drift > 0 ? " (host: a shared CPU)" : "",
+             drift > 0 ? " (host: a shared CPU)" : "", waited,
              out->verdict == KBI_VERDICT_UNSURE ? ", across the threshold" : "");
 }
 
@@ -264,7 +419,9 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
                              const kbi_compare_options *opt, kbi_compare_outcome *out)
 {
     kbi_shift s;
-    double t, alpha;
+    double t, alpha, drift;
+    cpu_waits w;
+    char cpu_a[128], cpu_b[128];
     if (kbi_case_not_timing(base) || kbi_case_not_timing(res)) {
         out->verdict = KBI_VERDICT_NOT_MEASURED;
         snprintf(out->why, sizeof out->why,
@@ -274,19 +431,18 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
         return;
     }
     resolve_options(opt, &t, &alpha);
-    if (host_timed(base, res) &&
-        (base->cpu_wait > KBI_COMPARE_MAX_CPU_WAIT || res->cpu_wait > KBI_COMPARE_MAX_CPU_WAIT)) {
-        int b = base->cpu_wait > KBI_COMPARE_MAX_CPU_WAIT;
-        out->verdict = KBI_VERDICT_UNSURE;
+    drift = host_drift(opt, base, res);
+    w = cpu_waits_of(base, res);
+    if (host_timed(base, res) && different_cpus(base, res, cpu_a, cpu_b, sizeof cpu_a)) {
+        /* A host time follows the CPU; how far, nothing in the two runs can say. */
+        out->verdict = KBI_VERDICT_NOT_COMPARABLE;
         out->ratio = res->stats.median / base->stats.median;
         out->noise_base = base->stats.noise;
         out->noise_results = res->stats.noise;
         out->rounds_base = base->n_rounds;
         out->rounds_results = res->n_rounds;
-        snprintf(out->why, sizeof out->why,
-                 "the CPU was taken: the %s run's worker waited for a core %.0f%% of a round's "
-                 "time, so its times measure the load",
-                 b ? "baseline" : "results", 100 * (b ? base->cpu_wait : res->cpu_wait));
+        snprintf(out->why, sizeof out->why, "measured on different CPUs (%.110s vs %.110s)", cpu_a,
+                 cpu_b);
         return;
     }
     if (base->n_rounds >= 2 && res->n_rounds >= 2 &&
@@ -294,15 +450,29 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
                       1.0 - alpha, &s) == 0 &&
         !(base->n_samples == res->n_samples &&
           memcmp(base->samples, res->samples, base->n_samples * sizeof *base->samples) == 0)) {
-        compare_rounds(base, res, t, alpha, host_drift(opt, base, res), &s, out);
+        compare_rounds(base, res, t, alpha, drift, &w, &s, out);
         return;
     }
-    if (host_drift(opt, base, res) > 0) {
-        /* One round of a shared CPU: a change must clear the drift too. */
-        kbi_compare_options wide = {t + host_drift(opt, base, res), alpha, 0};
+    if (drift > 0 || w.up > 0 || w.down > 0) {
+        /* One round of a shared CPU: a change must clear the drift, and the wait that could
+         * have made it (the results' for a slowdown, the baseline's for a speedup). */
+        double d = res->stats.median / base->stats.median - 1.0, hide;
+        kbi_compare_options wide = {t + drift + expm1(d > 0 ? w.down : w.up), alpha, 0, 0};
         kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats, res->samples,
                             res->n_samples, &wide, out);
-        out->detectable = fmax(wide.threshold, out->noise_base + out->noise_results);
+        out->detectable =
+            fmax(t + drift + expm1(fmax(w.up, w.down)), out->noise_base + out->noise_results);
+        out->timing_allowance = t + drift + expm1(fmax(w.up, w.down));
+        /* The other side's wait may hide a larger change behind one that looks the same. */
+        hide = expm1(d >= 0 ? w.up : w.down);
+        if (out->verdict == KBI_VERDICT_SAME && fabs(d) + hide > t + drift)
+            out->verdict = KBI_VERDICT_UNSURE;
+        if (out->verdict == KBI_VERDICT_UNSURE && (w.up > 0 || w.down > 0)) {
+            char who[144];
+            size_t len = strlen(out->why);
+            cpu_wait_text(&w, who, sizeof who);
+            snprintf(out->why + len, sizeof out->why - len, "%s%s", len ? "; " : "", who);
+        }
         return;
     }
     kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats, res->samples,
@@ -315,6 +485,7 @@ void kbi_compare_case(const kbi_case_result *base, const kbi_case_result *res,
 {
     memset(out, 0, sizeof *out);
     out->ratio = out->noise_base = out->noise_results = out->p = out->detectable = NAN;
+    out->timing_allowance = NAN;
     if (!res) {
         out->verdict = KBI_VERDICT_ONLY_BASELINE;
         return;
@@ -494,6 +665,23 @@ static const kbi_case_result *pair_across_params(const kbi_case_result *b,
     return found;
 }
 
+/* Whether row, matched on both sides, could not be judged: unsure, not comparable, or measured
+ * in the baseline but not in the results. */
+static int unjudged(const kbi_compare_row *row)
+{
+    kbi_verdict v = row->out.verdict;
+    if (!row->base || !row->res)
+        return 0;
+    return v == KBI_VERDICT_UNSURE || v == KBI_VERDICT_NOT_COMPARABLE ||
+           (v == KBI_VERDICT_NOT_MEASURED && row->base->status == KBI_ST_OK);
+}
+
+/* Whether a side's env record for c does not say on which CPU it ran. */
+static int cpu_unknown(const kbi_case_result *c)
+{
+    return !c->env || !c->env->cpu_model || !c->env->cpu_model[0];
+}
+
 /* Whether row got a timing verdict from its samples, not its rounds (a file compared with
  * itself aside). */
 static int judged_by_one_round(const kbi_compare_row *row)
@@ -513,13 +701,15 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
                      const kbi_compare_options *opt, kbi_comparison *out, char *err)
 {
     json_t *bmap, *rmap;
-    size_t drops = 0, paired = 0, one_round = 0;
+    size_t drops = 0, paired = 0, one_round = 0, other_cpu = 0, unknown_cpu = 0;
     int cache_differs = 0;
     unsigned char *taken = kbi_xcalloc(res->n_cases + 1, 1); /* results paired by params */
     memset(out, 0, sizeof *out);
     resolve_options(opt, &out->opt.threshold, &out->opt.alpha);
     out->opt.host_drift = opt ? opt->host_drift : 0;
+    out->opt.fail_on_unsure = opt ? opt->fail_on_unsure : 0;
     warn_if_differs(out, base, res, "GPUs", "device", "name", "");
+    warn_if_differs(out, base, res, "CPUs", "cpu", "model", "");
     warn_if_differs(out, base, res, "SM clocks", "device", "sm_clock_mhz", " MHz");
     warn_if_differs(out, base, res, "memory clocks", "device", "mem_clock_mhz", " MHz");
     warn_if_differs(out, base, res, "NVIDIA drivers", "driver_version", NULL, "");
@@ -575,8 +765,32 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
         out->count[row->out.verdict]++;
         compare_row_metrics(out, row);
     }
-    for (size_t i = 0; i < out->n_rows; i++)
-        one_round += judged_by_one_round(&out->rows[i]);
+    for (size_t i = 0; i < out->n_rows; i++) {
+        const kbi_compare_row *row = &out->rows[i];
+        one_round += judged_by_one_round(row);
+        if (!row->base || !row->res)
+            continue;
+        out->matched++;
+        out->unjudged += unjudged(row);
+        other_cpu += row->out.verdict == KBI_VERDICT_NOT_COMPARABLE;
+        unknown_cpu += row->base->status == KBI_ST_OK && row->res->status == KBI_ST_OK &&
+                       host_timed(row->base, row->res) &&
+                       (cpu_unknown(row->base) || cpu_unknown(row->res));
+    }
+    if (other_cpu)
+        add_count_warning(out, other_cpu,
+                          "%zu host-timed case was measured on different CPUs: not comparable (a "
+                          "host time follows the CPU; so may a device case whose run holds a host "
+                          "pass or many small launches)",
+                          "%zu host-timed cases were measured on different CPUs: not comparable "
+                          "(a host time follows the CPU; so may a device case whose run holds a "
+                          "host pass or many small launches)");
+    if (unknown_cpu)
+        add_count_warning(out, unknown_cpu,
+                          "%zu host-timed case has a side whose run does not record its CPU "
+                          "(kbench before 1.2): judged as if on the same CPU",
+                          "%zu host-timed cases have a side whose run does not record its CPU "
+                          "(kbench before 1.2): judged as if on the same CPU");
     if (one_round)
         add_count_warning(out, one_round,
                           "%zu case was judged from one round per side: its verdict cannot see "
@@ -618,14 +832,18 @@ void kbi_comparison_free(kbi_comparison *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Whether c found a regression: a case slower or failed, a metric worse or out of bound. */
+static int regressed(const kbi_comparison *c)
+{
+    return c->count[KBI_VERDICT_SLOWER] || c->count[KBI_VERDICT_FAILED] ||
+           c->metric_count[KBI_MV_WORSE] || c->out_of_bound;
+}
+
 int kbi_comparison_exit_code(const kbi_comparison *c)
 {
     if (c->not_timing_base || c->not_timing_results)
         return KBI_EXIT_USAGE; /* not timing evidence, whatever the statuses say */
-    return c->count[KBI_VERDICT_SLOWER] || c->count[KBI_VERDICT_FAILED] ||
-                   c->metric_count[KBI_MV_WORSE] || c->out_of_bound
-               ? KBI_EXIT_FAILED
-               : KBI_EXIT_OK;
+    return regressed(c) || (c->opt.fail_on_unsure && c->unjudged) ? KBI_EXIT_FAILED : KBI_EXIT_OK;
 }
 
 /* ---- output ---- */
@@ -711,8 +929,12 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             "its plugin declares bad or good, by more than %g times the two runs' uncertainties "
             "combined (sqrt(u_baseline² + u_results²)); any move of an exact value (uncertainty "
             "0) counts. A metric with no better direction is **changed**, never a regression. "
-            "**unsure**: the values differ and an uncertainty is unknown. A value outside the "
-            "metric's declared bound fails the comparison.\n\n",
+            "**unsure**: the values differ and an uncertainty is unknown. A metric its plugin "
+            "declares a timing (KB_METRIC_TIMING: a time per call, a ratio of times) is judged "
+            "like a time: **same** within the threshold, **unsure** within what the runs' drift "
+            "and CPU wait can explain (or on different CPUs), worse/better only beyond both "
+            "that and the uncertainties. A value outside the metric's declared bound fails the "
+            "comparison.\n\n",
             KBI_COMPARE_METRIC_SIGMAS);
     for (int k = 0; k < 2; k++) {
         int first = 1;
@@ -799,7 +1021,12 @@ static void write_intro(const kbi_comparison *c, const char *base_name, const ch
             "that matters, the machine was too noisy to tell. Host-timed cases share the CPU "
             "with the machine's other users: their interval also allows a whole run to sit "
             "off by %g%% (--host-drift), and without rounds their threshold grows by as "
-            "much.\n\n",
+            "much. A host case whose worker waited for a core a share w of its time may read "
+            "up to 1/(1 - w) slow: the wait widens its interval (or threshold) by as much, and "
+            "a change beyond that is still called. Host-timed cases measured on different CPUs "
+            "are **not comparable**. The headline is OK only when every matched case was "
+            "judged; UNSURE counts those that were not (unsure, not comparable, or not "
+            "measured in the results).\n\n",
             100 * (1 - c->opt.alpha),
             100 * (c->opt.host_drift < 0   ? 0
                    : c->opt.host_drift > 0 ? c->opt.host_drift
@@ -811,9 +1038,9 @@ static size_t write_summary(const kbi_comparison *c, FILE *f)
 {
     size_t compared = 0;
     static const kbi_verdict order[] = {
-        KBI_VERDICT_SLOWER,        KBI_VERDICT_FAILED,       KBI_VERDICT_FASTER,
-        KBI_VERDICT_SAME,          KBI_VERDICT_UNSURE,       KBI_VERDICT_NOT_MEASURED,
-        KBI_VERDICT_ONLY_BASELINE, KBI_VERDICT_ONLY_RESULTS,
+        KBI_VERDICT_SLOWER,       KBI_VERDICT_FAILED,        KBI_VERDICT_FASTER,
+        KBI_VERDICT_SAME,         KBI_VERDICT_UNSURE,        KBI_VERDICT_NOT_COMPARABLE,
+        KBI_VERDICT_NOT_MEASURED, KBI_VERDICT_ONLY_BASELINE, KBI_VERDICT_ONLY_RESULTS,
     };
     for (size_t i = 0; i < c->n_warnings; i++) {
         fputs("> **Warning:** ", f);
@@ -829,17 +1056,23 @@ static size_t write_summary(const kbi_comparison *c, FILE *f)
                 c->not_timing_base && c->not_timing_results ? "baseline and the results are"
                 : c->not_timing_base                        ? "baseline is"
                                                             : "results are");
-    fprintf(f, "**%s**: %zu cases matched",
-            kbi_comparison_exit_code(c) == KBI_EXIT_USAGE ? "NOT TIMINGS"
-            : kbi_comparison_exit_code(c)                 ? "REGRESSION"
-                                                          : "OK",
-            compared);
+    /* The headline names what is known: OK only when every case was judged. */
+    if (kbi_comparison_exit_code(c) == KBI_EXIT_USAGE)
+        fputs("**NOT TIMINGS**", f);
+    else if (regressed(c))
+        fputs("**REGRESSION**", f);
+    else if (c->unjudged)
+        fprintf(f, "**UNSURE: %zu of %zu cases could not be judged**", c->unjudged, c->matched);
+    else
+        fputs("**OK**", f);
+    fprintf(f, ": %zu cases matched", compared);
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
         if (c->count[order[k]])
             fprintf(f, ", %zu %s", c->count[order[k]], kbi_verdict_name(order[k]));
     if (c->metric_count[KBI_MV_WORSE])
         fprintf(f, "; %zu metric%s worse", c->metric_count[KBI_MV_WORSE],
                 c->metric_count[KBI_MV_WORSE] == 1 ? "" : "s");
+
     if (c->out_of_bound)
         fprintf(f, "; %zu metric%s out of bound", c->out_of_bound, c->out_of_bound == 1 ? "" : "s");
     fputs(".\n\n", f);
@@ -951,6 +1184,8 @@ static const char compare_help[] =
     "  -d, --host-drift X how far a whole run of host-timed cases may sit off on a\n"
     "                     shared CPU, unseen by its rounds; default 25%, 0 on a\n"
     "                     machine of your own\n"
+    "  -u, --fail-on-unsure  exit 1 when a case could not be judged (unsure, not\n"
+    "                     comparable, or not measured in the results)\n"
     "  -o, --out FILE     also write the Markdown table to FILE\n"
     "  -h, --help         this text\n"
     "\n"
@@ -960,15 +1195,21 @@ static const char compare_help[] =
     "medians; slower/faster only when the whole interval of the change, allowing each\n"
     "run to sit off as far as its rounds drift, lies beyond the threshold.  The\n"
     "detectable column: the smallest change those runs would call nearly always.\n"
+    "A host case whose worker waited for a core a share w of its time: the interval\n"
+    "widens by up to 1/(1 - w) (12%: 13.6%); a change beyond it is still called.\n"
+    "Host-timed cases measured on different CPUs (the env records say): not comparable.\n"
+    "Metrics declared as timings (KB_METRIC_TIMING) are judged like a time.\n"
     "A --sanitize run on either side is not timings: no timing verdict, exit 2.\n"
     "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
     "Metrics: worse/better when a move in the declared bad/good direction exceeds 3\n"
     "times both runs' uncertainties combined; a value outside its bound fails.\n"
     "\n"
+    "Headline: REGRESSION, or UNSURE: n of m cases could not be judged, or OK when\n"
+    "every matched case was judged.\n"
     "Exit status: 0 nothing slower or failed, 1 a case slower or failed or a metric\n"
-    "worse or out of bound, 2 bad usage, a --sanitize side\n"
-    "or input (including no case common to both sides).  Warns when the sides differ\n"
-    "in GPU, clocks, driver or revision.\n";
+    "worse or out of bound (with --fail-on-unsure: or a case not judged), 2 bad\n"
+    "usage, a --sanitize side or input (including no case common to both sides).\n"
+    "Warns when the sides differ in GPU, CPU, clocks, driver or revision.\n";
 
 /* --host-drift: a fraction, or 0 for none (stored as -1: 0 means the default). */
 static int parse_host_drift(const char *value, void *target)
@@ -1004,7 +1245,7 @@ static int load_side(const char *what, const char *path, kbi_result_set *set)
 
 int kbi_cmd_compare(int argc, char **argv)
 {
-    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT};
+    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT, 0};
     kbi_result_set base = {0}, res = {0};
     kbi_comparison cmp = {0};
     const char *out = NULL;
@@ -1025,6 +1266,10 @@ int kbi_cmd_compare(int argc, char **argv)
          .target = &opt.host_drift,
          .expected = "a fraction such as 0.1 or a percentage such as 10%, from 0 to below 1",
          .parse = parse_host_drift},
+        {.name = "fail-on-unsure",
+         .short_name = 'u',
+         .kind = KBI_OPT_FLAG,
+         .target = &opt.fail_on_unsure},
         {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
     };
     const kbi_verb_spec spec = {"compare",
@@ -1084,12 +1329,19 @@ int kbi_cmd_compare(int argc, char **argv)
                 cmp.not_timing_base && cmp.not_timing_results ? "baseline and the results are"
                 : cmp.not_timing_base                         ? "baseline is"
                                                               : "results are");
-    else if (code == KBI_EXIT_FAILED)
+    else if (regressed(&cmp))
         fprintf(stderr,
                 "kbench compare: regression: %zu slower, %zu failed, %zu metrics worse, %zu "
                 "metrics out of bound\n",
                 cmp.count[KBI_VERDICT_SLOWER], cmp.count[KBI_VERDICT_FAILED],
                 cmp.metric_count[KBI_MV_WORSE], cmp.out_of_bound);
+    else if (cmp.unjudged)
+        fprintf(stderr,
+                "kbench compare: unsure: %zu of %zu cases could not be judged (the why column "
+                "says why)%s\n",
+                cmp.unjudged, cmp.matched,
+                opt.fail_on_unsure ? "; --fail-on-unsure: exit 1"
+                                   : "; --fail-on-unsure makes that exit 1");
 done:
     if (have_cmp)
         kbi_comparison_free(&cmp);

@@ -39,8 +39,8 @@
  *                    beyond the threshold
  *   same             the interval lies within -L..+L
  *   unsure           the interval reaches across a threshold
- *   detectable       exp(L + 1.5 (2 h)) - 1 (h without the host drift,
- *                    which adds to L once): to miss a true change this
+ *   detectable       exp(L + 1.5 (2 h)) - 1 (h without the host drift and
+ *                    the CPU wait, which add to L once): to miss a true change this
  *                    large, the interval would have to sit off it by twice
  *                    its half-width, so it is called slower or faster
  *                    nearly always; where it exceeds a change that matters,
@@ -53,12 +53,28 @@
  * wait for a CPU).  Their interval is widened by ln(1 + --host-drift) each
  * way (default 25%; 0 on a machine of one's own),
  * and without rounds their threshold is t + host-drift.
- * And a host-timed case whose worker waited for a CPU more than 5% of a
- * round's time on either side (the record's "cpu_wait", from the kernel's
- * run-queue accounting) is unsure: its times measure the machine's load.
- * Without rounds on both sides "detectable" is max(t, nb + nr): drift
- * between the runs is then not measured, and a shared machine's verdicts
- * need rounds.
+ * A host case's worker may also have waited for a CPU (the record's
+ * "cpu_wait": the largest share w of a round's time it was runnable but not
+ * running, from the kernel's run-queue accounting).  That stretches its
+ * times by up to 1 / (1 - w): W = -ln(1 - w) (w = 5%: 5.3%, 12%: 13.6%,
+ * 25%: 33%, 50%: 100%).  A wait only ever makes a side read slow, so the
+ * results' W moves the interval's lower edge down (the results may read
+ * slow) and the baseline's W its upper edge up (the results may read fast);
+ * without rounds the threshold of a slowdown grows by expm1(W) of the
+ * results, of a speedup by that of the baseline, and a change that looks
+ * the same is unsure when the other side's wait could hide one over the
+ * threshold.  The wait widens the interval; it never vetoes the verdict: a
+ * change beyond all of it (a 10x slowdown under a 12% wait) is slower, one
+ * within it (3% under 12%) unsure.  detectable and A (below) take the
+ * larger W of the two sides.
+ * Host-timed cases whose env records name different CPUs (model,
+ * signature, or max clock, where both sides record them) are "not
+ * comparable": a host time follows the CPU, and no allowance can say by how
+ * much.  A side that does not record its CPU (kbench before 1.2) is judged
+ * as if on the same CPU, with a warning.
+ * Without rounds on both sides "detectable" is max(threshold, nb + nr), the
+ * threshold widened as above: drift between the runs is then not measured,
+ * and a shared machine's verdicts need rounds.
  *
  * A --sanitize run's times are not timings (kbi_case_not_timing): a case
  * ok on both sides with such a side is "not measured", and kbench compare
@@ -69,13 +85,18 @@
  *                    in the results: counted as a regression
  *   not measured     skipped in the results, or not ok in the baseline
  *   only in baseline / only in results: listed, no verdict
+ * A matched case "could not be judged" when it is unsure, not comparable,
+ * or measured in the baseline but not in the results (a baseline that
+ * has no measurement of a case protects nothing there).
  *
  * Metrics (the plugin's declared results, e.g. an energy drift), per metric
  * of every case that has the results side, with values a (baseline) and b
  * (results), their standard uncertainties ua, ub and s = sqrt(ua^2 + ub^2):
  *
  *   worse / better   |b - a| > 3 s, in the metric's bad / good direction
- *                    (exact values, s = 0: any move)
+ *                    (exact values, s = 0: any move); for a metric derived
+ *                    from a timing (KB_METRIC_TIMING, ABI 1.2) the move must
+ *                    also exceed what a time may move between runs (below)
  *   changed          the same for a metric where neither direction is
  *                    better: shown, never a regression
  *   same             |b - a| <= 3 s, or a == b
@@ -84,11 +105,28 @@
  *   out of bound     the results' value lies outside the declared bound (a
  *                    flag beside the verdict, also for a case only in the
  *                    results)
+ * A timing-derived metric is one round's figure on each side, so it moves
+ * between runs as the case's time does, by more than its within-run
+ * uncertainty says.  With x = |ln(b / a)|:
+ *   same             x <= ln(1 + t)
+ *   unsure           x within the case's timing allowance A, or |b - a| <= 3 s:
+ *                    A = ln(1 + t) + ln(1 + host drift) + W + z(1 - alpha/2)
+ *                    2 s_rounds with rounds on both sides (s_rounds: the
+ *                    spread of the case's round medians; one round on each
+ *                    side: sqrt(2 + 1 + 1) = 2), else ln(1 + t + host drift
+ *                    + expm1(W)); of a case not comparable (different CPUs)
+ *                    any move is unsure
+ *   worse / better   beyond both (changed for a metric with no direction)
+ * Physics metrics (no flag: an energy drift, a moment ratio) keep the
+ * 3-uncertainty rule alone.
  *
- * kbench compare exits 1 when any case is slower or failed, or any metric
- * worse or out of bound, else 0; 2 on bad usage or input, including two
- * sides without a single case id in common (a CI gate that compares
- * nothing must not pass). */
+ * The headline names what is known: REGRESSION when any case is slower or
+ * failed, or any metric worse or out of bound; else "UNSURE: n of m cases
+ * could not be judged" when any matched case could not be judged; OK only
+ * when every matched case was judged.  kbench compare exits 1 on a
+ * regression, and with --fail-on-unsure also when it is unsure, else 0; 2
+ * on bad usage or input, including two sides without a single case id in
+ * common (a CI gate that compares nothing must not pass). */
 #ifndef KBENCH_COMPARE_H
 #define KBENCH_COMPARE_H
 
@@ -106,6 +144,7 @@ typedef enum kbi_verdict {
     KBI_VERDICT_NOT_MEASURED,
     KBI_VERDICT_ONLY_BASELINE,
     KBI_VERDICT_ONLY_RESULTS,
+    KBI_VERDICT_NOT_COMPARABLE, /* host-timed on different CPUs */
     KBI_VERDICT_COUNT
 } kbi_verdict;
 
@@ -117,9 +156,6 @@ const char *kbi_verdict_name(kbi_verdict v);
  * rounds alike) further than its rounds show; the default allowance for
  * host-timed cases. */
 #define KBI_COMPARE_HOST_DRIFT 0.25
-/* A host case whose worker waited for a CPU longer than this share of a
- * round (another process had the core) is unsure on either side. */
-#define KBI_COMPARE_MAX_CPU_WAIT 0.05
 /* Interval widths past the threshold that a change must be to be called
  * detectable (see "detectable" above). */
 #define KBI_COMPARE_DETECT_WIDTHS 1.5
@@ -131,6 +167,8 @@ typedef struct kbi_compare_options {
      * off, unseen by its rounds (see the top of this file); 0: the default,
      * negative: none. */
     double host_drift;
+    /* Appended: exit 1 when a case could not be judged (--fail-on-unsure). */
+    int fail_on_unsure;
 } kbi_compare_options;
 
 typedef struct kbi_compare_outcome {
@@ -139,10 +177,15 @@ typedef struct kbi_compare_outcome {
     double noise_base; /* relative noise of each median; NAN if not measured */
     double noise_results;
     double p;      /* Mann-Whitney p-value; NAN if not computed */
-    char why[192]; /* one line for the table; "" when nothing to add */
+    char why[256]; /* one line for the table; "" when nothing to add */
     /* Appended for rounds (see the top of this file). */
     double detectable; /* smallest relative change these runs resolve; NAN unknown */
     size_t rounds_base, rounds_results; /* rounds judged on each side; 0: samples judged */
+    /* The relative change one round's timing-derived figure of this case may
+     * show without a change in the code: the threshold, the drift and the
+     * CPU wait (A at the top of this file, as exp(A) - 1); NAN when the case
+     * was not measured on both sides. */
+    double timing_allowance;
 } kbi_compare_outcome;
 
 /* The statistical core: the verdict of two measured cases from their
@@ -183,8 +226,17 @@ typedef struct kbi_metric_outcome {
 } kbi_metric_outcome;
 
 /* The verdict of one metric (see the top of this file); base or res may
- * be NULL. */
+ * be NULL.  A timing-derived metric is judged against the default threshold
+ * alone, as if its case had no drift. */
 void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metric_outcome *out);
+
+/* The same, for a metric of a case whose timings may move by `allowance`
+ * (a relative change, kbi_compare_outcome.timing_allowance; below the
+ * threshold: the threshold) with the change that matters `threshold` (0:
+ * the default).  The results' declaration says whether it is a timing
+ * (an older baseline may not say). */
+void kbi_compare_metric_in_case(const kbi_metric *base, const kbi_metric *res, double threshold,
+                                double allowance, kbi_metric_outcome *out);
 
 typedef struct kbi_compare_row {
     const kbi_case_result *base, *res; /* either may be NULL */
@@ -200,6 +252,9 @@ typedef struct kbi_comparison {
     size_t metric_count[KBI_MV_COUNT];
     size_t out_of_bound; /* metrics of the results outside their bound */
     size_t not_timing_base, not_timing_results; /* cases of a --sanitize run on each side */
+    /* Appended: the cases on both sides, and of them those that could not be judged (see
+     * the top of this file). */
+    size_t matched, unjudged;
     char **warnings; /* different GPUs, clocks, revisions, settings; duplicates */
     size_t n_warnings;
     kbi_compare_options opt;
@@ -219,13 +274,15 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
                                FILE *f);
 
 /* 2 when a side holds a --sanitize run's cases (not timings); else 1 when
- * a case is slower or failed, or a metric worse or out of bound; else 0. */
+ * a case is slower or failed, or a metric worse or out of bound, or (with
+ * opt.fail_on_unsure) a case could not be judged; else 0. */
 int kbi_comparison_exit_code(const kbi_comparison *c);
 
-/* `kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]`.
- * argv[0] is "compare".  Returns the exit code: 0 no regression, 1 a case
- * slower or newly failing or a metric worse or out of bound, 2 bad usage or
- * input; --help prints usage, 0. */
+/* `kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--host-drift X]
+ * [--fail-on-unsure] [--out FILE]`.  argv[0] is "compare".  Returns the exit
+ * code: 0 no regression, 1 a case slower or newly failing or a metric worse
+ * or out of bound (or, with --fail-on-unsure, a case not judged), 2 bad usage
+ * or input; --help prints usage, 0. */
 int kbi_cmd_compare(int argc, char **argv);
 
 #endif

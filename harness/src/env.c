@@ -1,11 +1,14 @@
 /* Environment facts for the results' env record, and NVML via dlopen. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "env.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +24,121 @@ void kbi_env_time(char *buf, size_t n)
     strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The value of the first "key : value" line of /proc/cpuinfo whose key is `key` (the whole
+ * key: "model" is not "model name"), into out ("" when there is none). */
+static void cpuinfo_value(const char *text, const char *key, char *out, size_t n)
+{
+    size_t len = strlen(key);
+    const char *line = text;
+    out[0] = '\0';
+    while (*line) {
+        const char *end = strchr(line, '\n'), *p;
+        if (!end)
+            end = line + strlen(line);
+        if (strncmp(line, key, len) == 0) {
+            p = line + len;
+            while (p < end && (*p == ' ' || *p == '\t'))
+                p++;
+            if (p < end && *p == ':') {
+                for (p++; p < end && (*p == ' ' || *p == '\t'); p++)
+                    ;
+                snprintf(out, n, "%.*s", (int)(end - p), p);
+                return;
+            }
+        }
+        line = *end ? end + 1 : end;
+    }
+}
+
+/* The first line of a small file, without its newline, into out ("" when unreadable). */
+static void read_first_line(const char *path, char *out, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    out[0] = '\0';
+    if (!f)
+        return;
+    if (!fgets(out, (int)n, f))
+        out[0] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+    fclose(f);
+}
+
+/* What decides a host case's speed, read cheaply: the model and its family/model/stepping
+ * (two VMs may both say "AMD EPYC" over different generations), the cores, the highest
+ * clock cpufreq allows, the governor, a cgroup's CPU quota, and whether a hypervisor sits
+ * below.  `compare` reports host-timed cases measured on different CPUs as not comparable. */
+static json_t *cpu_json(void)
+{
+    json_t *cpu = json_object();
+    char *text = NULL, model[256], a[64], b[64], c[64], d[64], sig[256] = "", line[256];
+    size_t len = 0;
+    int arm = 0;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        /* The first processor's block is what is read: every core of a host reads alike. */
+        char buf[4096];
+        size_t got;
+        while (len < 65536 && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+            text = kbi_xrealloc(text, len + got + 1);
+            memcpy(text + len, buf, got);
+            len += got;
+        }
+        fclose(f);
+    }
+    if (text)
+        text[len] = '\0';
+    cpuinfo_value(text ? text : "", "model name", model, sizeof model);
+    cpuinfo_value(text ? text : "", "cpu family", a, sizeof a);
+    cpuinfo_value(text ? text : "", "model", b, sizeof b);
+    cpuinfo_value(text ? text : "", "stepping", c, sizeof c);
+    if (a[0])
+        snprintf(sig, sizeof sig, "family %.40s model %.40s stepping %.40s", a, b, c);
+    else {
+        /* Arm: no model name; the implementer and part name the core. */
+        cpuinfo_value(text ? text : "", "CPU implementer", a, sizeof a);
+        cpuinfo_value(text ? text : "", "CPU part", b, sizeof b);
+        cpuinfo_value(text ? text : "", "CPU variant", c, sizeof c);
+        cpuinfo_value(text ? text : "", "CPU revision", d, sizeof d);
+        arm = a[0] != '\0';
+        if (arm)
+            snprintf(sig, sizeof sig, "implementer %.40s part %.40s variant %.40s revision %.40s",
+                     a, b, c, d);
+    }
+    if (!model[0]) {
+        struct utsname u;
+        if (arm)
+            snprintf(model, sizeof model, "Arm implementer %.40s part %.40s", a, b);
+        else if (uname(&u) == 0)
+            snprintf(model, sizeof model, "%s", u.machine);
+    }
+    json_object_set_new(cpu, "model", json_string(model));
+    json_object_set_new(cpu, "signature", json_string(sig));
+    json_object_set_new(cpu, "logical_cores", json_integer(online > 0 ? online : 0));
+    CPU_ZERO(&set);
+    json_object_set_new(cpu, "usable_cores",
+                        json_integer(sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                                                 : 0));
+    read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", line, sizeof line);
+    json_object_set_new(cpu, "max_mhz", json_real(line[0] ? atof(line) / 1000.0 : 0.0));
+    read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", line, sizeof line);
+    json_object_set_new(cpu, "governor", json_string(line));
+    /* cgroup v2: "max 100000" (no quota) or "QUOTA PERIOD" in microseconds. */
+    read_first_line("/sys/fs/cgroup/cpu.max", line, sizeof line);
+    {
+        double quota = 0, period = 0;
+        json_object_set_new(cpu, "quota_cores",
+                            json_real(sscanf(line, "%lf %lf", &quota, &period) == 2 && period > 0
+                                          ? quota / period
+                                          : 0.0));
+    }
+    if (text && strstr(text, "\nflags"))
+        json_object_set_new(cpu, "hypervisor", json_boolean(strstr(text, " hypervisor") != NULL));
+    free(text);
+    return cpu;
+}
+
 void kbi_env_host(json_t *env, int argc, char **argv)
 {
     char host[256] = "", now[32];
@@ -31,6 +149,7 @@ void kbi_env_host(json_t *env, int argc, char **argv)
         kbi_buf_printf(&cmd, "%s%s", i ? " " : "", argv[i]);
     json_object_set_new(env, "time", json_string(now));
     json_object_set_new(env, "host", json_string(host));
+    json_object_set_new(env, "cpu", cpu_json());
     json_object_set_new(env, "kbench_version", json_string(KBENCH_VERSION));
     json_object_set_new(env, "git_revision", json_string(KBENCH_GIT_REVISION));
     json_object_set_new(env, "compiler", json_string(KBENCH_COMPILER));

@@ -6,8 +6,9 @@
 
 #include <jansson.h>
 
-/* Parent side: host name, time, kbench version, git revision, compiler and
- * flags, command line.  Adds fields to env. */
+/* Parent side: host name, CPU ("cpu": model, signature, logical and usable
+ * cores, max_mhz, governor, quota_cores, hypervisor), time, kbench version,
+ * git revision, compiler and flags, command line.  Adds fields to env. */
 void kbi_env_host(json_t *env, int argc, char **argv);
 
 /* ISO-8601 UTC time now, into buf (at least 32 bytes). */

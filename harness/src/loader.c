@@ -62,7 +62,7 @@ static int check_abi_1_1(const kb_plugin *d, uint32_t minor, char *err)
     for (int i = 0; i < d->n_metrics; i++) {
         const kb_metric_def *m = &d->metrics[i];
         if (!is_identifier(m->name) || (unsigned)m->better > KB_BETTER_LOWER ||
-            (m->bounds & ~(KB_BOUND_LOW | KB_BOUND_HIGH)) ||
+            (m->bounds & ~(KB_BOUND_LOW | KB_BOUND_HIGH | (minor >= 2 ? KB_METRIC_TIMING : 0))) ||
             ((m->bounds & KB_BOUND_LOW) && (m->bounds & KB_BOUND_HIGH) && m->low > m->high)) {
             kbi_errf(err, "metric %d (%s) needs a name of letters, digits and '_', a known "
                           "better direction and a bound with low <= high",

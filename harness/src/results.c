@@ -162,6 +162,10 @@ static void read_env(kbi_env_record *e, json_t *obj, const char *source)
     e->sm_clock_mhz = get_num(dev, "sm_clock_mhz");
     e->bandwidth_gbs = get_num(ceil, "bandwidth_gbs");
     e->peak_gflops = get_num(ceil, "peak_gflops");
+    e->cpu_model = dup_str(json_object_get(obj, "cpu"), "model");
+    e->cpu_signature = dup_str(json_object_get(obj, "cpu"), "signature");
+    e->cpu_cores = get_count(json_object_get(obj, "cpu"), "logical_cores");
+    e->cpu_max_mhz = get_num(json_object_get(obj, "cpu"), "max_mhz");
 }
 
 /* ---- the case record ---- */
@@ -220,6 +224,8 @@ static json_t *metric_json(const kbi_metric *m)
     json_object_set_new(o, "high", m->bounds & KB_BOUND_HIGH ? real_or_null(m->high) : json_null());
     json_object_set_new(o, "declared", json_boolean(m->declared));
     json_object_set_new(o, "in_bound", json_boolean(m->in_bound));
+    if (m->timing)
+        json_object_set_new(o, "timing", json_true());
     return o;
 }
 
@@ -251,6 +257,7 @@ static void read_metric(kbi_metric *m, const char *name, json_t *val, int versio
         m->high = get_num(val, "high");
     }
     m->declared = json_is_true(json_object_get(val, "declared"));
+    m->timing = json_is_true(json_object_get(val, "timing"));
     /* A record that does not say is judged here, so a bound still holds. */
     m->in_bound =
         json_is_boolean(in_bound) ? json_is_true(in_bound) : kbi_metric_within(m, m->value);
@@ -702,6 +709,8 @@ static void free_env(kbi_env_record *e)
     free(e->source);
     free(e->device_name);
     free(e->git_revision);
+    free(e->cpu_model);
+    free(e->cpu_signature);
     json_decref(e->json);
 }
 

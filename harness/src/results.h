@@ -78,6 +78,7 @@ typedef struct kbi_metric {
     double low, high; /* where bounds say so */
     int declared;     /* declared in the plugin's descriptor */
     int in_bound;     /* the value lies within the bound (1 when there is none) */
+    int timing;       /* declared KB_METRIC_TIMING (ABI 1.2): derived from a timing */
 } kbi_metric;
 
 /* Whether value lies within m's bound (1 without a bound; 0 for NAN). */
@@ -95,6 +96,12 @@ typedef struct kbi_env_record {
     double bandwidth_gbs; /* ceiling used by the run, 0 if none */
     double peak_gflops;
     int complete; /* an "end" record with complete=true was seen */
+    /* The host CPU ("cpu": what decides a host case's speed); "" or 0 when
+     * the record does not say (written before kbench recorded it). */
+    char *cpu_model;
+    char *cpu_signature; /* x86 family/model/stepping, Arm implementer/part */
+    size_t cpu_cores;    /* logical cores online */
+    double cpu_max_mhz;  /* 0 unknown (no cpufreq, e.g. in most VMs) */
 } kbi_env_record;
 
 /* One case record: the one struct the harness writes a case from

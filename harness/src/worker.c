@@ -74,7 +74,8 @@ static int host_report(kb_case_handle *h, const char *name, double value, double
                      .bounds = d->bounds & (KB_BOUND_LOW | KB_BOUND_HIGH),
                      .low = d->low,
                      .high = d->high,
-                     .declared = 1};
+                     .declared = 1,
+                     .timing = (d->bounds & KB_METRIC_TIMING) != 0};
     m.in_bound = kbi_metric_within(&m, m.value);
     kbi_case_result_set_metric(h->rec, &m);
     return KB_OK;

@@ -68,8 +68,9 @@ static const kb_metric_def lb_metrics[] = {
     {"specific_heat", "1", KB_BETTER_NONE, 0, 0, 0, "specific heat per spin, N var(e) / T^2"},
     {"moment_ratio", "1", KB_BETTER_NONE, 0, 0, 0, "<m^4>/<m^2>^2"},
     {"clusters", "1", KB_BETTER_NONE, 0, 0, 0, "mean number of clusters per step"},
-    {"ns_per_flip", "ns", KB_BETTER_LOWER, 0, 0, 0, "whole SW step per spin (verify's steps)"},
-    {"ns_per_flip_label", "ns", KB_BETTER_LOWER, 0, 0, 0, "labeling alone per spin"},
+    {"ns_per_flip", "ns", KB_BETTER_LOWER, KB_METRIC_TIMING, 0, 0,
+     "whole SW step per spin (verify's steps)"},
+    {"ns_per_flip_label", "ns", KB_BETTER_LOWER, KB_METRIC_TIMING, 0, 0, "labeling alone per spin"},
     {"label_iterations", "1", KB_BETTER_NONE, 0, 0, 0, "scans per labeling (iterative ones)"},
 };
 

@@ -106,9 +106,10 @@ static const kb_param params[] = {
 };
 
 static const kb_metric_def metrics[] = {
-    {"copy_ratio", "1", KB_BETTER_LOWER, 0, 0, 0,
+    {"copy_ratio", "1", KB_BETTER_LOWER, KB_METRIC_TIMING, 0, 0,
      "own graph-timed us per call over a memcpy of the destination's bytes"},
-    {"self_us", "us", KB_BETTER_LOWER, 0, 0, 0, "own graph-timed us per call (beside the model)"},
+    {"self_us", "us", KB_BETTER_LOWER, KB_METRIC_TIMING, 0, 0,
+     "own graph-timed us per call (beside the model)"},
     {"predicted_us", "us", KB_BETTER_NONE, 0, 0, 0, "the cost model's predicted us per call"},
     {"tiles", "1", KB_BETTER_NONE, 0, 0, 0, "tiles (CTAs) of the tiled launch"},
     {"launches", "1", KB_BETTER_NONE, 0, 0, 0, "kernel launches, copies and cuBLAS calls per run"},

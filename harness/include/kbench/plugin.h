@@ -40,7 +40,7 @@ extern "C" {
  * meaning or place (the loader refuses another major); the minor number
  * changes when fields are appended (the loader accepts an older minor). */
 #define KB_ABI_MAJOR 1
-#define KB_ABI_MINOR 1
+#define KB_ABI_MINOR 2
 #define KB_ABI_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define KB_ABI_CURRENT KB_ABI_VERSION(KB_ABI_MAJOR, KB_ABI_MINOR)
 #define KB_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -185,15 +185,23 @@ typedef enum kb_better {
 /* Bound flags of kb_metric_def. */
 #define KB_BOUND_LOW 0x1u  /* value must be >= low */
 #define KB_BOUND_HIGH 0x2u /* value must be <= high */
+/* ABI 1.2: a flag of kb_metric_def.bounds (kb_metric_def is an array element and never
+ * grows).  The metric is derived from a timing (us per call, a ratio of two times, ns per
+ * spin flip, a fraction of the time): it moves from run to run as the case's time does, by
+ * more than its within-run uncertainty says, so `compare` judges it like a time (a move must
+ * also clear the threshold and what the runs' drift and CPU load can explain).  Without it a
+ * metric is a result (an energy drift, a moment ratio) judged by its uncertainties alone. */
+#define KB_METRIC_TIMING 0x100u
 
 /* A metric the plugin reports for its cases: a result in its own right (an
- * energy drift, a moment ratio, neighbors per atom).  `compare` judges it
- * like a time; a value outside its bound fails the case. */
+ * energy drift, a moment ratio, neighbors per atom), or a figure derived from a
+ * timing (KB_METRIC_TIMING).  `compare` judges a move against both runs'
+ * uncertainties; a value outside its bound fails the case. */
 typedef struct kb_metric_def {
     const char *name;   /* identifier: letters, digits, '_' */
     const char *unit;   /* e.g. "ns", "1" for a plain number */
     kb_better better;   /* which direction is better */
-    uint32_t bounds;    /* KB_BOUND_* */
+    uint32_t bounds;    /* KB_BOUND_*; ABI 1.2: | KB_METRIC_TIMING */
     double low, high;   /* the bound, where the flags say so */
     const char *help;   /* one line for `kbench list` */
 } kb_metric_def;
