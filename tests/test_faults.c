@@ -485,29 +485,153 @@ Test(faults, sigterm_stops_the_running_case_and_keeps_the_finished_ones)
 
 Test(faults, a_second_ctrl_c_exits_at_once)
 {
+    /* In process (--in-process, as under ncu) the running case cannot be stopped: the first
+     * Ctrl-C's shutdown waits for a case that never ends (misbehave/hang), so only the second
+     * can end kbench, and it must do so at once. */
     char profile[256], out[300], results[320], err[KBI_ERR_SIZE];
-    char *argv[] = {NULL, "run", profile, "--plugins", KBENCH_TEST_FIXTURES, "--out", out, NULL};
+    char *argv[] = {NULL,           "run",   profile, "--plugins", KBENCH_TEST_FIXTURES,
+                    "--in-process", "--out", out,     NULL};
     spawn_opts o = {.own_group = 1};
     kbi_result_set set = {0};
     pid_t pid;
     int status;
+    double t0;
     path_in(profile, sizeof profile, "p.ini");
     path_in(out, sizeof out, "out");
     snprintf(results, sizeof results, "%s/results.jsonl", out);
     write_text(profile, FAST_RUN "timeout = 60\n[misbehave]\nvariants = ok, hang\n");
     pid = spawn(argv, &o);
     wait_case_lines(pid, results, 1, 60);
-    worker_of(pid);
+    sleep_ms(100);
     kill(-pid, SIGINT);
+    sleep_ms(1000);
+    cr_assert_not(exited(pid), "the first Ctrl-C's shutdown must still be waiting for the "
+                               "case for this test to time the second");
+    t0 = now();
     kill(-pid, SIGINT);
     status = wait_exit(pid, 10);
-    /* Whichever Ctrl-C ended it, it ended by exiting 130, not by the
-     * signal, and what it wrote is still a valid results file. */
+    cr_expect_lt(now() - t0, 0.5, "the second Ctrl-C took %.2f s", now() - t0);
+    /* It ended by exiting 130, not by the signal, and what it wrote is still a valid
+     * results file. */
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == KBI_EXIT_INTERRUPTED, "status %#x",
               status);
     cr_expect_eq(kbi_results_load(&set, results, err), KBI_OK, "%s", err);
     cr_expect_eq(set.n_cases, 1);
     kbi_results_free(&set);
+}
+
+/* ---- a rounds run cut off: every finished round is kept ---- */
+
+/* Complete lines of a results file holding a record of this kind. */
+static int record_lines(const char *path, const char *kind)
+{
+    char *text = read_text(path), *p = text, want[64];
+    int n = 0;
+    snprintf(want, sizeof want, "\"record\":\"%s\"", kind);
+    for (char *nl; (nl = strchr(p, '\n')) != NULL; p = nl + 1)
+        if (strstr(p, want) && strstr(p, want) < nl)
+            n++;
+    free(text);
+    return n;
+}
+
+#define ROUNDS_PROFILE FAST_RUN "rounds = 5\n[good]\nvariants = sum\nn = 100, 200, 300\n"
+
+/* Starts a 5-round run of 3 cases and waits until it has written two rounds of each. */
+static pid_t start_rounds(char *profile, size_t np, char *out, size_t no, char *results, size_t nr,
+                          char **argv)
+{
+    pid_t pid;
+    spawn_opts o = {.own_group = 1};
+    path_in(profile, np, "rounds.ini");
+    path_in(out, no, "out");
+    snprintf(results, nr, "%s/results.jsonl", out);
+    write_text(profile, ROUNDS_PROFILE);
+    pid = spawn(argv, &o);
+    for (double end = now() + 120; record_lines(results, "round") < 6; sleep_ms(5)) {
+        cr_assert_not(exited(pid), "kbench ended before writing two rounds");
+        cr_assert_lt(now(), end, "two rounds did not appear within 120 s");
+    }
+    return pid;
+}
+
+/* What a rounds run cut off left: report and compare read every round written. */
+static void expect_every_finished_round(const char *results)
+{
+    char rep[320], rep_err[320], cmp_out[320], cmp_err[320], *text;
+    char *report[] = {NULL, "report", (char *)results, "--out", rep, NULL};
+    char *compare[] = {NULL, "compare", (char *)results, (char *)results, NULL};
+    spawn_opts o;
+    kbi_result_set set = load_ok(results);
+    size_t rounds = 0;
+    int lines = record_lines(results, "round");
+    cr_assert_eq(set.n_cases, 3, "every case measured is kept");
+    for (size_t i = 0; i < set.n_cases; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
+        cr_expect_geq(c->rounds_read, 2, "%s: %zu rounds", c->id, c->rounds_read);
+        cr_expect_lt(c->rounds_read, 5, "%s: the run was cut off", c->id);
+        cr_expect_eq(c->rounds_planned, 5);
+        cr_expect_eq(c->n_rounds, c->rounds_read, "%s: every round's samples", c->id);
+        rounds += c->rounds_read;
+    }
+    cr_expect_eq(rounds, (size_t)lines, "every round on disk is read: %zu of %d", rounds, lines);
+    cr_expect(has_warning(&set, "fewer rounds than its 5"));
+    cr_expect_not(has_warning(&set, "truncated"), "no round was cut in the middle");
+    kbi_results_free(&set);
+
+    snprintf(rep, sizeof rep, "%s/report", dir);
+    snprintf(rep_err, sizeof rep_err, "%s/report.err", dir);
+    o = (spawn_opts){.err = rep_err};
+    cr_expect_eq(run_kbench(report, &o, 120), 0, "report reads a run cut off mid-rounds");
+    text = read_text(rep_err);
+    cr_expect(strstr(text, "fewer rounds than its 5: ") != NULL, "report says so: %s", text);
+    free(text);
+    snprintf(rep_err, sizeof rep_err, "%s/report/report.md", dir);
+    text = read_text(rep_err);
+    cr_expect(strstr(text, " of 5 rounds") != NULL, "the report names each case's rounds");
+    free(text);
+
+    snprintf(cmp_out, sizeof cmp_out, "%s/compare.out", dir);
+    snprintf(cmp_err, sizeof cmp_err, "%s/compare.err", dir);
+    o = (spawn_opts){.out = cmp_out, .err = cmp_err};
+    cr_expect_eq(run_kbench(compare, &o, 120), 0, "compare reads it");
+    text = read_text(cmp_err);
+    cr_expect(strstr(text, "fewer rounds than its 5: ") != NULL, "compare says so: %s", text);
+    free(text);
+    text = read_text(cmp_out);
+    cr_expect(strstr(text, " rounds) |") != NULL, "compare shows the rounds: %s", text);
+    free(text);
+}
+
+Test(faults, a_rounds_run_killed_keeps_every_finished_round)
+{
+    char profile[256], out[300], results[320];
+    char *argv[] = {NULL, "run", profile, "--plugins", KBENCH_TEST_FIXTURES, "--out", out, NULL};
+    pid_t pid =
+        start_rounds(profile, sizeof profile, out, sizeof out, results, sizeof results, argv);
+    int status;
+    kill(pid, SIGKILL);
+    status = wait_exit(pid, 10);
+    cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    expect_every_finished_round(results);
+}
+
+Test(faults, two_ctrl_c_10ms_apart_keep_every_finished_round)
+{
+    /* As a shell's `timeout` and the terminal both send SIGINT to the process group. */
+    char profile[256], out[300], results[320];
+    char *argv[] = {NULL, "run", profile, "--plugins", KBENCH_TEST_FIXTURES, "--out", out, NULL};
+    pid_t pid =
+        start_rounds(profile, sizeof profile, out, sizeof out, results, sizeof results, argv);
+    int status;
+    kill(-pid, SIGINT);
+    sleep_ms(10);
+    kill(-pid, SIGINT);
+    status = wait_exit(pid, 10);
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == KBI_EXIT_INTERRUPTED, "status %#x",
+              status);
+    expect_every_finished_round(results);
 }
 
 /* ---- the parent killed ---- */
@@ -721,7 +845,8 @@ Test(faults, plugins_load_only_from_the_named_folders)
     /* --plugins adds to the built-in folder, and repeats: the planted copy of good wins (first
      * folder), the fixtures' other plugins and the built-in stream come too. */
     {
-        char *list_two[] = {NULL, "list", "--plugins", sub, "--plugins", KBENCH_TEST_FIXTURES, NULL};
+        char *list_two[] = {NULL, "list", "--plugins", sub, "--plugins", KBENCH_TEST_FIXTURES,
+                            NULL};
         char joined[700];
         char *list_joined[] = {NULL, "list", "--plugins", joined, NULL};
         snprintf(joined, sizeof joined, "%s:%s", sub, KBENCH_TEST_FIXTURES);

@@ -26,8 +26,9 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 10);
+    cr_expect_eq(set.n, 11);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
+    cr_expect_not_null(kbi_plugins_find(&set, "liar"));
     cr_expect_not_null(kbi_plugins_find(&set, "v10"));
     cr_expect_not_null(kbi_plugins_find(&set, "stateful"));
     cr_expect_not_null(kbi_plugins_find(&set, "timed"),
@@ -175,7 +176,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 10);
+    cr_expect_eq(set.n, 11);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }

@@ -29,19 +29,25 @@ static void cleanup(void)
 
 TestSuite(results, .init = make_path, .fini = cleanup);
 
-static json_t *case_record(const char *id, const char *status, double t)
+/* Case good/sum/n=N: five samples from t up. */
+static json_t *case_record(int n, const char *status, double t)
 {
-    json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:{s:i}, s:s, s:s, s:s}", "id", id, "plugin",
-                          "good", "variant", "sum", "target", "host", "params", "n", 8,
-                          "params_text", "n=8", "status", status, "message", "");
+    char id[32], text[16];
+    json_t *c;
+    snprintf(text, sizeof text, "n=%d", n);
+    snprintf(id, sizeof id, "good/sum/%s", text);
+    c = json_pack("{s:s, s:s, s:s, s:s, s:{s:i}, s:s, s:s, s:s}", "id", id, "plugin", "good",
+                  "variant", "sum", "target", "host", "params", "n", n, "params_text", text,
+                  "status", status, "message", "");
     json_t *s = json_array();
     for (int i = 0; i < 5; i++)
         json_array_append_new(s, json_real(t * (1.0 + 0.01 * i)));
     json_object_set_new(c, "samples", s);
-    json_object_set_new(c, "counts", json_pack("{s:f, s:f, s:f}", "flops", 8.0, "bytes", 64.0,
-                                               "items", 8.0));
-    json_object_set_new(c, "verify", json_pack("{s:b, s:f, s:f, s:s}", "passed", 1, "error",
-                                               0.0, "tolerance", 1e-9, "metric", "abs"));
+    json_object_set_new(c, "counts",
+                        json_pack("{s:f, s:f, s:f}", "flops", 8.0, "bytes", 64.0, "items", 8.0));
+    json_object_set_new(c, "verify",
+                        json_pack("{s:b, s:f, s:f, s:s}", "passed", 1, "error", 0.0, "tolerance",
+                                  1e-9, "metric", "abs"));
     json_object_set_new(c, "metrics", json_pack("{s:{s:f, s:s}}", "m", "value", 2.5, "unit", "x"));
     return c;
 }
@@ -50,16 +56,14 @@ static void write_run(int with_end)
 {
     kbi_results_writer w;
     char err[KBI_ERR_SIZE];
-    json_t *env = json_pack("{s:{s:s}, s:s, s:{s:f, s:f}}", "device", "name", "Test GPU",
-                            "git_revision", "abc", "ceilings", "bandwidth_gbs", 100.0,
-                            "peak_gflops", 1000.0);
+    json_t *env =
+        json_pack("{s:{s:s}, s:s, s:{s:f, s:f}}", "device", "name", "Test GPU", "git_revision",
+                  "abc", "ceilings", "bandwidth_gbs", 100.0, "peak_gflops", 1000.0);
     cr_assert_eq(kbi_results_open(&w, path, "run1", err), KBI_OK, "%s", err);
     cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK);
     json_decref(env);
     for (int i = 0; i < 3; i++) {
-        char id[32];
-        snprintf(id, sizeof id, "good/sum/n=%d", i);
-        json_t *c = case_record(id, i == 1 ? "verify_failed" : "ok", 1e-3 * (i + 1));
+        json_t *c = case_record(i, i == 1 ? "verify_failed" : "ok", 1e-3 * (i + 1));
         cr_assert_eq(kbi_results_write(&w, "case", c, err), KBI_OK);
         json_decref(c);
     }
@@ -144,12 +148,12 @@ static void expect_load_error(const char *content, const char *want_suffix)
 Test(results, bad_inputs_name_file_and_line)
 {
     expect_load_error(
-        "{\"schema\":\"kbench-results\",\"version\":3,\"record\":\"env\",\"run_id\":\"r\"}\n",
-        ":1: results schema version 3, expected 1 to 2 (written by another kbench "
+        "{\"schema\":\"kbench-results\",\"version\":4,\"record\":\"env\",\"run_id\":\"r\"}\n",
+        ":1: results schema version 4, expected 1 to 3 (written by another kbench "
         "version)");
     expect_load_error(
         "{\"schema\":\"kbench-results\",\"version\":0,\"record\":\"env\",\"run_id\":\"r\"}\n",
-        ":1: results schema version 0, expected 1 to 2 (written by another kbench "
+        ":1: results schema version 0, expected 1 to 3 (written by another kbench "
         "version)");
     expect_load_error("\n{\"hello\":1}\n", ":2: not a kbench results record, expected "
                                            "\"schema\":\"kbench-results\"");
@@ -189,8 +193,8 @@ Test(results, full_disk_is_reported)
         cr_skip_test("no /dev/full on this machine");
     cr_assert_eq(kbi_results_open(&w, "/dev/full", "r", err), KBI_OK, "%s", err);
     cr_expect_eq(kbi_results_write(&w, "env", o, err), KBI_ERR_IO);
-    cr_expect(strstr(err, "/dev/full: cannot write results: No space left on device") != NULL,
-              "%s", err);
+    cr_expect(strstr(err, "/dev/full: cannot write results: No space left on device") != NULL, "%s",
+              err);
     kbi_results_close(&w);
     json_decref(o);
 }
@@ -236,7 +240,8 @@ Test(results, version_2_metrics_are_typed)
     kbi_result_set set = {0};
     load_text(&set,
               "{\"schema\":\"kbench-results\",\"version\":2,\"record\":\"case\",\"run_id\":\"r\","
-              "\"id\":\"p/v/L=8\",\"plugin\":\"p\",\"variant\":\"v\",\"status\":\"verify_failed\","
+              "\"id\":\"p/v/"
+              "L=8,shape=2x3x4\",\"plugin\":\"p\",\"variant\":\"v\",\"status\":\"verify_failed\","
               "\"params\":{\"L\":8,\"shape\":[2,3,4]},\"size_param\":\"L\",\"timing\":\"graph\","
               "\"prepare_s\":1.25,\"samples\":[],\"metrics\":{"
               "\"energy_drift\":{\"value\":3e-4,\"uncertainty\":3e-7,\"unit\":\"1\",\"better\":"
@@ -275,14 +280,14 @@ static void build_case(kbi_case_result *c, kbi_status st)
     static double samples[] = {1e-3, 1.1e-3, 0.9e-3};
     memset(c, 0, sizeof *c);
     c->index = 4;
-    c->id = "fx/metrics/L=8,perm=[0,2,1],shape=2x3x4";
+    c->id = "fx/metrics/L=8,perm=[0,2,1],shape=2x3x4,T=2.269";
     c->plugin = "fx";
     c->variant = "metrics";
     c->target = "host";
     c->baseline = "";
     c->params = json_pack("{s:i, s:[i,i,i], s:[i,i,i], s:f}", "L", 8, "perm", 0, 2, 1, "shape", 2,
                           3, 4, "T", 2.269);
-    c->params_text = "L=8,perm=[0,2,1],shape=2x3x4";
+    c->params_text = "L=8,perm=[0,2,1],shape=2x3x4,T=2.269";
     c->size_param = "L";
     c->status = st;
     c->message = st == KBI_ST_OK ? "" : "what happened";
@@ -455,16 +460,16 @@ Test(results, samples_overrule_stored_stats)
      * median and made-up rates; the samples say otherwise. */
     kbi_result_set set = {0};
     char err[KBI_ERR_SIZE], where[128];
-    json_t *env = json_pack("{s:{s:f, s:f}}", "ceilings", "bandwidth_gbs", 100.0, "peak_gflops",
-                            1000.0);
+    json_t *env =
+        json_pack("{s:{s:f, s:f}}", "ceilings", "bandwidth_gbs", 100.0, "peak_gflops", 1000.0);
     json_t *cases[3];
     for (int i = 0; i < 3; i++) {
-        cases[i] = case_record(i == 0 ? "a" : i == 1 ? "b" : "c", "ok", 1e-3);
+        cases[i] = case_record(i, "ok", 1e-3);
         json_object_set_new(cases[i], "stats",
                             json_pack("{s:i, s:f, s:f, s:f}", "n", 5, "median", 1.02e-3, "min",
                                       1e-3, "max", 1.04e-3));
-        json_object_set_new(cases[i], "rates", json_pack("{s:f, s:f}", "gflops", 1e6,
-                                                         "frac_bandwidth", 123.0));
+        json_object_set_new(cases[i], "rates",
+                            json_pack("{s:f, s:f}", "gflops", 1e6, "frac_bandwidth", 123.0));
     }
     json_object_set_new(json_object_get(cases[0], "stats"), "median", json_real(1.02));
     json_object_set_new(json_object_get(cases[1], "stats"), "n", json_integer(-5));
@@ -495,13 +500,20 @@ Test(results, samples_overrule_stored_stats)
     kbi_results_free(&set);
 }
 
-Test(results, stats_that_agree_raise_no_warning)
+/* A case built as the worker builds one (with these samples, if any), written and read back,
+ * raises no warning about its stats. */
+static void expect_stats_agree(double *samples, size_t n)
 {
     kbi_case_result c;
     kbi_result_set set = {0};
     char err[KBI_ERR_SIZE];
     json_t *rec;
     build_case(&c, KBI_ST_OK);
+    if (samples) {
+        c.samples = samples;
+        c.n_samples = n;
+        kbi_stats_compute(samples, n, &c.stats);
+    }
     rec = kbi_case_record_json(&c);
     json_decref(c.params);
     write_records(NULL, &rec, 1);
@@ -512,14 +524,19 @@ Test(results, stats_that_agree_raise_no_warning)
     kbi_results_free(&set);
 }
 
+Test(results, stats_that_agree_raise_no_warning)
+{
+    expect_stats_agree(NULL, 0);
+}
+
 Test(results, stats_without_samples_drop_absurd_values)
 {
     kbi_result_set set = {0};
     char err[KBI_ERR_SIZE];
-    json_t *rec = case_record("a", "ok", 1e-3);
+    json_t *rec = case_record(0, "verify_failed", 1e-3); /* ok without samples is refused */
     json_object_del(rec, "samples");
-    json_object_set_new(rec, "stats", json_pack("{s:i, s:f, s:f}", "n", -5, "median", -1.0,
-                                                "max", 1e308));
+    json_object_set_new(rec, "stats",
+                        json_pack("{s:i, s:f, s:f}", "n", -5, "median", -1.0, "max", 1e308));
     write_records(NULL, &rec, 1);
     json_decref(rec);
     cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
@@ -532,7 +549,7 @@ Test(results, rounds_give_round_medians)
 {
     kbi_result_set set = {0};
     char err[KBI_ERR_SIZE];
-    json_t *good = case_record("a", "ok", 1e-3), *bad = case_record("b", "ok", 1e-3);
+    json_t *good = case_record(0, "ok", 1e-3), *bad = case_record(1, "ok", 1e-3);
     json_t *recs[2] = {good, bad};
     /* Samples are t * (1, 1.01, 1.02, 1.03, 1.04): rounds of 2 and 3. */
     json_object_set_new(good, "rounds", json_pack("[i, i]", 2, 3));
@@ -561,7 +578,7 @@ Test(results, sanitized_runs_are_not_timings)
     kbi_result_set set = {0};
     char err[KBI_ERR_SIZE];
     json_t *env = json_pack("{s:s}", "sanitize", "racecheck");
-    json_t *marked = case_record("a", "ok", 1e-3), *plain = case_record("b", "ok", 1e-3);
+    json_t *marked = case_record(0, "ok", 1e-3), *plain = case_record(1, "ok", 1e-3);
     json_t *recs[2] = {marked, plain};
     json_object_set_new(marked, "sanitize", json_string("memcheck"));
     /* A case record says it itself ... */
@@ -582,4 +599,316 @@ Test(results, sanitized_runs_are_not_timings)
     json_decref(env);
     json_decref(marked);
     json_decref(plain);
+}
+
+/* ---- round records: every finished round on disk as it ends ---- */
+
+/* One results line: rec (taken over) as a record of kind `record`, version 3, run "run1". */
+static void put_line(FILE *f, const char *record, json_t *rec)
+{
+    char *text;
+    json_object_set_new(rec, "schema", json_string(KBI_RESULTS_SCHEMA));
+    json_object_set_new(rec, "version", json_integer(KBI_RESULTS_VERSION));
+    json_object_set_new(rec, "record", json_string(record));
+    json_object_set_new(rec, "run_id", json_string("run1"));
+    text = json_dumps(rec, JSON_COMPACT);
+    fprintf(f, "%s\n", text);
+    free(text);
+    json_decref(rec);
+}
+
+/* Round `round` of case good/sum/n=N: five samples from t up. */
+static json_t *round_record(int n, int round, const char *status, double t)
+{
+    json_t *r = case_record(n, status, t);
+    json_object_set_new(r, "round", json_integer(round));
+    return r;
+}
+
+static FILE *open_run(int rounds)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    put_line(f, "env", json_pack("{s:{s:i}}", "run", "rounds", rounds));
+    return f;
+}
+
+Test(results, round_records_join_into_one_case_per_round_read)
+{
+    /* A run of 5 rounds killed in its third: cases 0 and 1 have two rounds, case 2 one. */
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    FILE *f = open_run(5);
+    for (int r = 1; r <= 2; r++)
+        for (int n = 0; n < 3; n++)
+            if (r == 1 || n < 2)
+                put_line(f, "round", round_record(n, r, "ok", 1e-3 * r));
+    fclose(f);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 3);
+    for (int n = 0; n < 2; n++) {
+        const kbi_case_result *c = &set.cases[n];
+        cr_expect_eq(c->rounds_read, 2);
+        cr_expect_eq(c->rounds_planned, 5);
+        cr_expect_eq(c->n_samples, 10, "every round's samples");
+        cr_assert_eq(c->n_rounds, 2);
+        cr_expect_eq(c->rounds[0], 5);
+        cr_expect_float_eq(c->round_medians[0], 1.02e-3, 1e-12);
+        cr_expect_float_eq(c->round_medians[1], 2.04e-3, 1e-12);
+        cr_expect_eq(c->stats.n, 10, "the statistics are those of every round");
+        cr_expect(c->gflops > 0);
+    }
+    cr_expect_eq(set.cases[2].rounds_read, 1);
+    cr_expect_eq(set.cases[2].n_rounds, 0, "one round is no rounds to judge by");
+    cr_expect_eq(set.cases[2].n_samples, 5);
+    cr_expect(warned(&set, "fewer rounds than its 5",
+                     "2 cases with 2 of 5 rounds, 1 case with 1 of "
+                     "5 rounds"),
+              "%s", set.n_warnings ? set.warnings[0] : "no warning");
+    cr_expect(warned(&set, "no end record", NULL));
+    kbi_results_free(&set);
+}
+
+Test(results, a_failed_round_ends_the_case_with_its_record)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    json_t *e = json_pack("{s:b, s:i}", "complete", 1, "cases", 1);
+    FILE *f = open_run(3);
+    put_line(f, "round", round_record(0, 1, "ok", 1e-3));
+    put_line(f, "round", round_record(0, 2, "verify_failed", 1e-3));
+    put_line(f, "end", e);
+    fclose(f);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 1);
+    cr_expect_eq(set.cases[0].status, KBI_ST_VERIFY_FAILED);
+    cr_expect(strncmp(set.cases[0].message, "round 2: ", 9) == 0, "%s", set.cases[0].message);
+    cr_expect_not(warned(&set, "fewer rounds", NULL), "a failed case is not a cut-off one");
+    kbi_results_free(&set);
+}
+
+/* Loads the file; it must be refused with FILE:LINE and the text. */
+static void expect_refused(int line, const char *text)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE], where[128];
+    cr_expect_eq(kbi_results_load(&set, path, err), KBI_ERR_INPUT, "accepted; wanted %s", text);
+    snprintf(where, sizeof where, "%s:%d: ", path, line);
+    cr_expect(strncmp(err, where, strlen(where)) == 0 && strstr(err, text), "%s\nwanted %s%s", err,
+              where, text);
+    cr_expect_eq(set.n_cases, 0);
+    kbi_results_free(&set);
+}
+
+Test(results, rounds_out_of_order_are_refused)
+{
+    FILE *f = open_run(3);
+    put_line(f, "round", round_record(0, 2, "ok", 1e-3));
+    fclose(f);
+    expect_refused(2, "round 2 of case good/sum/n=0 comes first, expected round 1");
+    f = open_run(3);
+    put_line(f, "round", round_record(0, 1, "ok", 1e-3));
+    put_line(f, "round", round_record(0, 1, "ok", 1e-3));
+    fclose(f);
+    expect_refused(3, "round 1 of case good/sum/n=0 follows its round 1, expected round 2");
+    f = open_run(3);
+    put_line(f, "round", round_record(0, 1, "error", 1e-3));
+    put_line(f, "round", round_record(0, 2, "ok", 1e-3));
+    fclose(f);
+    expect_refused(3, "after its round 1 ended it (error)");
+    f = open_run(3);
+    put_line(f, "round", case_record(0, "ok", 1e-3));
+    fclose(f);
+    expect_refused(2, "round record without a valid \"round\"");
+}
+
+/* ---- what cannot be a measurement is refused ---- */
+
+/* A file of one case record, rec (taken over), after an env record. */
+static void write_one(json_t *rec)
+{
+    FILE *f = open_run(1);
+    put_line(f, "case", rec);
+    fclose(f);
+}
+
+Test(results, ok_without_a_measurement_is_refused)
+{
+    json_t *r = case_record(0, "ok", 1e-3);
+    json_object_set_new(r, "samples", json_array());
+    write_one(r);
+    expect_refused(2, "case good/sum/n=0 cannot be a measurement: status ok with no samples");
+    r = case_record(0, "ok", 1e-3);
+    json_object_set_new(r, "samples", json_pack("[f, f, f]", 0.0, 0.0, 0.0));
+    write_one(r);
+    expect_refused(2, "status ok with only zero samples");
+    r = case_record(0, "ok", 1e-3);
+    json_object_del(r, "samples");
+    json_object_set_new(r, "stats", json_pack("{s:i, s:f}", "n", 5, "median", 1e-3));
+    write_one(r);
+    expect_refused(2, "status ok with no samples");
+}
+
+Test(results, negative_samples_are_refused)
+{
+    json_t *r = case_record(0, "ok", 1e-3);
+    json_array_set_new(json_object_get(r, "samples"), 3, json_real(-2e-3));
+    write_one(r);
+    expect_refused(2, "sample 4 is -0.002 s, expected a time of zero or more");
+}
+
+Test(results, counts_must_be_numbers_of_zero_or_more)
+{
+    json_t *r = case_record(0, "ok", 1e-3);
+    json_object_set_new(json_object_get(r, "counts"), "bytes", json_string("lots"));
+    write_one(r);
+    expect_refused(2, "counts.bytes is \"lots\", expected a number of zero or more (or null)");
+    r = case_record(0, "ok", 1e-3);
+    json_object_set_new(json_object_get(r, "counts"), "flops", json_real(-8));
+    write_one(r);
+    expect_refused(2, "counts.flops is -8.0, expected a number");
+    /* null: not known (a count that was not finite), accepted */
+    r = case_record(0, "ok", 1e-3);
+    json_object_set_new(json_object_get(r, "counts"), "flops", json_null());
+    write_one(r);
+    {
+        kbi_result_set set = {0};
+        char err[KBI_ERR_SIZE];
+        cr_expect_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+        kbi_results_free(&set);
+    }
+}
+
+Test(results, an_id_that_is_not_its_plugin_variant_and_params_is_refused)
+{
+    json_t *r = case_record(0, "ok", 1e-3);
+    json_object_set_new(r, "id", json_string("good/other/n=0"));
+    write_one(r);
+    expect_refused(2, "id \"good/other/n=0\" is not plugin/variant \"good/sum\"");
+    r = case_record(0, "ok", 1e-3);
+    json_object_set_new(r, "id", json_string("good/sum/n=1"));
+    json_object_set_new(r, "params_text", json_string("n=1"));
+    write_one(r);
+    expect_refused(2, "id \"good/sum/n=1\" says n=1, its params hold another value");
+    r = case_record(0, "ok", 1e-3);
+    json_object_set_new(r, "params_text", json_string("n=0,m=2"));
+    write_one(r);
+    expect_refused(2, "does not end in its params_text");
+    r = case_record(0, "ok", 1e-3);
+    json_object_set_new(json_object_get(r, "params"), "m", json_integer(2));
+    write_one(r);
+    expect_refused(2, "id \"good/sum/n=0\" does not name each of its 2 params once");
+    /* Every way a value is written matches: dims and lists as arrays, reals to 10 digits. */
+    r = case_record(0, "ok", 1e-3);
+    json_object_set_new(r, "id",
+                        json_string("good/sum/n=0,shape=2x3x4,perm=[0,2,1],T=0.1234567890123"));
+    json_object_set_new(r, "params_text",
+                        json_string("n=0,shape=2x3x4,perm=[0,2,1],T=0.1234567890123"));
+    json_object_set_new(r, "params",
+                        json_pack("{s:i, s:[i,i,i], s:[i,i,i], s:f}", "n", 0, "shape", 2, 3, 4,
+                                  "perm", 0, 2, 1, "T", 0.1234567890));
+    write_one(r);
+    {
+        kbi_result_set set = {0};
+        char err[KBI_ERR_SIZE];
+        cr_expect_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+        kbi_results_free(&set);
+    }
+}
+
+Test(results, an_end_record_must_count_the_cases_the_file_holds)
+{
+    FILE *f = open_run(1);
+    for (int n = 0; n < 8; n++)
+        put_line(f, "case", case_record(n, "ok", 1e-3));
+    put_line(f, "end", json_pack("{s:b, s:i}", "complete", 1, "cases", 999));
+    fclose(f);
+    expect_refused(10, "the end record counts 999 cases of run run1, the file holds 8");
+    f = open_run(1);
+    for (int n = 0; n < 8; n++)
+        put_line(f, "case", case_record(n, "ok", 1e-3));
+    put_line(f, "end", json_pack("{s:b, s:i}", "complete", 1, "cases", 8));
+    fclose(f);
+    {
+        kbi_result_set set = {0};
+        char err[KBI_ERR_SIZE];
+        cr_expect_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+        cr_expect_eq(set.n_cases, 8);
+        kbi_results_free(&set);
+    }
+}
+
+Test(results, a_pass_over_the_tolerance_reads_as_failed)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    json_t *r = case_record(0, "ok", 1e-3);
+    json_object_set_new(r, "verify",
+                        json_pack("{s:b, s:f, s:f, s:s}", "passed", 1, "error", 10.0, "tolerance",
+                                  1.0, "metric", "abs"));
+    write_one(r);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.cases[0].status, KBI_ST_VERIFY_FAILED);
+    cr_expect_not(set.cases[0].verify_passed);
+    cr_expect(strstr(set.cases[0].message, "error 10 exceeds its tolerance 1"), "%s",
+              set.cases[0].message);
+    cr_expect(
+        warned(&set, ":2: case good/sum/n=0: the plugin said passed", "read as verify_failed"));
+    kbi_results_free(&set);
+}
+
+Test(results, the_verdict_is_judged_from_its_figures)
+{
+    char note[224];
+    cr_expect_not(kbi_verdict_passed(1, 10, 1, note, sizeof note));
+    cr_expect(strstr(note, "error 10 exceeds its tolerance 1"), "%s", note);
+    cr_expect(kbi_verdict_passed(1, 1, 1, note, sizeof note));
+    cr_expect_str_eq(note, "");
+    cr_expect(kbi_verdict_passed(1, 5, NAN, note, sizeof note), "no tolerance: the plugin's word");
+    cr_expect(kbi_verdict_passed(1, NAN, 1, note, sizeof note), "an error that is no number");
+    cr_expect_not(kbi_verdict_passed(0, 0, 1, note, sizeof note),
+                  "a plugin's failure is never turned into a pass");
+}
+
+/* ---- warnings stay readable ---- */
+
+Test(results, stats_equal_within_rounding_raise_no_warning)
+{
+    /* Samples of full precision whose spread is tiny: the noise computed from their 10-digit
+     * copies differs in its 6th digit from the stored one, which is no disagreement. */
+    double samples[40];
+    for (int i = 0; i < 40; i++)
+        samples[i] = 2.170523456789e-3 * (1 + 2e-5 * sin(i * 1.7));
+    expect_stats_agree(samples, 40);
+}
+
+Test(results, the_committed_sgemm_reference_reads_without_a_warning)
+{
+    kbi_result_set set = {0};
+    char file[4096], err[KBI_ERR_SIZE];
+    snprintf(file, sizeof file, "%s/baselines/h200/sgemm/results.jsonl", KBENCH_TEST_SOURCE_DIR);
+    cr_assert_eq(kbi_results_load(&set, file, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.n_warnings, 0, "first: %s", set.n_warnings ? set.warnings[0] : "");
+    kbi_results_free(&set);
+}
+
+Test(results, repeated_warnings_are_summarised)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    FILE *f = open_run(1);
+    for (int n = 0; n < 2000; n++) {
+        json_t *r = case_record(n, "ok", 1e-3);
+        json_object_set_new(r, "stats", json_pack("{s:i, s:f}", "n", 5, "median", 1.0));
+        put_line(f, "case", r);
+    }
+    put_line(f, "end", json_pack("{s:b, s:i}", "complete", 1, "cases", 2000));
+    fclose(f);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.n_warnings, KBI_WARNINGS_PER_KIND + 1, "%zu warnings", set.n_warnings);
+    cr_expect(strstr(set.warnings[0], ":2: stored stats.median 1 disagrees"), "%s",
+              set.warnings[0]);
+    cr_expect(warned(&set, "\u2026 and 1,995 more like it (stored statistics", NULL), "%s",
+              set.warnings[set.n_warnings - 1]);
+    kbi_results_free(&set);
 }

@@ -185,8 +185,8 @@ Test(runner, bad_profile_runs_nothing)
 {
     struct stat st;
     char out[256];
-    int rc = run_profile(FAST_RUN "[good]\nn = lots\n", "bad", KBENCH_TEST_FIXTURES, NULL, NULL,
-                         NULL);
+    int rc =
+        run_profile(FAST_RUN "[good]\nn = lots\n", "bad", KBENCH_TEST_FIXTURES, NULL, NULL, NULL);
     cr_expect_eq(rc, 2);
     snprintf(out, sizeof out, "%s/bad/results.jsonl", dir);
     cr_expect_neq(stat(out, &st), 0, "no results file for a bad profile");
@@ -251,8 +251,10 @@ Test(runner, device_cases_are_skipped_with_a_reason_when_there_is_no_gpu)
 /* Without a GPU the reason is said once, before the cases, not on every skipped case. */
 Test(runner, the_no_device_reason_is_printed_once)
 {
-    char profile[256], cmd[1200], log[300], line[2048], reason[1024] = "";
-    int lines = 0, reasons = 0;
+    char profile[256], cmd[1200], log[300], line[2048], reason[1024] = "", results[300];
+    char err[KBI_ERR_SIZE];
+    int lines = 0, reasons = 0, device;
+    kbi_result_set set = {0};
     FILE *f;
     write_file("once.ini", FAST_RUN "[stream]\nvariants = copy, triad\nbytes = 1Mi, 2Mi\n", profile,
                sizeof profile);
@@ -260,6 +262,14 @@ Test(runner, the_no_device_reason_is_printed_once)
     snprintf(cmd, sizeof cmd, "%s run %s --out %s/once --plugins %s >/dev/null 2>%s",
              KBENCH_TEST_BINARY, profile, dir, KBENCH_TEST_PLUGINS, log);
     cr_assert_eq(system(cmd), 0);
+    /* Whether there was a device, from the run's own record rather than from the wording of
+     * the line this test reads: a new wording must fail the test, not skip it. */
+    snprintf(results, sizeof results, "%s/once/results.jsonl", dir);
+    cr_assert_eq(kbi_results_load(&set, results, err), KBI_OK, "%s", err);
+    device = set.envs[0].device_name[0] != '\0';
+    kbi_results_free(&set);
+    if (device)
+        cr_skip_test("a device is present: nothing is skipped");
     cr_assert_not_null(f = fopen(log, "r"));
     while (fgets(line, sizeof line, f)) {
         if (sscanf(line, "kbench: device variants will be skipped: %1000[^\n]", reason) == 1)
@@ -268,8 +278,68 @@ Test(runner, the_no_device_reason_is_printed_once)
         reasons += reason[0] && strstr(line, reason) != NULL;
     }
     fclose(f);
-    if (!reason[0])
-        cr_skip_test("a device is present: nothing is skipped");
+    cr_assert(reason[0], "no line \"kbench: device variants will be skipped: REASON\" in %s", log);
     cr_expect_eq(lines, 4);
     cr_expect_eq(reasons, 0, "the reason is not repeated on the case lines");
+}
+
+/* A verify that says passed while its error is over its tolerance fails the case: kbench
+ * judges the figures too, and says the plugin disagreed. */
+Test(runner, a_pass_over_the_tolerance_is_a_verify_failure)
+{
+    kbi_result_set set;
+    int rc = run_profile(FAST_RUN "[liar]\nvariants = passes\n", "liar", KBENCH_TEST_FIXTURES, NULL,
+                         NULL, &set);
+    const kbi_case_result *c = find(&set, "liar/passes");
+    cr_expect_eq(rc, 1, "a failed case makes the run exit 1");
+    cr_expect_eq(c->status, KBI_ST_VERIFY_FAILED, "%s: %s", kbi_status_name(c->status), c->message);
+    cr_expect_not(c->verify_passed);
+    cr_expect(strstr(c->message, "abs 10 exceeds tolerance 1 (the plugin said it passed)"), "%s",
+              c->message);
+    kbi_results_free(&set);
+}
+
+/* Rounds: one progress counter over every round with the time left, a summary that counts
+ * rounds, and every round written as a record of its own as it ends. */
+Test(runner, rounds_count_in_one_counter_and_in_the_summary)
+{
+    char profile[256], cmd[1200], log[300], results[300], line[2048], err[KBI_ERR_SIZE];
+    size_t seen = 0, left = 0, summary = 0, records = 0;
+    kbi_result_set set = {0};
+    FILE *f;
+    write_file("rounds.ini",
+               FAST_RUN "rounds = 3\n[good]\nvariants = sum\nn = 100, 200\n[misbehave]\n"
+                        "variants = verify_fail\n",
+               profile, sizeof profile);
+    snprintf(log, sizeof log, "%s/rounds.log", dir);
+    snprintf(cmd, sizeof cmd, "%s run %s --out %s/rounds --plugins %s >/dev/null 2>%s",
+             KBENCH_TEST_BINARY, profile, dir, KBENCH_TEST_FIXTURES, log);
+    cr_assert_eq(system(cmd) >> 8, 1, "the verify_fail case fails the run");
+    cr_assert_not_null(f = fopen(log, "r"));
+    while (fgets(line, sizeof line, f)) {
+        size_t k, n;
+        if (sscanf(line, "[%zu/%zu", &k, &n) == 2) {
+            /* 3 cases in 3 rounds, less the 2 rounds verify_fail no longer runs */
+            cr_expect_eq(k, seen + 1, "one counter over the rounds: %s", line);
+            cr_expect_eq(n, k < 3 ? 9 : 7, "out of every round's cases: %s", line);
+            seen = k;
+            left += strstr(line, " left] ") != NULL;
+        }
+        summary += strstr(line, "kbench: 3 of 3 cases run, 3 of 3 rounds: 2 ok, 1 "
+                                "verify_failed") != NULL;
+    }
+    fclose(f);
+    cr_expect_eq(seen, 7);
+    cr_expect_geq(left, 5, "the time left is shown while it is known");
+    cr_expect_eq(summary, 1, "the summary counts the rounds");
+    snprintf(results, sizeof results, "%s/rounds/results.jsonl", dir);
+    cr_assert_not_null(f = fopen(results, "r"));
+    while (fgets(line, sizeof line, f))
+        records += strstr(line, "\"record\":\"round\"") != NULL;
+    fclose(f);
+    cr_expect_eq(records, 7, "a record per round of each case");
+    cr_assert_eq(kbi_results_load(&set, results, err), KBI_OK, "%s", err);
+    cr_expect_eq(set.n_cases, 3);
+    cr_expect_eq(set.n_warnings, 0, "%s", set.n_warnings ? set.warnings[0] : "");
+    kbi_results_free(&set);
 }

@@ -165,6 +165,8 @@ static void env_settings(FILE *f, const kbi_env_record *e)
             kbi_jnum(run, "min_samples", NULL, NULL), kbi_jnum(run, "max_samples", NULL, NULL),
             kbi_jnum(run, "min_time", NULL, NULL), 100 * kbi_jnum(run, "max_noise", NULL, NULL),
             kbi_jnum(run, "timeout", NULL, NULL));
+    if (kbi_jnum(run, "rounds", NULL, NULL) > 1)
+        fprintf(f, ", %.0f rounds", kbi_jnum(run, "rounds", NULL, NULL));
 }
 
 static void env_shard(FILE *f, const kbi_env_record *e)
@@ -420,6 +422,12 @@ static void md_verify(FILE *f, const kbi_case_result *c, const point_cols *pc)
     }
     snprintf(buf, sizeof buf, "%.3g", c->verify_error);
     snprintf(buf2, sizeof buf2, "%.3g", c->verify_tolerance);
+    if (isnan(c->verify_tolerance)) { /* the plugin gave no tolerance */
+        fprintf(f, c->verify_passed ? " | %s" : " | **✗ %s**", buf);
+        if (!pc->verify_metric && c->verify_metric[0])
+            fprintf(f, " %s", c->verify_metric);
+        return;
+    }
     if (c->verify_error == 0 && c->verify_tolerance == 0) {
         fprintf(f, c->verify_passed ? " | exact" : " | **✗ mismatch**");
         return;
@@ -457,6 +465,12 @@ static void md_notes(FILE *f, const kbi_case_result *c)
             fprintf(f, "%sonly %zu samples", first ? "" : "; ", c->stats.n);
             first = 0;
         }
+    }
+    if (c->status == KBI_ST_OK && c->rounds_planned > 1 && c->rounds_read < c->rounds_planned) {
+        /* The run was cut off mid-rounds: this case's spread over rounds is less known. */
+        fprintf(f, "%sonly %zu of %zu rounds", first ? "" : "; ", c->rounds_read,
+                c->rounds_planned);
+        first = 0;
     }
     if (c->status != KBI_ST_OK && c->message[0]) {
         char shortmsg[100];

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,8 +138,7 @@ static void add_warning(kbi_result_set *set, const char *fmt, const char *a, lon
 {
     char buf[KBI_ERR_SIZE];
     snprintf(buf, sizeof buf, fmt, a, b);
-    set->warnings = kbi_xrealloc(set->warnings, (set->n_warnings + 1) * sizeof *set->warnings);
-    set->warnings[set->n_warnings++] = kbi_strdup(buf);
+    kbi_results_add_warning(set, buf);
 }
 
 static kbi_env_record *find_env(kbi_result_set *set, const char *run_id)
@@ -445,13 +445,28 @@ int kbi_case_not_timing(const kbi_case_result *c)
     return (c->sanitize && c->sanitize[0]) || c->sanitizer || (env_tool && env_tool[0]);
 }
 
-/* Whether two stored figures differ by more than the 10 significant digits
- * a results file keeps. */
-static int figure_differs(double stored, double computed)
+int kbi_verdict_passed(int plugin_passed, double error, double tolerance, char *note, size_t n)
+{
+    int judged = !isnan(error) && !isnan(tolerance);
+    note[0] = '\0';
+    if (plugin_passed && judged && !(error <= tolerance)) {
+        snprintf(note, n, "the plugin said passed, but its error %.6g exceeds its tolerance %.6g",
+                 error, tolerance);
+        return 0;
+    }
+    return plugin_passed != 0;
+}
+
+/* Whether a stored figure differs from the one computed from the samples by
+ * more than rounding explains: the file keeps 10 significant digits of
+ * each figure and of each sample, and `slack` is how far the samples'
+ * rounding can move this figure (a spread of nearly equal samples moves by
+ * far more, relatively, than the samples do). */
+static int figure_differs(double stored, double computed, double slack)
 {
     if (isnan(stored) || isnan(computed))
         return isnan(stored) != isnan(computed);
-    return fabs(stored - computed) > 1e-6 * fmax(fabs(stored), fabs(computed));
+    return fabs(stored - computed) > 1e-6 * fmax(fabs(stored), fabs(computed)) + slack;
 }
 
 /* The statistics of c come from its samples, never from the record's
@@ -463,9 +478,14 @@ static void stats_from_samples(kbi_case_result *c, json_t *stored)
 {
     static const char *const names[] = {"median", "min",    "max",     "mean",
                                         "stddev", "ci_low", "ci_high", "noise"};
-    double computed[8];
+    double computed[8], slack[8] = {0};
     json_t *n_json = json_object_get(stored, "n");
     kbi_stats_compute(c->samples, c->n_samples, &c->stats);
+    /* Each sample is off by up to 5e-10 of itself: the standard deviation
+     * by as much of the largest, the noise (half the interval over the
+     * median) by as much of largest over median. */
+    slack[4] = 2e-9 * fabs(c->stats.max);
+    slack[7] = c->stats.median > 0 ? 2e-9 * fabs(c->stats.max) / c->stats.median : 0;
     computed[0] = c->stats.median;
     computed[1] = c->stats.min;
     computed[2] = c->stats.max;
@@ -484,7 +504,7 @@ static void stats_from_samples(kbi_case_result *c, json_t *stored)
             for (size_t i = 0; i < 8 && !c->stats_note[0]; i++) {
                 json_t *v = json_object_get(stored, names[i]);
                 double s = json_is_number(v) ? json_number_value(v) : NAN;
-                if (figure_differs(s, computed[i]))
+                if (figure_differs(s, computed[i], slack[i]))
                     snprintf(c->stats_note, sizeof c->stats_note,
                              "stored stats.%s %.6g disagrees with the samples' %.6g; the "
                              "statistics are computed from the samples",
@@ -538,11 +558,14 @@ static const struct {
     const char *key;
     size_t offset;
 } string_fields[] = {
-#define KBI_STRING_FIELD(name) {#name, offsetof(kbi_case_result, name)}
-    KBI_STRING_FIELD(run_id),     KBI_STRING_FIELD(id),         KBI_STRING_FIELD(plugin),
-    KBI_STRING_FIELD(variant),    KBI_STRING_FIELD(target),     KBI_STRING_FIELD(baseline),
+#define KBI_STRING_FIELD(name)                                                                     \
+    {                                                                                              \
+#name, offsetof(kbi_case_result, name)                                                     \
+    }
+    KBI_STRING_FIELD(run_id),      KBI_STRING_FIELD(id),         KBI_STRING_FIELD(plugin),
+    KBI_STRING_FIELD(variant),     KBI_STRING_FIELD(target),     KBI_STRING_FIELD(baseline),
     KBI_STRING_FIELD(params_text), KBI_STRING_FIELD(size_param), KBI_STRING_FIELD(message),
-    KBI_STRING_FIELD(cache),      KBI_STRING_FIELD(timing),     KBI_STRING_FIELD(time),
+    KBI_STRING_FIELD(cache),       KBI_STRING_FIELD(timing),     KBI_STRING_FIELD(time),
 #undef KBI_STRING_FIELD
 };
 
@@ -633,10 +656,24 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     verify = json_object_get(obj, "verify");
     if (json_is_object(verify)) {
         c->has_verify = 1;
-        c->verify_passed = json_is_true(json_object_get(verify, "passed"));
-        c->verify_error = get_num(verify, "error");
-        c->verify_tolerance = get_num(verify, "tolerance");
+        /* NAN where the plugin gave no figure (null), as it gave it: read back as 0, a
+         * missing tolerance would become a bound that every error exceeds. */
+        c->verify_error = get_num_or_nan(verify, "error");
+        c->verify_tolerance = get_num_or_nan(verify, "tolerance");
         c->verify_metric = dup_str(verify, "metric");
+        /* The verdict is judged again from its figures (a record edited, or
+         * written before kbench judged them, cannot pass an error over its
+         * tolerance); such a case reads as failed. */
+        c->verify_passed =
+            kbi_verdict_passed(json_is_true(json_object_get(verify, "passed")), c->verify_error,
+                               c->verify_tolerance, c->verify_note, sizeof c->verify_note);
+        if (c->verify_note[0] && c->status == KBI_ST_OK) {
+            char msg[KBI_ERR_SIZE];
+            snprintf(msg, sizeof msg, "verification failed: %s", c->verify_note);
+            c->status = KBI_ST_VERIFY_FAILED;
+            free(c->message);
+            c->message = kbi_strdup(msg);
+        }
     } else {
         c->verify_metric = kbi_strdup("");
     }
@@ -663,6 +700,158 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
         stats_from_samples(c, stats);
     read_rounds(c, json_object_get(obj, "rounds"));
     return NULL;
+}
+
+/* ---- what cannot be a measurement ---- */
+
+/* The integers of an axis value however it is written ("2x3x4", "[0,2,1]",
+ * or a JSON array of them), into out (at most max); returns how many, or -1
+ * when text holds anything else. */
+static int value_ints(const char *text, long long *out, int max)
+{
+    int n = 0, bracket = text[0] == '[';
+    const char *p = text + bracket;
+    char sep = bracket ? ',' : 'x';
+    if (bracket && p[0] == ']')
+        return p[1] ? -1 : 0;
+    for (;;) {
+        char *end;
+        long long v;
+        while (*p == ' ')
+            p++;
+        v = strtoll(p, &end, 10);
+        if (end == p || n >= max)
+            return -1;
+        out[n++] = v;
+        for (p = end; *p == ' '; p++)
+            ;
+        if (*p != sep)
+            break;
+        p++;
+    }
+    if (bracket && *p++ != ']')
+        return -1;
+    return *p ? -1 : n;
+}
+
+/* Whether an id's text for one parameter says what the record's params hold for it. */
+static int value_matches(json_t *v, const char *text)
+{
+    char *end;
+    if (json_is_string(v))
+        return strcmp(json_string_value(v), text) == 0;
+    if (json_is_integer(v)) {
+        double d = strtod(text, &end);
+        return end != text && !*end && d == (double)json_integer_value(v);
+    }
+    if (json_is_real(v)) {
+        double d = strtod(text, &end), x = json_real_value(v);
+        /* The record keeps 10 significant digits; the id the profile's text. */
+        return end != text && !*end && fabs(d - x) <= 1e-9 * fmax(fabs(d), fabs(x));
+    }
+    if (json_is_array(v)) {
+        long long ints[64];
+        int n = value_ints(text, ints, 64);
+        if (n != (int)json_array_size(v))
+            return 0;
+        for (int i = 0; i < n; i++)
+            if (!json_is_integer(json_array_get(v, (size_t)i)) ||
+                json_integer_value(json_array_get(v, (size_t)i)) != ints[i])
+                return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* NULL when c's id is plugin/variant[/name=value,...] naming exactly what
+ * its params hold (the id is what compare matches cases by, so an id that
+ * says another problem would pair unlike cases); else what is wrong, in why. */
+static const char *id_mismatch(const kbi_case_result *c, json_t *obj, char *why, size_t n)
+{
+    size_t lp = strlen(c->plugin), lv = strlen(c->variant), named = 0;
+    const char *rest = c->id + lp + 1 + lv;
+    json_t *params = json_object_get(obj, "params");
+    if (strncmp(c->id, c->plugin, lp) != 0 || c->id[lp] != '/' ||
+        strncmp(c->id + lp + 1, c->variant, lv) != 0 || (*rest && *rest != '/')) {
+        snprintf(why, n, "id \"%.200s\" is not plugin/variant \"%.100s/%.100s\"...", c->id,
+                 c->plugin, c->variant);
+        return why;
+    }
+    if (!json_is_object(params))
+        return NULL; /* nothing to hold the rest against */
+    if (*rest)
+        rest++;
+    if (c->params_text[0] && strcmp(rest, c->params_text) != 0) {
+        snprintf(why, n, "id \"%.200s\" does not end in its params_text \"%.200s\"", c->id,
+                 c->params_text);
+        return why;
+    }
+    /* name=value entries, split at commas outside brackets. */
+    while (*rest) {
+        char name[256], value[512];
+        const char *eq = strchr(rest, '='), *end = eq;
+        int depth = 0;
+        json_t *v;
+        if (!eq || (size_t)(eq - rest) >= sizeof name)
+            break;
+        for (end = eq + 1; *end && !(*end == ',' && depth == 0); end++)
+            depth += *end == '[' ? 1 : *end == ']' ? -1 : 0;
+        snprintf(name, sizeof name, "%.*s", (int)(eq - rest), rest);
+        snprintf(value, sizeof value, "%.*s", (int)(end - eq - 1), eq + 1);
+        v = json_object_get(params, name);
+        if (!v || !value_matches(v, value)) {
+            snprintf(why, n, "id \"%.200s\" says %.100s=%.100s, its params %s", c->id, name, value,
+                     v ? "hold another value" : "do not name it");
+            return why;
+        }
+        named++;
+        rest = *end ? end + 1 : end;
+    }
+    if (*rest || named != json_object_size(params)) {
+        snprintf(why, n, "id \"%.200s\" does not name each of its %zu params once", c->id,
+                 json_object_size(params));
+        return why;
+    }
+    return NULL;
+}
+
+/* NULL when record obj, read into c, can be a measurement; else what it
+ * cannot be, in why (size n).  A timing is positive seconds: an ok case has
+ * samples, not all zero, and no sample is negative; the work of one run is
+ * non-negative numbers (null where unknown). */
+static const char *implausible(const kbi_case_result *c, json_t *obj, char *why, size_t n)
+{
+    static const char *const count_names[] = {"flops", "bytes", "items"};
+    json_t *counts = json_object_get(obj, "counts");
+    int any_positive = 0;
+    for (size_t i = 0; i < c->n_samples; i++) {
+        if (c->samples[i] < 0) {
+            snprintf(why, n, "sample %zu is %.6g s, expected a time of zero or more", i + 1,
+                     c->samples[i]);
+            return why;
+        }
+        any_positive |= c->samples[i] > 0;
+    }
+    if (c->status == KBI_ST_OK && !any_positive) {
+        snprintf(why, n, "status ok with %s, expected the samples of a measurement",
+                 c->n_samples ? "only zero samples" : "no samples");
+        return why;
+    }
+    if (counts && !json_is_object(counts) && !json_is_null(counts)) {
+        snprintf(why, n, "\"counts\" is not an object, expected flops, bytes and items");
+        return why;
+    }
+    for (size_t i = 0; json_is_object(counts) && i < 3; i++) {
+        json_t *v = json_object_get(counts, count_names[i]);
+        if (v && !json_is_null(v) && !(json_is_number(v) && json_number_value(v) >= 0)) {
+            char *text = json_dumps(v, JSON_ENCODE_ANY);
+            snprintf(why, n, "counts.%s is %.100s, expected a number of zero or more (or null)",
+                     count_names[i], text ? text : "?");
+            free(text);
+            return why;
+        }
+    }
+    return id_mismatch(c, obj, why, n);
 }
 
 void kbi_case_result_free(kbi_case_result *c)
@@ -799,45 +988,249 @@ static const char *record_kind(json_t *obj, const char *path, long lineno, json_
     return record;
 }
 
-/* Adds record obj (of kind record) at path:lineno to set; *saw_end is set
- * by an end record.  Returns KBI_OK or KBI_ERR_INPUT with err set. */
-static int take_record(kbi_result_set *set, json_t *obj, const char *record, json_int_t version,
-                       const char *path, long lineno, int *saw_end, char *err)
+static void summarise_kind(kbi_result_set *set, const kbi_warning_kind *k);
+
+/* What reading one file keeps from line to line. */
+typedef struct read_state {
+    size_t first_case; /* set->cases[first_case..] came from this file */
+    json_t *by_round;  /* "run_id id" -> index in set->cases of a case read from round records */
+    json_t *ended_at;  /* run_id -> set->n_cases at its last end record (files joined by cat) */
+    int saw_end;
+} read_state;
+
+/* Adds round record r (of a case read from round records already) to that case c, whose
+ * rounds_read rounds came before: its samples are appended (the statistics and rates are
+ * those of every round's samples), or, when the round did not end ok, it replaces the case
+ * (a failed round ends a case's rounds, as the runner stops measuring it).  Takes r over. */
+static void join_round(kbi_case_result *c, kbi_case_result *r, long round)
 {
-    char where[KBI_ERR_SIZE];
+    size_t n = c->n_rounds ? c->n_rounds : 1, *per = kbi_xcalloc(n + 1, sizeof *per);
+    double wait = c->cpu_wait;
+    if (r->status != KBI_ST_OK) {
+        char msg[KBI_ERR_SIZE];
+        snprintf(msg, sizeof msg, "round %ld: %.900s", round, r->message);
+        free(r->message);
+        r->message = kbi_strdup(msg);
+        kbi_case_result_free(c);
+        *c = *r;
+        c->rounds_read = (size_t)round;
+        free(per);
+        return;
+    }
+    if (c->n_rounds)
+        memcpy(per, c->rounds, n * sizeof *per);
+    else
+        per[0] = c->n_samples;
+    per[n] = r->n_samples;
+    c->samples = kbi_xrealloc(c->samples, (c->n_samples + r->n_samples + 1) * sizeof *c->samples);
+    memcpy(c->samples + c->n_samples, r->samples, r->n_samples * sizeof *r->samples);
+    c->n_samples += r->n_samples;
+    kbi_case_result_derive(c, 0, 0); /* fractions of the ceilings: quote_ceilings */
+    kbi_case_result_set_rounds(c, per, n + 1);
+    c->rounds_read = (size_t)round;
+    /* The worst wait of any round is what the case's times may measure. */
+    c->cpu_wait = isnan(wait) || r->cpu_wait > wait ? r->cpu_wait : wait;
+    if (isfinite(c->wall_s) && isfinite(r->wall_s))
+        c->wall_s += r->wall_s;
+    if (r->has_clocks) {
+        c->clock_end_mhz = r->clock_end_mhz;
+        c->clock_drop |= r->clock_drop;
+        c->throttle_reasons |= r->throttle_reasons;
+    }
+    c->sticky_error |= r->sticky_error;
+    if (!c->stats_note[0])
+        memcpy(c->stats_note, r->stats_note, sizeof c->stats_note);
+    free(per);
+    kbi_case_result_free(r);
+}
+
+/* Adds round record r (read from obj at `where`) to set: round 1 makes its case, each later
+ * one joins it (join_round).  Takes r over.  Returns KBI_OK, or KBI_ERR_INPUT with err set
+ * when the round is not the next of its case. */
+static int take_round(kbi_result_set *set, read_state *st, kbi_case_result *r, json_t *obj,
+                      const char *where, char *err)
+{
+    json_t *num = json_object_get(obj, "round"), *at;
+    long round = json_is_integer(num) ? (long)json_integer_value(num) : 0;
+    kbi_buf key = {0};
+    kbi_case_result *c;
+    int rc = KBI_ERR_INPUT;
+    kbi_buf_printf(&key, "%s %s", r->run_id, r->id);
+    at = json_object_get(st->by_round, key.data);
+    c = at ? &set->cases[json_integer_value(at)] : NULL;
+    if (round < 1)
+        kbi_errf(err, "%s: round record without a valid \"round\", expected its number from 1",
+                 where);
+    else if (!c && round != 1)
+        kbi_errf(err, "%s: round %ld of case %s comes first, expected round 1", where, round,
+                 r->id);
+    else if (c && (long)c->rounds_read + 1 != round)
+        kbi_errf(err, "%s: round %ld of case %s follows its round %zu, expected round %zu", where,
+                 round, r->id, c->rounds_read, c->rounds_read + 1);
+    else if (c && c->status != KBI_ST_OK)
+        kbi_errf(err, "%s: round %ld of case %s after its round %zu ended it (%s)", where, round,
+                 r->id, c->rounds_read, kbi_status_name(c->status));
+    else
+        rc = KBI_OK;
+    if (rc != KBI_OK) {
+        kbi_case_result_free(r);
+    } else if (c) {
+        join_round(c, r, round);
+    } else {
+        r->rounds_read = 1;
+        json_object_set_new(st->by_round, key.data, json_integer((json_int_t)set->n_cases));
+        set->cases = kbi_xrealloc(set->cases, (set->n_cases + 1) * sizeof *set->cases);
+        set->cases[set->n_cases++] = *r;
+    }
+    kbi_buf_free(&key);
+    return rc;
+}
+
+/* The cases of run `run_id` read from this file since its last end record. */
+static size_t cases_of_run(const kbi_result_set *set, const read_state *st, const char *run_id)
+{
+    json_t *from = json_object_get(st->ended_at, run_id);
+    size_t n = 0;
+    for (size_t i = from ? (size_t)json_integer_value(from) : st->first_case; i < set->n_cases; i++)
+        n += strcmp(set->cases[i].run_id, run_id) == 0;
+    return n;
+}
+
+/* Checks an end record against the file: its count of cases is what the run wrote (since the
+ * run's previous end record: files joined with cat), so a file holding another number was
+ * cut or edited after the run ended, and what it holds is not what the run measured.  Refused
+ * rather than read as partial: a CI job comparing it would miss the lost cases.  Returns KBI_OK or
+ * KBI_ERR_INPUT with err set. */
+static int check_end(const kbi_result_set *set, const read_state *st, json_t *obj,
+                     const char *where, char *err)
+{
+    json_t *cases = json_object_get(obj, "cases");
+    const char *run_id = json_string_value(json_object_get(obj, "run_id"));
+    size_t held = cases_of_run(set, st, run_id);
+    json_object_set_new(st->ended_at, run_id, json_integer((json_int_t)set->n_cases));
+    if (!cases)
+        return KBI_OK; /* an end record written without the count */
+    if (!json_is_integer(cases) || json_integer_value(cases) < 0) {
+        kbi_errf(err, "%s: end record with \"cases\" not a count, expected the run's cases", where);
+        return KBI_ERR_INPUT;
+    }
+    if ((size_t)json_integer_value(cases) != held) {
+        kbi_errf(err,
+                 "%s: the end record counts %lld cases of run %s, the file holds %zu: it was "
+                 "cut or edited after the run ended (remove the end record to read what is left "
+                 "as an interrupted run)",
+                 where, (long long)json_integer_value(cases), run_id, held);
+        return KBI_ERR_INPUT;
+    }
+    return KBI_OK;
+}
+
+/* Adds record obj (of kind record) at path:lineno to set.  Returns KBI_OK or KBI_ERR_INPUT
+ * with err set. */
+static int take_record(kbi_result_set *set, read_state *st, json_t *obj, const char *record,
+                       json_int_t version, const char *path, long lineno, char *err)
+{
+    char where[KBI_ERR_SIZE], why[KBI_ERR_SIZE];
+    int round = strcmp(record, "round") == 0;
     snprintf(where, sizeof where, "%s:%ld", path, lineno);
     if (strcmp(record, "env") == 0) {
         set->envs = kbi_xrealloc(set->envs, (set->n_envs + 1) * sizeof *set->envs);
         read_env(&set->envs[set->n_envs++], obj, where);
-    } else if (strcmp(record, "case") == 0) {
+    } else if (strcmp(record, "case") == 0 || (round && version >= 3)) {
         kbi_case_result c;
         const char *missing = kbi_case_record_read(&c, obj, (int)version);
         if (missing) {
-            kbi_errf(err, "%s: case record without a valid %s", where, missing);
+            kbi_errf(err, "%s: %s record without a valid %s", where, record, missing);
+            return KBI_ERR_INPUT;
+        }
+        if (implausible(&c, obj, why, sizeof why)) {
+            kbi_errf(err, "%s: case %.300s cannot be a measurement: %s", where, c.id, why);
+            kbi_case_result_free(&c);
             return KBI_ERR_INPUT;
         }
         free(c.source);
         c.source = kbi_strdup(where);
         if (c.stats_note[0]) {
-            char note[KBI_ERR_SIZE];
-            snprintf(note, sizeof note, "%.700s: %s", where, c.stats_note);
-            kbi_results_add_warning(set, note);
+            snprintf(why, sizeof why, "%.700s: %s", where, c.stats_note);
+            kbi_results_warn(set, "stored statistics that disagree with the samples", why);
         }
+        if (c.verify_note[0]) {
+            snprintf(why, sizeof why, "%.500s: case %.200s: %.224s; read as verify_failed", where,
+                     c.id, c.verify_note);
+            kbi_results_warn(set, "verdicts the figures contradict", why);
+        }
+        if (round)
+            return take_round(set, st, &c, obj, where, err);
         set->cases = kbi_xrealloc(set->cases, (set->n_cases + 1) * sizeof *set->cases);
         set->cases[set->n_cases++] = c;
     } else if (strcmp(record, "end") == 0) {
         kbi_env_record *e = find_env(set, json_string_value(json_object_get(obj, "run_id")));
-        *saw_end = 1;
+        if (check_end(set, st, obj, where, err) != KBI_OK)
+            return KBI_ERR_INPUT;
+        st->saw_end = 1;
         if (e)
             e->complete = json_is_true(json_object_get(obj, "complete"));
         if (!json_is_true(json_object_get(obj, "complete")))
             add_warning(set, "%s:%ld: the run was interrupted; its results are partial", path,
                         lineno);
     } else {
-        kbi_errf(err, "%s: unknown record \"%s\", expected env, case or end", where, record);
+        kbi_errf(err, "%s: unknown record \"%s\", expected env, case%s or end", where, record,
+                 version >= 3 ? ", round" : "");
         return KBI_ERR_INPUT;
     }
     return KBI_OK;
+}
+
+/* [run] rounds of c's run (its env record), 0 when it measured no rounds or does not say. */
+static size_t planned_rounds(const kbi_case_result *c)
+{
+    json_t *r = c->env ? json_object_get(json_object_get(c->env->json, "run"), "rounds") : NULL;
+    return json_is_integer(r) && json_integer_value(r) > 1 ? (size_t)json_integer_value(r) : 0;
+}
+
+/* Each case's rounds (read and planned), and one warning per run of this file whose measured
+ * cases have fewer rounds than it planned (the run was cut off mid-rounds), saying how many
+ * cases have how many. */
+static void count_rounds(kbi_result_set *set, size_t first, const char *path)
+{
+    for (size_t i = first; i < set->n_cases; i++) {
+        kbi_case_result *c = &set->cases[i];
+        c->rounds_planned = planned_rounds(c);
+        if (!c->rounds_read)
+            c->rounds_read = c->n_rounds ? c->n_rounds : c->rounds_planned && c->n_samples;
+    }
+    for (size_t i = first; i < set->n_cases; i++) {
+        const kbi_case_result *c = &set->cases[i];
+        size_t planned = c->rounds_planned, *by = NULL, short_cases = 0;
+        kbi_buf text = {0};
+        int first_of_run = 1;
+        if (!planned)
+            continue;
+        for (size_t j = first; j < i && first_of_run; j++)
+            first_of_run = strcmp(set->cases[j].run_id, c->run_id) != 0;
+        if (!first_of_run)
+            continue;
+        by = kbi_xcalloc(planned + 1, sizeof *by); /* by[r]: ok cases with r rounds */
+        for (size_t j = i; j < set->n_cases; j++) {
+            const kbi_case_result *d = &set->cases[j];
+            if (strcmp(d->run_id, c->run_id) == 0 && d->status == KBI_ST_OK)
+                by[d->rounds_read < planned ? d->rounds_read : planned]++;
+        }
+        for (size_t r = 0; r < planned; r++)
+            short_cases += by[r];
+        if (short_cases) {
+            kbi_buf_printf(&text, "%s: run %s measured fewer rounds than its %zu:", path, c->run_id,
+                           planned);
+            for (size_t r = planned + 1; r-- > 0;)
+                if (by[r])
+                    kbi_buf_printf(&text, " %zu case%s with %zu of %zu rounds,", by[r],
+                                   by[r] == 1 ? "" : "s", r, planned);
+            text.data[text.len - 1] = '\0';
+            kbi_results_add_warning(set, text.data);
+        }
+        kbi_buf_free(&text);
+        free(by);
+    }
 }
 
 int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
@@ -845,8 +1238,13 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
     kbi_buf line = {0};
     long lineno = 0;
     size_t n_cases_before = set->n_cases, n_envs_before = set->n_envs,
-           n_warnings_before = set->n_warnings;
-    int had_newline, rc = KBI_OK, saw_end = 0;
+           n_warnings_before = set->n_warnings, n_kinds_before = set->n_warning_kinds;
+    size_t *counts_before = kbi_xcalloc(n_kinds_before + 1, sizeof *counts_before);
+    read_state st = {
+        .first_case = set->n_cases, .by_round = json_object(), .ended_at = json_object()};
+    int had_newline, rc = KBI_OK;
+    for (size_t i = 0; i < n_kinds_before; i++)
+        counts_before[i] = set->warning_kinds[i].count;
     while (rc == KBI_OK && read_line(f, &line, &had_newline) >= 0) {
         json_error_t jerr;
         json_t *obj;
@@ -868,8 +1266,8 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
             break;
         }
         record = record_kind(obj, path, lineno, &version, err);
-        rc = record ? take_record(set, obj, record, version, path, lineno, &saw_end, err)
-                    : KBI_ERR_INPUT;
+        rc =
+            record ? take_record(set, &st, obj, record, version, path, lineno, err) : KBI_ERR_INPUT;
         json_decref(obj);
     }
     if (ferror(f) && rc == KBI_OK) {
@@ -877,7 +1275,9 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
         rc = KBI_ERR_IO;
     }
     kbi_buf_free(&line);
-    if (rc == KBI_OK && !saw_end && lineno > 0)
+    json_decref(st.by_round);
+    json_decref(st.ended_at);
+    if (rc == KBI_OK && !st.saw_end && lineno > 0)
         add_warning(set, "%s:%ld: no end record: the run did not finish; results are partial", path,
                     lineno);
     if (rc != KBI_OK) {
@@ -890,12 +1290,24 @@ int kbi_results_read(kbi_result_set *set, FILE *f, const char *path, char *err)
             free_env(&set->envs[--set->n_envs]);
         while (set->n_warnings > n_warnings_before)
             free(set->warnings[--set->n_warnings]);
+        set->n_warning_kinds = n_kinds_before;
+        for (size_t i = 0; i < n_kinds_before; i++) {
+            kbi_warning_kind *k = &set->warning_kinds[i];
+            k->count = counts_before[i];
+            if (k->summary != SIZE_MAX && k->summary >= set->n_warnings)
+                k->summary = SIZE_MAX;
+            else if (k->summary != SIZE_MAX)
+                summarise_kind(set, k);
+        }
     }
+    free(counts_before);
     /* Every case: the env array may have moved. */
     for (size_t i = 0; i < set->n_cases; i++)
         set->cases[i].env = find_env(set, set->cases[i].run_id);
     for (size_t i = n_cases_before; i < set->n_cases; i++)
         quote_ceilings(&set->cases[i]);
+    if (rc == KBI_OK)
+        count_rounds(set, n_cases_before, path);
     return rc;
 }
 
@@ -910,6 +1322,7 @@ void kbi_results_free(kbi_result_set *set)
     free(set->cases);
     free(set->envs);
     free(set->warnings);
+    free(set->warning_kinds);
     json_decref(set->profiles);
     memset(set, 0, sizeof *set);
 }
@@ -927,4 +1340,50 @@ void kbi_results_add_warning(kbi_result_set *set, const char *text)
 {
     set->warnings = kbi_xrealloc(set->warnings, (set->n_warnings + 1) * sizeof *set->warnings);
     set->warnings[set->n_warnings++] = kbi_strdup(text);
+}
+
+/* n with a comma between each group of three digits ("49,990"). */
+static void format_count(size_t n, char *out, size_t size)
+{
+    char digits[32];
+    size_t len = (size_t)snprintf(digits, sizeof digits, "%zu", n), at = 0;
+    for (size_t i = 0; i < len && at + 2 < size; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[at++] = ',';
+        out[at++] = digits[i];
+    }
+    out[at] = '\0';
+}
+
+/* Writes k's "... and N more like it" line (k->summary). */
+static void summarise_kind(kbi_result_set *set, const kbi_warning_kind *k)
+{
+    char n[32], line[KBI_ERR_SIZE];
+    format_count(k->count - KBI_WARNINGS_PER_KIND, n, sizeof n);
+    snprintf(line, sizeof line, "\u2026 and %s more like it (%s)", n, k->kind);
+    free(set->warnings[k->summary]);
+    set->warnings[k->summary] = kbi_strdup(line);
+}
+
+void kbi_results_warn(kbi_result_set *set, const char *kind, const char *text)
+{
+    kbi_warning_kind *k = NULL;
+    for (size_t i = 0; i < set->n_warning_kinds && !k; i++)
+        if (strcmp(set->warning_kinds[i].kind, kind) == 0)
+            k = &set->warning_kinds[i];
+    if (!k) {
+        set->warning_kinds = kbi_xrealloc(set->warning_kinds,
+                                          (set->n_warning_kinds + 1) * sizeof *set->warning_kinds);
+        k = &set->warning_kinds[set->n_warning_kinds++];
+        *k = (kbi_warning_kind){kind, 0, SIZE_MAX};
+    }
+    if (++k->count <= KBI_WARNINGS_PER_KIND) {
+        kbi_results_add_warning(set, text);
+        return;
+    }
+    if (k->summary == SIZE_MAX) {
+        k->summary = set->n_warnings;
+        kbi_results_add_warning(set, "");
+    }
+    summarise_kind(set, k);
 }

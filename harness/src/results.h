@@ -3,10 +3,15 @@
  *
  *   {"schema":"kbench-results","version":1,"record":"env","run_id":...}   once per run, first
  *   {"schema":"kbench-results","version":1,"record":"case","run_id":...}  one per case, as it ends
+ *   {"schema":"kbench-results","version":3,"record":"round","run_id":...} one per round of a
+ *                                   case, as it ends, when the run measures in rounds
  *   {"schema":"kbench-results","version":1,"record":"end","run_id":...}   last, when the run ends
  *
- * A file without its "end" record was interrupted; every complete line
- * before that point is still valid.  README.md documents every field. */
+ * A round record is a case record (the round's own samples) with "round":
+ * its number from 1; the reader joins a case's round records into one case,
+ * as version 2 wrote it at the end of its last round ("rounds": samples per
+ * round).  A file without its "end" record was interrupted; every complete
+ * line before that point is still valid.  README.md documents every field. */
 #ifndef KBENCH_RESULTS_H
 #define KBENCH_RESULTS_H
 
@@ -19,8 +24,9 @@
 
 #define KBI_RESULTS_SCHEMA "kbench-results"
 /* 2: typed metrics (uncertainty, better, bound), size_param, timing,
- * prepare_s; dims and integer lists as arrays.  Readers take 1 and 2. */
-#define KBI_RESULTS_VERSION 2
+ * prepare_s; dims and integer lists as arrays.  3: round records, so a run
+ * cut off mid-rounds keeps every finished round.  Readers take 1 to 3. */
+#define KBI_RESULTS_VERSION 3
 #define KBI_RESULTS_OLDEST_VERSION 1
 
 /* Case statuses, as written in results. */
@@ -161,14 +167,30 @@ typedef struct kbi_case_result {
     size_t *rounds;
     size_t n_rounds;
     double *round_medians;
+    /* Rounds: how many of this case were read (1 for a case measured once
+     * in a run of rounds, 0 when the run measured no rounds), and how many
+     * the run meant to measure ([run] rounds of its env record, 0 unknown). */
+    size_t rounds_read;
+    size_t rounds_planned;
     /* Why the stored stats were not believed (they disagree with the
      * samples, which are the truth); "" when they agree. */
     char stats_note[224];
+    /* Why the stored verdict was not believed (kbi_verdict_passed); "" when
+     * it was. */
+    char verify_note[224];
     /* A host case's worker: the largest share of a round's time it waited
      * for a CPU (runnable, not running: another process had the core); its
      * times then measure the machine's load.  NAN unknown. */
     double cpu_wait;
 } kbi_case_result;
+
+/* The verdict kbench records for a plugin's: failed when the plugin says
+ * so, and also when error exceeds tolerance (both given: not NaN), whatever
+ * the plugin said; kbench never turns a plugin's failure into a pass, since
+ * a plugin may check more than its one figure shows.  Returns nonzero for
+ * passed; when the plugin said passed and its figures do not, says so in
+ * note (size n), else sets note to "". */
+int kbi_verdict_passed(int plugin_passed, double error, double tolerance, char *note, size_t n);
 
 /* Computes r's statistics from its samples, and its rates from its counts
  * and the median, as fractions of the given ceilings (0: unknown). */
@@ -180,7 +202,8 @@ int kbi_case_not_timing(const kbi_case_result *c);
 
 /* Sets r's rounds from the samples per round (copied), and computes the
  * round medians from r's samples.  Returns 0, or -1 (rounds left unset)
- * when the counts do not add up to r's samples. */
+ * when the counts do not add up to r's samples or n < 2 (one round is no
+ * "rounds"). */
 int kbi_case_result_set_rounds(kbi_case_result *r, const size_t *per_round, size_t n);
 
 /* The case record of r as written in results files (without "schema",
@@ -201,6 +224,17 @@ void kbi_case_result_free(kbi_case_result *r);
 /* Adds metric m (copied) to r, replacing one of the same name. */
 void kbi_case_result_set_metric(kbi_case_result *r, const kbi_metric *m);
 
+/* Warnings of one kind past the first KBI_WARNINGS_PER_KIND are counted in
+ * one line ("... and 49,990 more like it"), so a large file's warnings stay
+ * readable. */
+#define KBI_WARNINGS_PER_KIND 5
+
+typedef struct kbi_warning_kind {
+    const char *kind; /* a static string naming the kind */
+    size_t count;     /* warnings of this kind so far */
+    size_t summary;   /* index in warnings of the "... more like it" line; SIZE_MAX none */
+} kbi_warning_kind;
+
 typedef struct kbi_result_set {
     kbi_env_record *envs;
     size_t n_envs;
@@ -208,15 +242,23 @@ typedef struct kbi_result_set {
     size_t n_cases;
     char **warnings; /* e.g. truncated tail, interrupted run */
     size_t n_warnings;
+    kbi_warning_kind *warning_kinds; /* how many of each kind (kbi_results_warn) */
+    size_t n_warning_kinds;
     json_t *profiles; /* kbench profile documents (profile.json) found beside the results
                          files, each with "source" added; NULL when none */
 } kbi_result_set;
 
-/* Appends the records of one results file to set.  A last line without a
- * newline that does not parse is a truncated tail: a warning, not an error.
- * Any other bad line, another schema or version, or a case whose required
- * fields are missing is an error "FILE:LINE: what, expected what".  Returns
- * KBI_OK, KBI_ERR_IO or KBI_ERR_INPUT. */
+/* Appends the records of one results file to set, a case's round records
+ * joined into one case.  A last line without a newline that does not parse
+ * is a truncated tail: a warning, not an error.  Any other bad line, another
+ * schema or version, a case whose required fields are missing, or a record
+ * that cannot be a measurement is an error "FILE:LINE: what, expected
+ * what": status ok without samples or with only zero samples, a negative
+ * sample, a count that is not a non-negative number, an id that is not
+ * plugin/variant/params, rounds out of order, an end record whose case
+ * count is not the file's.  A verdict of passed whose error exceeds its
+ * tolerance is read as verify_failed, with a warning.  Returns KBI_OK,
+ * KBI_ERR_IO or KBI_ERR_INPUT. */
 int kbi_results_load(kbi_result_set *set, const char *path, char *err);
 
 /* The same from an open stream; `name` stands for the file in messages
@@ -230,5 +272,9 @@ void kbi_results_drop_case(kbi_result_set *set, size_t i);
 
 /* Adds a warning to set (copied). */
 void kbi_results_add_warning(kbi_result_set *set, const char *text);
+
+/* Adds a warning of a kind (a static string): past KBI_WARNINGS_PER_KIND of
+ * one kind, only counted in one "... and N more like it" line. */
+void kbi_results_warn(kbi_result_set *set, const char *kind, const char *text);
 
 #endif

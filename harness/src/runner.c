@@ -31,6 +31,9 @@
 #define PROBE_TIMEOUT 120.0
 
 static volatile sig_atomic_t interrupted;
+/* A record is being written: a second Ctrl-C then waits for the write to end (exit_pending),
+ * so what was finished is on disk whole when kbench exits. */
+static volatile sig_atomic_t writing, exit_pending;
 
 /* Where children's stdout and stderr go: OUT/worker.log, so a chatty plugin
  * neither garbles the progress lines nor the results.  -1: inherit stderr. */
@@ -38,9 +41,34 @@ static int worker_log_fd = -1;
 
 static void on_signal(int sig)
 {
-    if (interrupted)
+    if (interrupted && writing)
+        exit_pending = 1; /* at once, after this record (put_record) */
+    else if (interrupted)
         _exit(KBI_EXIT_INTERRUPTED); /* a second Ctrl-C: stop at once */
     interrupted = sig;
+}
+
+/* Records written between these two are not cut short by a second Ctrl-C: it exits at
+ * end_writes, with all of them on disk. */
+static void begin_writes(void)
+{
+    writing++;
+}
+
+static void end_writes(void)
+{
+    if (--writing == 0 && exit_pending)
+        _exit(KBI_EXIT_INTERRUPTED);
+}
+
+/* kbi_results_write, which a second Ctrl-C does not cut short. */
+static int put_record(kbi_results_writer *w, const char *record, json_t *obj, char *err)
+{
+    int rc;
+    begin_writes();
+    rc = kbi_results_write(w, record, obj, err);
+    end_writes();
+    return rc;
 }
 
 int kbi_parse_shard(const char *text, int *index, int *count)
@@ -497,16 +525,32 @@ static void format_seconds(double t, char *buf, size_t n)
         snprintf(buf, n, "%.4g s", t);
 }
 
-/* One progress line per case.  A message equal to `said` (the reason device cases are
- * skipped, printed once before the cases) is not repeated on every line. */
-static void progress(size_t k, size_t n, const char *who, const kbi_case_result *rec,
+/* Seconds the run still needs, from how long its first `done` of `total` measurements
+ * took; -1 when nothing is known yet or nothing is left. */
+static double eta(double t0, size_t done, size_t total)
+{
+    return done > 0 && done < total ? (kbi_now() - t0) / (double)done * (double)(total - done) : -1;
+}
+
+/* One progress line per case measured (per round of it, with rounds): one counter over the
+ * whole run, and the time left at the pace so far.  A message equal to `said` (the reason
+ * device cases are skipped, printed once before the cases) is not repeated on every line. */
+static void progress(size_t k, size_t n, double left, const char *who, const kbi_case_result *rec,
                      const char *said)
 {
-    char t[32] = "";
+    char t[32] = "", eta_text[48] = "";
     const char *msg = rec->message;
     format_seconds(rec->stats.median, t, sizeof t);
-    fprintf(stderr, "[%zu/%zu] %s%s%s  %s", k, n, who ? who : "", who ? " " : "", rec->id,
-            kbi_status_name(rec->status));
+    if (left >= 3600)
+        snprintf(eta_text, sizeof eta_text, ", %dh%02dm left", (int)(left / 3600),
+                 (int)fmod(left / 60, 60));
+    else if (left >= 60)
+        snprintf(eta_text, sizeof eta_text, ", %dm%02ds left", (int)(left / 60),
+                 (int)fmod(left, 60));
+    else if (left >= 0)
+        snprintf(eta_text, sizeof eta_text, ", %.0fs left", ceil(left));
+    fprintf(stderr, "[%zu/%zu%s] %s%s%s  %s", k, n, eta_text, who ? who : "", who ? " " : "",
+            rec->id, kbi_status_name(rec->status));
     if (rec->has_stats)
         fprintf(stderr, "  median %s", t);
     if (rec->gflops > 0)
@@ -547,6 +591,8 @@ typedef struct run_state {
     kbi_case *all, **sel;
     size_t n_all, n_sel, done, counts[KBI_ST_COUNT];
     int any_device, write_failed;
+    int rounds_done; /* rounds every case finished ([run] rounds > 1) */
+    double started;  /* when the first case began, for the time left */
     kbi_results_writer w;
     kbi_run_ctx ctx;
     json_t *env;
@@ -749,7 +795,7 @@ static int write_env(run_state *rs)
         rs->env = env_without_device(profile);
     }
     env_common(rs, rs->env);
-    if (kbi_results_write(&rs->w, "env", rs->env, err) != KBI_OK) {
+    if (put_record(&rs->w, "env", rs->env, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         return KBI_EXIT_USAGE;
     }
@@ -898,7 +944,7 @@ static int write_case(run_state *rs, kbi_case_result *rec)
     }
     obj = kbi_case_record_json(rec);
     kbi_case_result_free(rec);
-    if (kbi_results_write(&rs->w, "case", obj, err) != KBI_OK) {
+    if (put_record(&rs->w, "case", obj, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         rs->write_failed = 1;
         rc = -1;
@@ -951,69 +997,11 @@ static int run_case_watched(run_state *rs, size_t k, int *stop, kbi_case_result 
  * With [run] rounds = R > 1 every case is measured R times: the whole selection once per
  * round, so that what else the machine does during the run (other users, clock changes)
  * falls on every case alike and shows as a difference between a case's rounds.  The spread
- * of the round medians is what `compare` judges a change against.  A case's record is
- * written when its last round ends, or at a round that does not end ok (that ends its
- * rounds); it holds every sample and "rounds", the number of samples of each round. */
-
-typedef struct round_acc {
-    kbi_case_result rec; /* the first round's record, later rounds' samples appended */
-    size_t *per_round;   /* samples of each round */
-    size_t n_rounds;
-    double cpu_wait; /* the largest of the rounds' */
-    int have, written;
-} round_acc;
-
-/* Adds one round's record of a case to a (takes rec over).  Returns 1 when the case needs
- * no further round: it did not end ok (the failing round's record replaces the others). */
-static int add_round(round_acc *a, kbi_case_result *rec, int round, int rounds)
-{
-    if (isfinite(rec->cpu_wait) && !(a->cpu_wait >= rec->cpu_wait))
-        a->cpu_wait = rec->cpu_wait;
-    if (!a->have || rec->status != KBI_ST_OK) {
-        if (a->have) {
-            char msg[KBI_ERR_SIZE];
-            snprintf(msg, sizeof msg, "round %d of %d: %.900s", round + 1, rounds, rec->message);
-            kbi_case_record_set_status(rec, rec->status, msg);
-            kbi_case_result_free(&a->rec);
-        }
-        if (!a->per_round)
-            a->per_round = kbi_xcalloc((size_t)rounds, sizeof *a->per_round);
-        a->rec = *rec;
-        a->have = 1;
-        a->n_rounds = 0;
-        a->per_round[a->n_rounds++] = rec->n_samples;
-        memset(rec, 0, sizeof *rec);
-        return a->rec.status != KBI_ST_OK;
-    }
-    a->rec.samples = kbi_xrealloc(a->rec.samples,
-                                  (a->rec.n_samples + rec->n_samples + 1) * sizeof *rec->samples);
-    memcpy(a->rec.samples + a->rec.n_samples, rec->samples, rec->n_samples * sizeof *rec->samples);
-    a->rec.n_samples += rec->n_samples;
-    a->per_round[a->n_rounds++] = rec->n_samples;
-    if (rec->wall_s > 0 && a->rec.wall_s > 0)
-        a->rec.wall_s += rec->wall_s;
-    kbi_case_result_free(rec);
-    return 0;
-}
-
-/* Writes a's record once: every round's samples, the statistics and rates of them all, and
- * the samples per round.  Returns write_case's status. */
-static int write_rounds(run_state *rs, round_acc *a)
-{
-    int rc;
-    if (!a->have || a->written)
-        return 0;
-    a->written = 1;
-    a->rec.cpu_wait = a->cpu_wait;
-    if (a->rec.status == KBI_ST_OK && a->n_rounds > 1) {
-        kbi_case_result_derive(&a->rec, rs->ctx.bandwidth_gbs, rs->ctx.peak_gflops);
-        kbi_case_result_set_rounds(&a->rec, a->per_round, a->n_rounds);
-    }
-    rc = write_case(rs, &a->rec);
-    free(a->per_round);
-    a->per_round = NULL;
-    return rc;
-}
+ * of the round medians is what `compare` judges a change against.  Each round of a case is
+ * written as it ends, fsynced like a case record: a "round" record, the round's own case
+ * record with its number, which the reader joins into one case (results.h).  So a run cut
+ * off mid-rounds (killed, or stopped by a second Ctrl-C) keeps every finished round.  A
+ * round that does not end ok ends the case's rounds. */
 
 /* The rounds this run measures: 1 in process (one case under ncu or a sanitizer wants one
  * run) and under --sanitize (its times are not timings, and a sanitized case is slow). */
@@ -1035,13 +1023,33 @@ static int check_rounds(const run_state *rs)
     return KBI_EXIT_USAGE;
 }
 
-/* Every selected case in rounds (see above). */
+/* Writes round `round` (from 1) of a case, rec, as it ended, and frees rec.  Returns 0, or
+ * -1 when the results file cannot be written (the run must end). */
+static int write_round(run_state *rs, kbi_case_result *rec, int round)
+{
+    char err[KBI_ERR_SIZE];
+    json_t *obj = kbi_case_record_json(rec);
+    int rc = 0;
+    kbi_case_result_free(rec);
+    json_object_set_new(obj, "round", json_integer(round));
+    if (put_record(&rs->w, "round", obj, err) != KBI_OK) {
+        fprintf(stderr, "kbench: %s\n", err);
+        rs->write_failed = 1;
+        rc = -1;
+    }
+    json_decref(obj);
+    return rc;
+}
+
+/* Every selected case in rounds (see above).  The run's counts are of cases, each by the
+ * status of its last round. */
 static void run_rounds(run_state *rs)
 {
     int rounds = rounds_of(rs), stop = 0;
-    round_acc *acc = kbi_xcalloc(rs->n_sel, sizeof *acc);
+    int *last = kbi_xcalloc(rs->n_sel, sizeof *last); /* status of its last round, -1 none */
+    size_t total = (size_t)rounds * rs->n_sel, done = 0;
     for (size_t k = 0; k < rs->n_sel; k++)
-        acc[k].cpu_wait = NAN;
+        last[k] = -1;
     for (int r = 0; r < rounds && !stop && !interrupted; r++) {
         /* Each round in a fresh worker: what a process draws by chance (its core, its memory
          * layout, its device context) then varies between rounds too, instead of moving one
@@ -1050,27 +1058,30 @@ static void run_rounds(run_state *rs)
         for (size_t k = 0; k < rs->n_sel && !stop && !interrupted; k++) {
             kbi_case_result rec;
             char who[32];
-            int last;
-            if (acc[k].written)
+            if (last[k] > KBI_ST_OK)
                 continue; /* failed or skipped in an earlier round */
             if (!run_case_watched(rs, k, &stop, &rec))
                 break;
+            last[k] = rec.status;
+            done++;
+            if (rec.status != KBI_ST_OK)
+                total -= (size_t)(rounds - r - 1); /* its later rounds are not run */
             snprintf(who, sizeof who, "round %d/%d", r + 1, rounds);
-            progress(k + 1, rs->n_sel, who, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
-            last = add_round(&acc[k], &rec, r, rounds) || r == rounds - 1;
-            if (last && write_rounds(rs, &acc[k]) != 0)
+            progress(done, total, eta(rs->started, done, total), who, &rec,
+                     rs->ctx.device_ok ? NULL : rs->ctx.device_error);
+            if (write_round(rs, &rec, r + 1) != 0)
                 stop = 1;
         }
+        if (!stop && !interrupted)
+            rs->rounds_done = r + 1;
     }
-    /* Interrupted: the cases keep the rounds they have. */
     for (size_t k = 0; k < rs->n_sel; k++) {
-        if (!rs->write_failed)
-            write_rounds(rs, &acc[k]);
-        if (!acc[k].written)
-            kbi_case_result_free(&acc[k].rec);
-        free(acc[k].per_round);
+        if (last[k] < 0)
+            continue;
+        rs->counts[last[k] < KBI_ST_COUNT ? last[k] : KBI_ST_ERROR]++;
+        rs->done++;
     }
-    free(acc);
+    free(last);
 }
 
 /* Every selected case, each record written and flushed as it ends. */
@@ -1083,7 +1094,8 @@ static void run_cases(run_state *rs)
         kbi_case_result rec;
         if (!run_case_watched(rs, k, &stop, &rec))
             break;
-        progress(k + 1, rs->n_sel, NULL, &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
+        progress(k + 1, rs->n_sel, eta(rs->started, k + 1, rs->n_sel), NULL, &rec,
+                 rs->ctx.device_ok ? NULL : rs->ctx.device_error);
         if (write_case(rs, &rec) != 0 || stop)
             break;
     }
@@ -1119,18 +1131,26 @@ static int write_end(run_state *rs)
     const size_t *n = rs->counts;
     char err[KBI_ERR_SIZE];
     size_t failed = 0;
+    int rounds = rounds_of(rs);
+    char of_rounds[64] = "";
     json_t *end =
         end_json(!interrupted && !rs->write_failed && rs->done == rs->n_sel, rs->done, n, &failed);
-    if (!rs->write_failed && kbi_results_write(&rs->w, "end", end, err) != KBI_OK) {
+    if (rounds > 1) {
+        /* Rounds every selected case finished (a case that failed ends its own early). */
+        json_object_set_new(end, "rounds", json_integer(rounds));
+        json_object_set_new(end, "rounds_done", json_integer(rs->rounds_done));
+        snprintf(of_rounds, sizeof of_rounds, ", %d of %d rounds", rs->rounds_done, rounds);
+    }
+    if (!rs->write_failed && put_record(&rs->w, "end", end, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         rs->write_failed = 1;
     }
     json_decref(end);
     fprintf(stderr,
-            "kbench: %zu of %zu cases run: %zu ok, %zu verify_failed, %zu skipped, %zu "
+            "kbench: %zu of %zu cases run%s: %zu ok, %zu verify_failed, %zu skipped, %zu "
             "error, %zu crashed, %zu timeout\n",
-            rs->done, rs->n_sel, n[KBI_ST_OK], n[KBI_ST_VERIFY_FAILED], n[KBI_ST_SKIPPED],
-            n[KBI_ST_ERROR], n[KBI_ST_CRASHED], n[KBI_ST_TIMEOUT]);
+            rs->done, rs->n_sel, of_rounds, n[KBI_ST_OK], n[KBI_ST_VERIFY_FAILED],
+            n[KBI_ST_SKIPPED], n[KBI_ST_ERROR], n[KBI_ST_CRASHED], n[KBI_ST_TIMEOUT]);
     fprintf(stderr, "kbench: results: %s\n", rs->path);
     printf("%s\n", rs->path);
     if (interrupted) {
@@ -1372,7 +1392,7 @@ static int write_env_multi(run_state *rs)
         if (rs->any_device && !w->ctx.device_ok)
             fprintf(stderr, "kbench: %s: device variants will be skipped: %s\n", w->name,
                     w->ctx.device_error ? w->ctx.device_error : "no device");
-        if (kbi_results_write(&w->w, "env", w->env, err) != KBI_OK) {
+        if (put_record(&w->w, "env", w->env, err) != KBI_OK) {
             fprintf(stderr, "kbench: %s\n", err);
             rc = KBI_EXIT_USAGE;
         }
@@ -1382,7 +1402,7 @@ static int write_env_multi(run_state *rs)
          * report's environment table), with every device listed. */
         rs->env = json_deep_copy(rs->dw[0].env);
         json_object_set(rs->env, "devices", devices);
-        if (kbi_results_write(&rs->w, "env", rs->env, err) != KBI_OK) {
+        if (put_record(&rs->w, "env", rs->env, err) != KBI_OK) {
             fprintf(stderr, "kbench: %s\n", err);
             rc = KBI_EXIT_USAGE;
         }
@@ -1404,16 +1424,19 @@ static void finish_multi(run_state *rs, dev_worker *w, size_t k, kbi_case_result
     w->counts[s]++;
     rs->done++;
     w->done++;
-    progress(rs->done, rs->n_sel, w->name, rec, w->ctx.device_ok ? NULL : w->ctx.device_error);
+    progress(rs->done, rs->n_sel, eta(rs->started, rs->done, rs->n_sel), w->name, rec,
+             w->ctx.device_ok ? NULL : w->ctx.device_error);
     obj = kbi_case_record_json(rec);
     json_object_set_new(obj, "device", json_integer(w->ordinal));
     json_object_set(obj, "device_uuid", json_object_get(w->summary, "uuid"));
-    if (kbi_results_write(&w->w, "case", obj, err) != KBI_OK ||
-        kbi_results_write(&rs->w, "case", obj, err) != KBI_OK) {
+    begin_writes(); /* both files, or a second Ctrl-C leaves them disagreeing */
+    if (put_record(&w->w, "case", obj, err) != KBI_OK ||
+        put_record(&rs->w, "case", obj, err) != KBI_OK) {
         fprintf(stderr, "kbench: %s\n", err);
         rs->write_failed = 1;
     }
     json_decref(obj);
+    end_writes();
     /* After an error the CUDA context may be poisoned: the next case gets a fresh worker. */
     if (w->ch.pid > 0 && (rec->status == KBI_ST_ERROR || rec->sticky_error))
         child_stop(&w->ch, 1);
@@ -1591,7 +1614,7 @@ static void write_ends_multi(run_state *rs)
         dev_worker *w = &rs->dw[i];
         size_t failed;
         json_t *end = end_json(complete, w->done, w->counts, &failed);
-        if (w->w.fd >= 0 && kbi_results_write(&w->w, "end", end, err) != KBI_OK) {
+        if (w->w.fd >= 0 && put_record(&w->w, "end", end, err) != KBI_OK) {
             fprintf(stderr, "kbench: %s\n", err);
             rs->write_failed = 1;
         }
@@ -1628,6 +1651,7 @@ int kbi_run(const kbi_run_args *args)
         rc = open_device_outputs(&rs);
     if (!rc)
         rc = rs.n_dw ? write_env_multi(&rs) : write_env(&rs);
+    rs.started = kbi_now();
     if (!rc && rs.n_dw) {
         run_cases_multi(&rs);
         write_ends_multi(&rs);
