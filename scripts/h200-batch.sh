@@ -14,6 +14,9 @@ export LD_LIBRARY_PATH=$B/lib:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
 # The tests find the build folder from their own path and the sources as its parent
 # (tests/paths.c): no path of the CPU machine is needed here.
+# This is the GPU machine: a GPU test that finds no device fails here instead of skipping
+# (tests/gpu.h), so a driver or device problem cannot pass as a suite of skips.
+export KBENCH_REQUIRE_GPU=1
 
 step_info() {
   nvidia-smi
@@ -24,10 +27,10 @@ step_info() {
   "$B/kbench" list
 }
 
-# Every test binary (CPU and GPU).
+# Every test binary (CPU and GPU), each skip printed with its reason.
 step_tests() {
   local rc=0
-  for t in "$B"/tests/test_*; do "$t" --jobs 1 || rc=1; done
+  for t in "$B"/tests/test_*; do "$t" --jobs 1 --verbose || rc=1; done
   return $rc
 }
 
@@ -184,7 +187,7 @@ step_hot() {
 # The fault-injection tests that need a GPU (device memory exhausted; Ctrl-C
 # during a sanitized case), and the CPU ones against this build.
 step_faults() {
-  "$B/tests/test_faults_gpu" --verbose && "$B/tests/test_faults"
+  "$B/tests/test_faults_gpu" --verbose && "$B/tests/test_faults" --verbose
 }
 
 # One sweep over every GPU of the node (needs 2+ GPUs: nvidia-h200-x2): profiles/sgemm.ini
@@ -205,7 +208,7 @@ step_multigpu() {
   "$B/kbench" compare "$OUT/results/sgemm-1gpu" "$OUT/results/sgemm-2gpu" || rc=1
   "$B/kbench" report "$OUT/results/sgemm-2gpu" --out "$OUT/results/sgemm-2gpu/report" || rc=1
   "$B/tests/test_devices_gpu" --jobs 1 --verbose || rc=1
-  "$B/tests/test_devices" --jobs 1 || rc=1
+  "$B/tests/test_devices" --jobs 1 --verbose || rc=1
   echo "wall time: all GPUs $((t1 - t0)) s, one GPU $((t2 - t1)) s"
   return $rc
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything into build/ and runs the test
 # suite (ctest).  Tests that need a GPU skip with a printed reason where
-# there is none.  Extra arguments go to ctest (e.g. -R runner).
+# there is none; a failure fails whatever skipped beside it
+# (tests/criterion-run.sh).  Extra arguments go to ctest (e.g. -R runner).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -10,6 +11,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)"
 status=0
 ctest --test-dir build --output-on-failure "$@" || status=$?
-# Say why any test skipped (GPU tests without a GPU).
+# Say why every skipped test skipped (GPU tests without a GPU, CPU tests that cannot run
+# here): every binary runs with --verbose, so each skip is in the log with its reason.
 grep -h '^\[SKIP\]' build/Testing/Temporary/LastTest.log 2>/dev/null | sort -u || true
 exit $status

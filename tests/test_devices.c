@@ -232,7 +232,7 @@ Test(devices, a_point_stays_on_one_device_while_others_are_free)
     kbi_result_set set;
     size_t split = 0;
     cr_assert_eq(run_fake("2", HOST_PROFILE, "--devices", "all"), KBI_EXIT_OK);
-    check_files_agree(2, 10);
+    cr_expect_eq(check_files_agree(2, 10), 2, "both devices ran cases");
     path_in(path, sizeof path, "out/results.jsonl");
     set = load_ok(path);
     for (size_t i = 0; i < set.n_cases; i++)
@@ -292,7 +292,7 @@ Test(devices, a_crash_on_one_worker_leaves_the_others_running)
                                    "abort\n[good]\nvariants = sum\nn = 10, 20, 30\n",
                           "--devices", "all"),
                  KBI_EXIT_FAILED);
-    check_files_agree(2, 8);
+    cr_expect_eq(check_files_agree(2, 8), 2, "both devices ran cases, the crashed worker's too");
     path_in(path, sizeof path, "out/results.jsonl");
     set = load_ok(path);
     for (size_t i = 0; i < set.n_cases; i++) {

@@ -1,14 +1,23 @@
-/* Plugin loading: dlopen, the one ABI check, discovery in directories. */
-#define _XOPEN_SOURCE 700
+/* Plugin loading: dlopen, the one ABI check, discovery in directories, the probe that loads
+ * each file in a child first (so a file that crashes, hangs or exits while loading is refused
+ * instead of taking kbench down), and the guard that keeps plugin output off kbench's stdout. */
+#define _GNU_SOURCE
 #include "loader.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "profile.h"
@@ -87,6 +96,68 @@ static int check_abi_1_1(const kb_plugin *d, uint32_t minor, char *err)
     return KBI_OK;
 }
 
+/* Nonzero when s is NULL or longer than max characters; reads at most max + 1 of them, so
+ * an unterminated string is found without running off its end. */
+static int too_long(const char *s, size_t max)
+{
+    return s && strnlen(s, max + 1) > max;
+}
+
+/* The counts and string lengths of a descriptor against KBI_DESC_MAX_*: a count of a million
+ * is a corrupt descriptor, not a plugin, and is refused before any table is walked. */
+static int check_limits(const kb_plugin *d, uint32_t minor, char *err)
+{
+    int n_metrics = minor >= 1 && KBI_DESC_HAS(d, n_metrics) ? d->n_metrics : 0;
+    if (d->n_variants > KBI_DESC_MAX_VARIANTS || d->n_params > KBI_DESC_MAX_PARAMS ||
+        n_metrics > KBI_DESC_MAX_METRICS) {
+        kbi_errf(err,
+                 "descriptor declares %d variants, %d parameters and %d metrics; at most %d, "
+                 "%d and %d (a corrupt descriptor?)",
+                 d->n_variants, d->n_params, n_metrics, KBI_DESC_MAX_VARIANTS, KBI_DESC_MAX_PARAMS,
+                 KBI_DESC_MAX_METRICS);
+        return KBI_ERR;
+    }
+    if (too_long(d->name, KBI_DESC_MAX_NAME) || too_long(d->description, KBI_DESC_MAX_TEXT)) {
+        kbi_errf(err, "plugin name or description is longer than %d or %d characters",
+                 KBI_DESC_MAX_NAME, KBI_DESC_MAX_TEXT);
+        return KBI_ERR;
+    }
+    for (int i = 0; d->variants && i < d->n_variants; i++)
+        if (too_long(d->variants[i].name, KBI_DESC_MAX_NAME) ||
+            too_long(d->variants[i].description, KBI_DESC_MAX_TEXT)) {
+            kbi_errf(err, "variant %d: name or description longer than %d or %d characters", i,
+                     KBI_DESC_MAX_NAME, KBI_DESC_MAX_TEXT);
+            return KBI_ERR;
+        }
+    for (int i = 0; d->params && i < d->n_params; i++) {
+        const kb_param *p = &d->params[i];
+        if (too_long(p->name, KBI_DESC_MAX_NAME) || too_long(p->default_value, KBI_DESC_MAX_TEXT) ||
+            too_long(p->help, KBI_DESC_MAX_TEXT) || too_long(p->choices, KBI_DESC_MAX_TEXT)) {
+            kbi_errf(err,
+                     "parameter %d: name longer than %d characters, or a default, help or "
+                     "choices longer than %d",
+                     i, KBI_DESC_MAX_NAME, KBI_DESC_MAX_TEXT);
+            return KBI_ERR;
+        }
+    }
+    for (int i = 0; i < n_metrics && d->metrics; i++) {
+        const kb_metric_def *m = &d->metrics[i];
+        if (too_long(m->name, KBI_DESC_MAX_NAME) || too_long(m->unit, KBI_DESC_MAX_NAME) ||
+            too_long(m->help, KBI_DESC_MAX_TEXT)) {
+            kbi_errf(err,
+                     "metric %d: name or unit longer than %d characters, or help longer "
+                     "than %d",
+                     i, KBI_DESC_MAX_NAME, KBI_DESC_MAX_TEXT);
+            return KBI_ERR;
+        }
+    }
+    if (minor >= 1 && too_long(KBI_DESC_GET(d, size_param, NULL), KBI_DESC_MAX_NAME)) {
+        kbi_errf(err, "size_param is longer than %d characters", KBI_DESC_MAX_NAME);
+        return KBI_ERR;
+    }
+    return KBI_OK;
+}
+
 int kbi_check_abi(const kb_plugin *d, char *err)
 {
     uint32_t major, minor;
@@ -118,10 +189,17 @@ int kbi_check_abi(const kb_plugin *d, char *err)
         kbi_errf(err, "descriptor lacks a name or one of init, counts, run, verify, teardown");
         return KBI_ERR;
     }
+    if (check_limits(d, minor, err) != KBI_OK)
+        return KBI_ERR;
     if (!is_name(d->name)) {
         kbi_errf(err, "plugin name '%s' has characters other than letters, digits, '_', '-' and "
                       "'.'",
                  d->name);
+        return KBI_ERR;
+    }
+    if (strcmp(d->name, "run") == 0) {
+        /* [run] is the profile's own section: a plugin of that name could not be configured. */
+        kbi_errf(err, "plugin name 'run' is the profile's [run] section: rename the plugin");
         return KBI_ERR;
     }
     if (d->n_variants <= 0 || !d->variants || d->n_params < 0 || (d->n_params && !d->params)) {
@@ -196,13 +274,118 @@ static int check_file_and_defaults(const char *path, const kb_plugin *d, char *e
     return KBI_OK;
 }
 
-int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
+/* ---- kbench's stdout, kept from plugins ---- */
+
+/* The descriptor kbench's own output goes to once kbi_stdout_guard ran; -1 before. */
+static int real_stdout_fd = -1;
+static FILE *real_stdout;
+
+int kbi_stdout_guard(char *err)
+{
+    int fd;
+    if (real_stdout)
+        return KBI_OK;
+    fflush(stdout);
+    fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0 || !(real_stdout = fdopen(fd, "w"))) {
+        kbi_errf(err, "cannot keep stdout apart from plugin output: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return KBI_ERR;
+    }
+    real_stdout_fd = fd;
+    if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        kbi_errf(err, "cannot point descriptor 1 at stderr: %s", strerror(errno));
+        return KBI_ERR;
+    }
+    /* Line by line, so a worker that dies mid-case has still logged what its plugin said. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    return KBI_OK;
+}
+
+FILE *kbi_stdout(void)
+{
+    return real_stdout ? real_stdout : stdout;
+}
+
+/* ---- opening one file ---- */
+
+/* The name of ELF machine m into buf: the common ones by name, others by number. */
+static void machine_name(unsigned m, char *buf, size_t n)
+{
+    static const struct {
+        unsigned machine;
+        const char *name;
+    } known[] = {{EM_386, "i386"},        {EM_X86_64, "x86-64"}, {EM_ARM, "arm"},
+                 {EM_AARCH64, "aarch64"}, {EM_PPC64, "ppc64"},   {EM_RISCV, "riscv"}};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+        if (known[i].machine == m) {
+            snprintf(buf, n, "%s", known[i].name);
+            return;
+        }
+    snprintf(buf, n, "ELF machine %u", m);
+}
+
+/* Reads the ELF identification and machine of path; returns 0, or -1 when it is not an ELF
+ * file. */
+static int elf_header(const char *path, unsigned char ident[EI_NIDENT], unsigned *machine)
+{
+    unsigned char h[20];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(h, 1, sizeof h, f) : 0;
+    if (f)
+        fclose(f);
+    if (n < sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0)
+        return -1;
+    memcpy(ident, h, EI_NIDENT);
+    /* e_machine sits at byte 18 in both classes, in the file's byte order. */
+    *machine =
+        h[EI_DATA] == ELFDATA2MSB ? (unsigned)h[18] << 8 | h[19] : (unsigned)h[19] << 8 | h[18];
+    return 0;
+}
+
+/* When dlopen failed because path was built for another machine (glibc then says "No such
+ * file or directory"), writes what the file is for and what this kbench is; returns 1, else 0. */
+static int wrong_architecture(const char *path, char *why, size_t size)
+{
+    unsigned char mine[EI_NIDENT], its[EI_NIDENT];
+    unsigned my_machine, its_machine;
+    char its_name[32], my_name[32];
+    if (elf_header(path, its, &its_machine) != 0 ||
+        elf_header("/proc/self/exe", mine, &my_machine) != 0)
+        return 0;
+    if (its_machine == my_machine && its[EI_CLASS] == mine[EI_CLASS] &&
+        its[EI_DATA] == mine[EI_DATA])
+        return 0;
+    machine_name(its_machine, its_name, sizeof its_name);
+    machine_name(my_machine, my_name, sizeof my_name);
+    snprintf(why, size,
+             "wrong architecture: the file is built for %s (%d-bit), this kbench for %s "
+             "(%d-bit); rebuild the plugin on this machine",
+             its_name, its[EI_CLASS] == ELFCLASS64 ? 64 : 32, my_name,
+             mine[EI_CLASS] == ELFCLASS64 ? 64 : 32);
+    return 1;
+}
+
+/* Where the probe is: a letter written to stage_fd (when >= 0) before each step that runs
+ * plugin code or reads its memory, so the parent can say where a child that died was. */
+enum { STAGE_CONSTRUCTOR = 'L', STAGE_ENTRY = 'E', STAGE_DESCRIPTOR = 'C' };
+
+static void stage(int fd, char what)
+{
+    if (fd >= 0)
+        (void)!write(fd, &what, 1);
+}
+
+/* kbi_plugin_open, reporting its steps to stage_fd. */
+static int open_plugin(const char *path, kbi_plugin *out, char *err, int stage_fd)
 {
     char why[KBI_ERR_SIZE];
     void *h;
     kb_entry_fn entry;
     const kb_plugin *d;
     memset(out, 0, sizeof *out);
+    stage(stage_fd, STAGE_CONSTRUCTOR);
 #ifdef KBI_ASAN
     /* Kept mapped after dlclose, so LeakSanitizer's report at exit can
      * name the plugin's function and line that leaked. */
@@ -211,7 +394,11 @@ int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
     h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 #endif
     if (!h) {
-        kbi_errf(err, "%s: cannot load: %s", path, dlerror());
+        const char *e = dlerror();
+        if (wrong_architecture(path, why, sizeof why))
+            kbi_errf(err, "%s: cannot load: %s", path, why);
+        else
+            kbi_errf(err, "%s: cannot load: %s", path, e ? e : "dlopen failed");
         return KBI_ERR;
     }
     dlerror();
@@ -223,7 +410,9 @@ int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
         dlclose(h);
         return KBI_ERR;
     }
+    stage(stage_fd, STAGE_ENTRY);
     d = entry();
+    stage(stage_fd, STAGE_DESCRIPTOR);
     if (kbi_check_abi(d, why) != KBI_OK || check_file_and_defaults(path, d, why) != KBI_OK) {
         kbi_errf(err, "%s: refused: %s", path, why);
         dlclose(h);
@@ -235,6 +424,219 @@ int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
     out->minor = KB_ABI_MINOR_OF(d->abi_version);
     return KBI_OK;
 }
+
+int kbi_plugin_open(const char *path, kbi_plugin *out, char *err)
+{
+    return open_plugin(path, out, err, -1);
+}
+
+/* ---- the probe: each file loaded in a child first ---- */
+
+/* Files probed at once. */
+#define PROBES_AT_ONCE 16
+
+typedef struct probe {
+    const char *path;
+    pid_t pid;    /* 0 once reaped */
+    int fd;       /* the child's report; -1 once at its end */
+    kbi_buf said; /* stage letters, then '=' and "ok" or the refusal line */
+    int status;   /* its wait status */
+    int timed_out;
+    int start_errno; /* why it could not be started; 0 when it was */
+} probe;
+
+/* In the child: loads path with stdout into a scratch file, reports each step and the
+ * verdict on fd, and leaves without running any destructor. */
+static void probe_child(const char *path, int fd)
+{
+    char err[KBI_ERR_SIZE], first[160];
+    FILE *scratch = tmpfile();
+    kbi_plugin p;
+    int rc;
+    /* Own process group, so a hung probe is killed with whatever it started; dies with
+     * kbench. */
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (real_stdout_fd >= 0)
+        close(real_stdout_fd);
+    fflush(stdout);
+    if (scratch)
+        dup2(fileno(scratch), STDOUT_FILENO);
+    else
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+    rc = open_plugin(path, &p, err, fd);
+    fflush(stdout);
+    if (rc == KBI_OK && scratch && lseek(STDOUT_FILENO, 0, SEEK_END) > 0) {
+        size_t n;
+        lseek(STDOUT_FILENO, 0, SEEK_SET);
+        n = (size_t)read(STDOUT_FILENO, first, sizeof first - 1);
+        first[n < sizeof first ? n : 0] = '\0';
+        first[strcspn(first, "\r\n")] = '\0';
+        kbi_errf(err,
+                 "%s: refused: printed to stdout while loading (\"%s\"); a plugin never "
+                 "prints to stdout",
+                 path, first);
+        rc = KBI_ERR;
+    }
+    (void)!write(fd, "=", 1);
+    (void)!write(fd, rc == KBI_OK ? "ok" : err, strlen(rc == KBI_OK ? "ok" : err));
+    _exit(0);
+}
+
+static const char *stage_name(char s)
+{
+    switch (s) {
+    case STAGE_CONSTRUCTOR:
+        return "a constructor (while dlopen ran it)";
+    case STAGE_ENTRY:
+        return KB_ENTRY_SYMBOL;
+    case STAGE_DESCRIPTOR:
+        return "reading its descriptor (a pointer in it is bad)";
+    default:
+        return "starting the probe";
+    }
+}
+
+/* The refusal line for a probe that gave no verdict, or NULL for one that passed (caller
+ * frees). */
+static char *probe_verdict(const probe *pr, double timeout)
+{
+    const char *s = pr->said.data ? pr->said.data : "";
+    const char *eq = strchr(s, '=');
+    char where = eq && eq > s ? eq[-1] : (*s ? s[strlen(s) - 1] : 0);
+    kbi_buf line = {0};
+    if (eq && !pr->timed_out && WIFEXITED(pr->status) && WEXITSTATUS(pr->status) == 0)
+        return strcmp(eq + 1, "ok") == 0 ? NULL : kbi_strdup(eq + 1);
+    if (pr->timed_out)
+        kbi_buf_printf(&line,
+                       "%s: refused: still loading after %g s, in %s (a loop that never "
+                       "ends?); set " KBI_PLUGIN_LOAD_TIMEOUT_ENV " to wait longer",
+                       pr->path, timeout, stage_name(where));
+    else if (WIFSIGNALED(pr->status))
+        kbi_buf_printf(&line, "%s: refused: crashed (%s) in %s", pr->path,
+                       strsignal(WTERMSIG(pr->status)), stage_name(where));
+    else
+        kbi_buf_printf(&line, "%s: refused: called exit(%d) in %s; a plugin never exits", pr->path,
+                       WIFEXITED(pr->status) ? WEXITSTATUS(pr->status) : -1, stage_name(where));
+    return line.data;
+}
+
+/* Seconds a probe may take: $KBENCH_PLUGIN_LOAD_TIMEOUT, else KBI_PLUGIN_LOAD_TIMEOUT. */
+static double probe_timeout(void)
+{
+    const char *env = getenv(KBI_PLUGIN_LOAD_TIMEOUT_ENV);
+    char *end;
+    double t = env ? strtod(env, &end) : 0;
+    return env && end != env && *end == '\0' && t > 0 ? t : KBI_PLUGIN_LOAD_TIMEOUT;
+}
+
+static void probe_start(probe *pr)
+{
+    int fd[2];
+    pr->pid = 0;
+    pr->fd = -1;
+    if (pipe2(fd, O_CLOEXEC) != 0) {
+        pr->start_errno = errno;
+        return;
+    }
+    fflush(NULL);
+    pr->pid = fork();
+    if (pr->pid == 0) {
+        close(fd[0]);
+        probe_child(pr->path, fd[1]);
+    }
+    if (pr->pid < 0) {
+        pr->start_errno = errno;
+        pr->pid = 0;
+        close(fd[0]);
+    } else {
+        pr->fd = fd[0];
+    }
+    close(fd[1]);
+}
+
+/* Reads what the running probes said until each has ended or the deadline passed; kills
+ * and reaps the rest. */
+static void probe_wait(probe *prs, size_t n, double deadline)
+{
+    for (;;) {
+        struct pollfd fds[PROBES_AT_ONCE];
+        size_t idx[PROBES_AT_ONCE], k = 0, running = 0;
+        double left = deadline - kbi_now();
+        for (size_t i = 0; i < n; i++) {
+            if (prs[i].pid > 0 && prs[i].fd < 0 &&
+                waitpid(prs[i].pid, &prs[i].status, WNOHANG) == prs[i].pid)
+                prs[i].pid = 0;
+            running += prs[i].pid > 0;
+            if (prs[i].fd >= 0) {
+                fds[k] = (struct pollfd){.fd = prs[i].fd, .events = POLLIN};
+                idx[k++] = i;
+            }
+        }
+        if (!running || left <= 0)
+            break;
+        /* A child that closed its report but has not exited yet is looked at again soon. */
+        if (poll(fds, k, k < running ? 5 : (int)(left * 1000) + 1) <= 0)
+            continue;
+        for (size_t j = 0; j < k; j++) {
+            char buf[KBI_ERR_SIZE];
+            ssize_t got;
+            if (!(fds[j].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            got = read(fds[j].fd, buf, sizeof buf);
+            if (got > 0) {
+                kbi_buf_printf(&prs[idx[j]].said, "%.*s", (int)got, buf);
+            } else if (got == 0 || errno != EINTR) {
+                close(fds[j].fd);
+                prs[idx[j]].fd = -1;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (prs[i].pid > 0) {
+            prs[i].timed_out = 1;
+            kill(-prs[i].pid, SIGKILL);
+            kill(prs[i].pid, SIGKILL);
+            while (waitpid(prs[i].pid, &prs[i].status, 0) < 0 && errno == EINTR)
+                ;
+            prs[i].pid = 0;
+        }
+        if (prs[i].fd >= 0)
+            close(prs[i].fd);
+        prs[i].fd = -1;
+    }
+}
+
+/* Loads each of paths[0..n) in a child first, PROBES_AT_ONCE at a time, each within the
+ * probe timeout.  verdict[i] is NULL for a file the parent may load, else its refusal line
+ * (caller frees). */
+static void probe_all(char *const *paths, size_t n, char **verdict)
+{
+    double timeout = probe_timeout();
+    for (size_t first = 0; first < n; first += PROBES_AT_ONCE) {
+        probe prs[PROBES_AT_ONCE];
+        size_t m = n - first < PROBES_AT_ONCE ? n - first : PROBES_AT_ONCE;
+        memset(prs, 0, sizeof prs);
+        for (size_t i = 0; i < m; i++) {
+            prs[i].path = paths[first + i];
+            probe_start(&prs[i]);
+        }
+        probe_wait(prs, m, kbi_now() + timeout);
+        for (size_t i = 0; i < m; i++) {
+            if (prs[i].start_errno) {
+                kbi_buf line = {0};
+                kbi_buf_printf(&line, "%s: refused: cannot start a process to load it in: %s",
+                               prs[i].path, strerror(prs[i].start_errno));
+                verdict[first + i] = line.data;
+            } else {
+                verdict[first + i] = probe_verdict(&prs[i], timeout);
+            }
+            kbi_buf_free(&prs[i].said);
+        }
+    }
+}
+
+/* ---- discovery ---- */
 
 static int is_plugin_file(const char *name)
 {
@@ -253,11 +655,28 @@ static void add_refused(kbi_plugin_set *set, const char *line)
     set->refused[set->n_refused++] = kbi_strdup(line);
 }
 
-static void load_dir(const char *dir, kbi_plugin_set *set, DIR *d)
+/* The plugin files of one directory, in name order (caller frees). */
+static char **dir_files(const char *dir, DIR *d, size_t *count)
 {
     struct dirent *ent;
-    char **names = NULL;
+    char **paths = NULL;
     size_t n = 0;
+    while ((ent = readdir(d)) != NULL)
+        if (is_plugin_file(ent->d_name)) {
+            kbi_buf path = {0};
+            kbi_buf_printf(&path, "%s/%s", dir, ent->d_name);
+            paths = kbi_xrealloc(paths, (n + 1) * sizeof *paths);
+            paths[n++] = path.data;
+        }
+    if (n > 1)
+        qsort(paths, n, sizeof *paths, cmp_str);
+    *count = n;
+    return paths;
+}
+
+/* Loads the files of one directory that passed the probe (verdict[i] NULL) in the parent. */
+static void load_files(const char *dir, kbi_plugin_set *set, char **paths, char **verdict, size_t n)
+{
     struct stat st;
     /* The sticky bit (/tmp) does not help: it stops others deleting files
      * here, not adding a libkbench_*.so of their own. */
@@ -268,23 +687,17 @@ static void load_dir(const char *dir, kbi_plugin_set *set, DIR *d)
                  dir);
         add_refused(set, line);
     }
-    while ((ent = readdir(d)) != NULL)
-        if (is_plugin_file(ent->d_name)) {
-            names = kbi_xrealloc(names, (n + 1) * sizeof *names);
-            names[n++] = kbi_strdup(ent->d_name);
-        }
-    if (n > 1)
-        qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
-        char path[4096], err[KBI_ERR_SIZE];
+        char err[KBI_ERR_SIZE];
         kbi_plugin p;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (kbi_plugin_open(path, &p, err) != KBI_OK) {
+        if (verdict[i]) {
+            add_refused(set, verdict[i]);
+        } else if (kbi_plugin_open(paths[i], &p, err) != KBI_OK) {
             add_refused(set, err);
         } else if (kbi_plugins_find(set, p.desc->name)) {
             kbi_buf line = {0};
             kbi_buf_printf(&line, "%s: plugin '%s' already loaded from %s; this copy ignored",
-                           path, p.desc->name, kbi_plugins_find(set, p.desc->name)->path);
+                           paths[i], p.desc->name, kbi_plugins_find(set, p.desc->name)->path);
             add_refused(set, line.data);
             kbi_buf_free(&line);
             dlclose(p.handle);
@@ -293,29 +706,55 @@ static void load_dir(const char *dir, kbi_plugin_set *set, DIR *d)
             set->items = kbi_xrealloc(set->items, (set->n + 1) * sizeof *set->items);
             set->items[set->n++] = p;
         }
-        free(names[i]);
     }
-    free(names);
 }
 
 int kbi_plugins_load(const char *const *dirs, const int *required, kbi_plugin_set *set,
                      char *err)
 {
+    size_t n_dirs = 0, n = 0, *per_dir, at = 0;
+    char **paths = NULL, **verdict;
+    int rc = KBI_OK;
     memset(set, 0, sizeof *set);
-    for (size_t i = 0; dirs[i]; i++) {
+    while (dirs[n_dirs])
+        n_dirs++;
+    per_dir = kbi_xcalloc(n_dirs + 1, sizeof *per_dir);
+    for (size_t i = 0; i < n_dirs; i++) {
         DIR *d = opendir(dirs[i]);
+        char **more;
         if (!d) {
             if (required && required[i]) {
                 kbi_errf(err, "%s: cannot read plugin directory: %s", dirs[i], strerror(errno));
-                kbi_plugins_free(set);
-                return KBI_ERR_INPUT;
+                rc = KBI_ERR_INPUT;
+                break;
             }
             continue;
         }
-        load_dir(dirs[i], set, d);
+        more = dir_files(dirs[i], d, &per_dir[i]);
         closedir(d);
+        paths = kbi_xrealloc(paths, (n + per_dir[i] + 1) * sizeof *paths);
+        memcpy(paths + n, more, per_dir[i] * sizeof *more);
+        n += per_dir[i];
+        free(more);
     }
-    return KBI_OK;
+    verdict = kbi_xcalloc(n + 1, sizeof *verdict);
+    /* Every file of every folder at once: a hung one costs one timeout, not one each. */
+    if (rc == KBI_OK)
+        probe_all(paths, n, verdict);
+    for (size_t i = 0; rc == KBI_OK && i < n_dirs; i++) {
+        load_files(dirs[i], set, paths + at, verdict + at, per_dir[i]);
+        at += per_dir[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(paths[i]);
+        free(verdict[i]);
+    }
+    free(paths);
+    free(verdict);
+    free(per_dir);
+    if (rc != KBI_OK)
+        kbi_plugins_free(set);
+    return rc;
 }
 
 /* Adds each entry of a colon-separated list (empty entries skipped: an empty entry is not

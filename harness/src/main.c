@@ -1,5 +1,6 @@
 /* The kbench command line: one verb per job, each with --help. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,11 +88,11 @@ static const char *better_name(kb_better b)
 }
 
 /* The declared metrics (ABI 1.1) of a plugin: name, unit, better, bound, help. */
-static void list_metrics(const kb_plugin *d)
+static void list_metrics(FILE *out, const kb_plugin *d)
 {
     if (!KBI_DESC_HAS(d, n_metrics) || !d->metrics || d->n_metrics <= 0)
         return;
-    printf("  metrics:\n");
+    fprintf(out, "  metrics:\n");
     for (int m = 0; m < d->n_metrics; m++) {
         const kb_metric_def *md = &d->metrics[m];
         char bound[96] = "-";
@@ -101,8 +102,9 @@ static void list_metrics(const kb_plugin *d)
             snprintf(bound, sizeof bound, ">= %g", md->low);
         else if (md->bounds & KB_BOUND_HIGH)
             snprintf(bound, sizeof bound, "<= %g", md->high);
-        printf("    %-16s %-8s better %-7s bound %-14s %s\n", md->name ? md->name : "?",
-               md->unit ? md->unit : "-", better_name(md->better), bound, md->help ? md->help : "");
+        fprintf(out, "    %-16s %-8s better %-7s bound %-14s %s\n", md->name ? md->name : "?",
+                md->unit ? md->unit : "-", better_name(md->better), bound,
+                md->help ? md->help : "");
     }
 }
 
@@ -118,9 +120,15 @@ static int cmd_list(int argc, char **argv)
     int required[16], first, parsed;
     size_t n_dirs;
     kbi_plugin_set set;
+    FILE *out;
     plugins_dir[0] = '\0';
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
         return parsed;
+    if (kbi_stdout_guard(err) != KBI_OK) {
+        fprintf(stderr, "kbench list: %s\n", err);
+        return KBI_EXIT_USAGE;
+    }
+    out = kbi_stdout();
     n_dirs = kbi_plugin_dirs(plugins_dir[0] ? plugins_dir : NULL, dirs, required, 15);
     dirs[n_dirs] = NULL;
     if (kbi_plugins_load((const char *const *)dirs, required, &set, err) != KBI_OK) {
@@ -135,44 +143,48 @@ static int cmd_list(int argc, char **argv)
         fprintf(stderr, "kbench list: no plugins found in %s\n", n_dirs ? dirs[0] : "(none)");
     for (size_t i = 0; i < set.n; i++) {
         const kb_plugin *d = set.items[i].desc;
-        printf("%s  (ABI %u.%u, %s)\n", d->name, KB_ABI_MAJOR_OF(d->abi_version),
-               KB_ABI_MINOR_OF(d->abi_version), set.items[i].path);
+        fprintf(out, "%s  (ABI %u.%u, %s)\n", d->name, KB_ABI_MAJOR_OF(d->abi_version),
+                KB_ABI_MINOR_OF(d->abi_version), set.items[i].path);
         if (d->description)
-            printf("  %s\n", d->description);
-        printf("  variants:\n");
+            fprintf(out, "  %s\n", d->description);
+        fprintf(out, "  variants:\n");
         for (int v = 0; v < d->n_variants; v++)
-            printf("    %-16s %-6s%s  %s\n", d->variants[v].name,
-                   d->variants[v].target == KB_DEVICE ? "device" : "host",
-                   d->variants[v].flags & KB_VARIANT_BASELINE ? " (baseline)" : "",
-                   d->variants[v].description ? d->variants[v].description : "");
-        printf("  parameters:\n");
+            fprintf(out, "    %-16s %-6s%s  %s\n", d->variants[v].name,
+                    d->variants[v].target == KB_DEVICE ? "device" : "host",
+                    d->variants[v].flags & KB_VARIANT_BASELINE ? " (baseline)" : "",
+                    d->variants[v].description ? d->variants[v].description : "");
+        fprintf(out, "  parameters:\n");
         if (d->n_params == 0)
-            printf("    (none)\n");
+            fprintf(out, "    (none)\n");
         for (int p = 0; p < d->n_params; p++) {
             const kb_param *pr = &d->params[p];
-            printf("    %-16s %-6s default %-16s %s", pr->name, type_name(pr->type),
-                   pr->default_value ? pr->default_value : "-", pr->help ? pr->help : "");
+            fprintf(out, "    %-16s %-6s default %-16s %s", pr->name, type_name(pr->type),
+                    pr->default_value ? pr->default_value : "-", pr->help ? pr->help : "");
             if (pr->choices && pr->type == KB_PARAM_STRING)
-                printf(" (one of %s)", pr->choices);
+                fprintf(out, " (one of %s)", pr->choices);
             else if (pr->type == KB_PARAM_DIMS && pr->choices)
-                printf(" (rank %s)", pr->choices);
+                fprintf(out, " (rank %s)", pr->choices);
             else if (pr->type == KB_PARAM_DIMS) /* a 1.0 plugin reads 4 at the most */
-                printf(" (rank 1-%d)",
-                       KB_ABI_MINOR_OF(d->abi_version) >= 1 ? KB_MAX_RANK : KB_MAX_DIMS);
+                fprintf(out, " (rank 1-%d)",
+                        KB_ABI_MINOR_OF(d->abi_version) >= 1 ? KB_MAX_RANK : KB_MAX_DIMS);
             else if (pr->type == KB_PARAM_INTS && pr->choices)
-                printf(" (count %s)", pr->choices);
+                fprintf(out, " (count %s)", pr->choices);
             else if (pr->type == KB_PARAM_INTS)
-                printf(" (count 0-%d)", KB_MAX_INTS);
-            putchar('\n');
+                fprintf(out, " (count 0-%d)", KB_MAX_INTS);
+            fputc('\n', out);
         }
-        list_metrics(d);
+        list_metrics(out, d);
         if (KBI_DESC_HAS(d, size_param) && d->size_param)
-            printf("  size axis: %s\n", d->size_param);
-        putchar('\n');
+            fprintf(out, "  size axis: %s\n", d->size_param);
+        fputc('\n', out);
     }
     kbi_plugins_free(&set);
     for (size_t i = 0; i < n_dirs; i++)
         free(dirs[i]);
+    if (fflush(out) != 0) {
+        fprintf(stderr, "kbench list: cannot write the list: %s\n", strerror(errno));
+        return KBI_EXIT_USAGE;
+    }
     return KBI_EXIT_OK;
 }
 
@@ -216,9 +228,16 @@ static int cmd_run(int argc, char **argv)
     const kbi_verb_spec spec =
         KBI_VERB_SPEC("run", "PROFILE.ini [OPTIONS]", usage_run, options, 1, 1, "PROFILE.ini");
     int first, parsed;
+    char err[KBI_ERR_SIZE];
     plugins_dir[0] = '\0';
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
         return parsed;
+    /* Before any plugin code runs: stdout carries the results path alone, for
+     * `kbench report "$(kbench run p.ini)"`. */
+    if (kbi_stdout_guard(err) != KBI_OK) {
+        fprintf(stderr, "kbench run: %s\n", err);
+        return KBI_EXIT_USAGE;
+    }
     if (plugins_dir[0])
         a.plugins_dir = plugins_dir;
     if (a.devices && a.device >= 0) {

@@ -1152,7 +1152,9 @@ static int write_end(run_state *rs)
             rs->done, rs->n_sel, of_rounds, n[KBI_ST_OK], n[KBI_ST_VERIFY_FAILED],
             n[KBI_ST_SKIPPED], n[KBI_ST_ERROR], n[KBI_ST_CRASHED], n[KBI_ST_TIMEOUT]);
     fprintf(stderr, "kbench: results: %s\n", rs->path);
-    printf("%s\n", rs->path);
+    /* The real stdout: plugin output was moved off it (kbi_stdout_guard). */
+    fprintf(kbi_stdout(), "%s\n", rs->path);
+    fflush(kbi_stdout());
     if (interrupted) {
         fprintf(stderr, "kbench: interrupted by %s; the results file is marked incomplete\n",
                 interrupted == SIGINT ? "SIGINT" : "SIGTERM");

@@ -821,6 +821,10 @@ int kbi_worker_main(const kbi_run_ctx *ctx, int cmd_fd, int res_fd)
         if (sscanf(cmd, "case %lu", &k) != 1 || k >= ctx->n_cases)
             return 3;
         kbi_case_execute(ctx, ctx->cases[k], &rec);
+        /* What the plugin printed reaches worker.log as its case ends, not when the worker
+         * exits (it leaves by _exit, or is killed, and a buffer would be lost). */
+        fflush(stdout);
+        fflush(stderr);
         obj = kbi_case_record_json(&rec);
         kbi_case_result_free(&rec);
         text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
