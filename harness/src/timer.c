@@ -191,22 +191,28 @@ static int capture_batch(kbi_device *d, const kb_plugin *p, void *state, int bat
     return KB_OK;
 }
 
+/* One sample of h->batch runs replayed from h->graph. */
+static int sample_graph(kbi_device *d, const kbi_hot *h, double *seconds, char *msg)
+{
+    cudaStream_t s = (cudaStream_t)d->stream;
+    KB_CUDA_TRY(cudaEventRecord((cudaEvent_t)d->start, s), msg);
+    KB_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)h->graph, s), msg);
+    return finish_sample(d, h->batch, seconds, msg);
+}
+
 /* One trial sample of h->batch runs by `method` (GRAPH or BLOCKED), after
  * the caller's reset.  *timed_out as for sample_blocked. */
 static int trial_sample(kbi_device *d, const kb_plugin *p, void *state, const kbi_hot *h,
                         kbi_timing method, const kbi_reset *reset, double *t, int *timed_out,
                         char *msg)
 {
-    cudaStream_t s = (cudaStream_t)d->stream;
     int rc = reset && reset->fn ? reset->fn(reset->arg, msg) : KB_OK;
     *timed_out = 0;
     if (rc != KB_OK)
         return rc;
     if (method == KBI_TIMING_BLOCKED)
         return sample_blocked(d, p, state, h->batch, BLOCK_TRIAL_TIMEOUT_S, t, timed_out, msg);
-    KB_CUDA_TRY(cudaEventRecord((cudaEvent_t)d->start, s), msg);
-    KB_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)h->graph, s), msg);
-    return finish_sample(d, h->batch, t, msg);
+    return sample_graph(d, h, t, msg);
 }
 
 /* The graph agrees with the stream: KBI_HOT_TRIAL_PAIRS samples of each,
@@ -299,13 +305,10 @@ int kbi_hot_setup(kbi_device *d, const kb_plugin *p, void *state, int batch, uin
 int kbi_hot_sample(kbi_device *d, const kb_plugin *p, void *state, const kbi_hot *h,
                    double *seconds, char *msg)
 {
-    cudaStream_t s = (cudaStream_t)d->stream;
     int timed_out = 0, rc;
     switch (h->method) {
     case KBI_TIMING_GRAPH:
-        KB_CUDA_TRY(cudaEventRecord((cudaEvent_t)d->start, s), msg);
-        KB_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)h->graph, s), msg);
-        return finish_sample(d, h->batch, seconds, msg);
+        return sample_graph(d, h, seconds, msg);
     case KBI_TIMING_BLOCKED:
         rc = sample_blocked(d, p, state, h->batch, BLOCK_TIMEOUT_S, seconds, &timed_out, msg);
         if (rc == KB_OK && timed_out) {
