@@ -445,6 +445,15 @@ typedef struct probe {
     int start_errno; /* why it could not be started; 0 when it was */
 } probe;
 
+/* A plugin that calls exit() in the probe leaves as it asked, but without the host's
+ * exit handlers (a sanitizer's leak check would run in a copy of a multithreaded
+ * process and report on threads that are not there). */
+static void probe_exit_now(int status, void *arg)
+{
+    (void)arg;
+    _exit(status);
+}
+
 /* In the child: loads path with stdout into a scratch file, reports each step and the
  * verdict on fd, and leaves without running any destructor. */
 static void probe_child(const char *path, int fd)
@@ -457,6 +466,19 @@ static void probe_child(const char *path, int fd)
      * kbench. */
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* A crash must end the child by its signal, for the parent to name it: a handler
+     * inherited from the host (a sanitizer's, a crash reporter's) would turn it into an
+     * exit status or a report of its own. */
+    {
+        static const int crashes[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP};
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigemptyset(&dfl.sa_mask);
+        for (size_t i = 0; i < sizeof crashes / sizeof crashes[0]; i++)
+            sigaction(crashes[i], &dfl, NULL);
+    }
+    on_exit(probe_exit_now, NULL);
     if (real_stdout_fd >= 0)
         close(real_stdout_fd);
     fflush(stdout);
@@ -733,7 +755,8 @@ int kbi_plugins_load(const char *const *dirs, const int *required, kbi_plugin_se
         more = dir_files(dirs[i], d, &per_dir[i]);
         closedir(d);
         paths = kbi_xrealloc(paths, (n + per_dir[i] + 1) * sizeof *paths);
-        memcpy(paths + n, more, per_dir[i] * sizeof *more);
+        if (per_dir[i])
+            memcpy(paths + n, more, per_dir[i] * sizeof *more);
         n += per_dir[i];
         free(more);
     }
