@@ -234,6 +234,102 @@ Test(verdicts, a_cpu_wait_widens_the_interval_and_never_hides_a_large_change)
     }
 }
 
+/* The verdict of a device case t -> t x ratio (one round each) whose sides' SM clocks ran
+ * from bs to be and from rs to re MHz (0: not recorded). */
+static kbi_compare_outcome clocked(double ratio, double bs, double be, double rs, double re)
+{
+    kbi_case_result a, b;
+    kbi_compare_outcome out;
+    one_round_case(&a, 1e-3, 3);
+    one_round_case(&b, 1e-3 * ratio, 4);
+    a.timing = b.timing = "events";
+    a.has_clocks = bs > 0, b.has_clocks = rs > 0;
+    a.clock_start_mhz = bs, a.clock_end_mhz = be;
+    b.clock_start_mhz = rs, b.clock_end_mhz = re;
+    a.clock_drop = be < 0.95 * bs;
+    b.clock_drop = re < 0.95 * rs;
+    kbi_compare_case(&a, &b, NULL, &out);
+    free_case(&a);
+    free_case(&b);
+    return out;
+}
+
+Test(verdicts, a_clock_that_dropped_explains_what_it_can_and_no_more)
+{
+    /* Issue 23, 2b: sgemm's tf32x3 at 8192^3 runs the H200 down from 1845 to 1725 MHz in a
+     * case (power cap).  The clock a case settles at sets most of its samples' speed: a
+     * results side that ended at 1660 MHz against the baseline's 1725 may read 3.9% slow. */
+    kbi_compare_outcome o = clocked(1.038, 1845, 1725, 1845, 1660);
+    cr_expect_neq(o.verdict, KBI_VERDICT_SLOWER, "3.8%% within what the clocks explain: %s", o.why);
+    cr_expect_not_null(strstr(o.why, "SM clock dropped and ended at 1725 MHz (baseline) and "
+                                     "1660 MHz (results)"),
+                       "%s", o.why);
+    /* Beyond it: slower, clock or not. */
+    o = clocked(1.25, 1845, 1725, 1845, 1660);
+    cr_expect_eq(o.verdict, KBI_VERDICT_SLOWER, "25%% beyond the clocks' 3.9%%: %s", o.why);
+    /* The same drop on both sides explains nothing: the plain 2% rule. */
+    o = clocked(1.038, 1845, 1725, 1845, 1725);
+    cr_expect_eq(o.verdict, KBI_VERDICT_SLOWER, "the same clocks explain nothing: %s", o.why);
+    o = clocked(1.0, 1845, 1725, 1845, 1725);
+    cr_expect_eq(o.verdict, KBI_VERDICT_SAME, "%s", o.why);
+    /* A lower clock on the results side cannot explain a speedup, nor a slowdown beyond it. */
+    o = clocked(1 / 1.05, 1845, 1725, 1845, 1660);
+    cr_expect_eq(o.verdict, KBI_VERDICT_FASTER, "%s", o.why);
+    /* One side without clocks (an older record): nothing to explain with. */
+    o = clocked(1.038, 0, 0, 1845, 1660);
+    cr_expect_eq(o.verdict, KBI_VERDICT_SLOWER, "%s", o.why);
+}
+
+Test(verdicts, a_device_case_paced_by_the_host_is_judged_like_a_host_case)
+{
+    /* Issue 23, 2b: md's layer_matrix runs a host pass inside run() (KB_RUN_SYNCS); unchanged
+     * code read 2-16% slower on another lease's CPU. */
+    kbi_case_result a, b;
+    kbi_compare_outcome o;
+    kbi_compare_options own = {0, 0, -1, 0};
+    one_round_case(&a, 1e-3, 5);
+    one_round_case(&b, 1.08e-3, 6);
+    a.timing = b.timing = "events";
+    kbi_compare_case(&a, &b, NULL, &o);
+    cr_expect_eq(o.verdict, KBI_VERDICT_SLOWER, "not paced by the host: 8%% is slower: %s", o.why);
+    b.host_paced = 1;
+    kbi_compare_case(&a, &b, NULL, &o);
+    cr_expect_neq(o.verdict, KBI_VERDICT_SLOWER, "paced by the host: within the drift: %s",
+                  o.why);
+    kbi_compare_case(&a, &b, &own, &o);
+    cr_expect_eq(o.verdict, KBI_VERDICT_SLOWER, "--host-drift 0: slower again: %s", o.why);
+    for (size_t k = 0; k < b.n_samples; k++)
+        b.samples[k] *= 2;
+    kbi_stats_compute(b.samples, b.n_samples, &b.stats);
+    kbi_compare_case(&a, &b, NULL, &o);
+    cr_expect_eq(o.verdict, KBI_VERDICT_SLOWER, "2x is beyond any drift: %s", o.why);
+    /* On different CPUs: not comparable, as a host time is. */
+    {
+        kbi_env_record ea = {0}, eb = {0};
+        json_t *rec;
+        kbi_case_result back;
+        ea.cpu_model = "AMD EPYC 9654";
+        eb.cpu_model = "Intel(R) Xeon(R) Platinum 8480+";
+        a.env = &ea, b.env = &eb;
+        kbi_compare_case(&a, &b, NULL, &o);
+        cr_expect_eq(o.verdict, KBI_VERDICT_NOT_COMPARABLE, "%s", o.why);
+        a.env = b.env = NULL;
+        /* The record keeps it. */
+        b.id = "fx/dev/n=1", b.plugin = "fx", b.variant = "dev", b.target = "device";
+        b.baseline = b.message = b.params_text = b.size_param = b.cache = "";
+        b.params = json_object();
+        rec = kbi_case_record_json(&b);
+        cr_expect(json_is_true(json_object_get(rec, "host_paced")));
+        cr_assert_null(kbi_case_record_read(&back, rec, KBI_RESULTS_VERSION));
+        cr_expect(back.host_paced);
+        kbi_case_result_free(&back);
+        json_decref(rec);
+        json_decref(b.params);
+    }
+    free_case(&a);
+    free_case(&b);
+}
+
 Test(verdicts, a_real_slowdown_over_quiet_rounds_is_slower)
 {
     kbi_case_result a, b;

@@ -228,12 +228,15 @@ static void resolve_options(const kbi_compare_options *opt, double *t, double *a
     *alpha = opt && opt->alpha > 0 ? opt->alpha : KBI_COMPARE_ALPHA;
 }
 
-/* The drift allowance of a case timed as base and res were: host-timed on both sides, the
- * option's (or the default); else 0. */
+/* Whether a case's times follow the host CPU: host-timed on both sides, or a device case
+ * whose run holds a host pass or more launches than the GPU hides (host_paced, ABI 1.2) on
+ * either side.  Such a case gets the drift allowance of a shared CPU and is not comparable
+ * across CPUs. */
 static int host_timed(const kbi_case_result *base, const kbi_case_result *res)
 {
-    return base->timing && res->timing && strcmp(base->timing, "host") == 0 &&
-           strcmp(res->timing, "host") == 0;
+    return (base->timing && res->timing && strcmp(base->timing, "host") == 0 &&
+            strcmp(res->timing, "host") == 0) ||
+           base->host_paced || res->host_paced;
 }
 
 static double host_drift(const kbi_compare_options *opt, const kbi_case_result *base,
@@ -243,13 +246,19 @@ static double host_drift(const kbi_compare_options *opt, const kbi_case_result *
     return host_timed(base, res) && d > 0 ? d : 0.0;
 }
 
-/* What the workers' waits for a CPU can explain (see compare.h).  A share w of its time
- * spent runnable but not running stretches a side's times by up to 1 / (1 - w): a results
- * side that waited may read slow (the interval's lower edge moves down by `down`), a
- * baseline that waited may make the results read fast (the upper edge moves up by `up`). */
+/* What the workers' waits for a CPU and the SM clocks can explain (see compare.h).  A share
+ * w of its time spent runnable but not running stretches a side's times by up to
+ * 1 / (1 - w): a results side that waited may read slow (the interval's lower edge moves
+ * down by `down`), a baseline that waited may make the results read fast (the upper edge
+ * moves up by `up`).  Where the SM clock dropped during a case on either side (a power or
+ * thermal cap), the clock it settled at, read at the case's end, sets the speed of most of
+ * its samples: a results side that ended at a lower clock than the baseline may read slow
+ * by their ratio, and the other way round. */
 typedef struct cpu_waits {
     double base, res; /* the shares, 0 where a side did not wait or does not say */
-    double up, down;  /* what they explain, log units */
+    double clock_up, clock_down; /* what the clocks explain, log units; 0 where they held */
+    double clocks[2]; /* the SM clock at the end of the case: baseline's, results', MHz */
+    double up, down;  /* what all of it explains, log units */
 } cpu_waits;
 
 static double stretch(double w)
@@ -262,26 +271,52 @@ static cpu_waits cpu_waits_of(const kbi_case_result *base, const kbi_case_result
     cpu_waits w;
     w.base = base->cpu_wait > 0 ? base->cpu_wait : 0; /* NAN: unknown, taken as none */
     w.res = res->cpu_wait > 0 ? res->cpu_wait : 0;
-    w.up = stretch(w.base);
-    w.down = stretch(w.res);
+    w.clock_up = w.clock_down = 0;
+    w.clocks[0] = w.clocks[1] = 0;
+    if (base->has_clocks && res->has_clocks && (base->clock_drop || res->clock_drop) &&
+        base->clock_end_mhz > 0 && res->clock_end_mhz > 0) {
+        w.clocks[0] = base->clock_end_mhz;
+        w.clocks[1] = res->clock_end_mhz;
+        w.clock_down = fmax(0.0, log(w.clocks[0] / w.clocks[1]));
+        w.clock_up = fmax(0.0, log(w.clocks[1] / w.clocks[0]));
+    }
+    w.up = stretch(w.base) + w.clock_up;
+    w.down = stretch(w.res) + w.clock_down;
     return w;
 }
 
 /* "the results' worker waited for a core 12% of its time (it may read up to 13.6% slow)" or
- * the like for the sides that waited, into buf ("" when neither did). */
+ * the like for the sides that waited, and what the clocks explain, into buf ("" when
+ * neither). */
 static void cpu_wait_text(const cpu_waits *w, char *buf, size_t n)
 {
+    if (w->clock_up > 0 || w->clock_down > 0) {
+        int len = snprintf(buf, n,
+                           "the SM clock dropped and ended at %.0f MHz (baseline) and %.0f MHz "
+                           "(results): the results may read %.1f%% %s for it",
+                           w->clocks[0], w->clocks[1],
+                           100 * expm1(fmax(w->clock_down, w->clock_up)),
+                           w->clock_down > 0 ? "slow" : "fast");
+        cpu_waits rest = *w;
+        rest.clock_up = rest.clock_down = 0;
+        if (len > 0 && (size_t)len + 2 < n && (w->base > 0 || w->res > 0)) {
+            memcpy(buf + len, "; ", 3);
+            cpu_wait_text(&rest, buf + len + 2, n - (size_t)len - 2);
+        }
+        return;
+    }
     if (w->base > 0 && w->res > 0)
         snprintf(buf, n,
                  "the workers waited for a core %.0f%% (baseline) and %.0f%% (results) of "
                  "their time (each may read up to %.1f%% / %.1f%% slow)",
-                 100 * w->base, 100 * w->res, 100 * expm1(w->up), 100 * expm1(w->down));
+                 100 * w->base, 100 * w->res, 100 * expm1(stretch(w->base)),
+                 100 * expm1(stretch(w->res)));
     else if (w->base > 0 || w->res > 0)
         snprintf(buf, n,
                  "the %s worker waited for a core %.0f%% of its time (it may read up to %.1f%% "
                  "slow)",
                  w->res > 0 ? "results'" : "baseline's", 100 * fmax(w->base, w->res),
-                 100 * expm1(fmax(w->up, w->down)));
+                 100 * expm1(stretch(fmax(w->base, w->res))));
     else
         snprintf(buf, n, "%s", "");
 }
@@ -379,7 +414,7 @@ static void compare_rounds(const kbi_case_result *base, const kbi_case_result *r
     double lim = log1p(t), z = kbi_normal_quantile(1.0 - alpha / 2.0), random, half, lo, hi;
     double wait = fmax(w->up, w->down);
     size_t nb = base->n_rounds, nr = res->n_rounds;
-    char waited[160] = "";
+    char waited[336] = "";
     /* Each run is one draw of the machine's state, which moves the whole run as much as the
      * rounds show it moving one round: 2 spread^2, plus the estimate's own variance. */
     random = z * s->spread * sqrt(2.0 + 1.0 / (double)nb + 1.0 / (double)nr);
@@ -402,7 +437,7 @@ static void compare_rounds(const kbi_case_result *base, const kbi_case_result *r
     else
         out->verdict = KBI_VERDICT_UNSURE;
     if (wait > 0) {
-        char who[144];
+        char who[320];
         cpu_wait_text(w, who, sizeof who);
         snprintf(waited, sizeof waited, "; %s", who);
     }
@@ -468,7 +503,7 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
         if (out->verdict == KBI_VERDICT_SAME && fabs(d) + hide > t + drift)
             out->verdict = KBI_VERDICT_UNSURE;
         if (out->verdict == KBI_VERDICT_UNSURE && (w.up > 0 || w.down > 0)) {
-            char who[144];
+            char who[320];
             size_t len = strlen(out->why);
             cpu_wait_text(&w, who, sizeof who);
             snprintf(out->why + len, sizeof out->why - len, "%s%s", len ? "; " : "", who);
@@ -779,18 +814,18 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
     }
     if (other_cpu)
         add_count_warning(out, other_cpu,
-                          "%zu host-timed case was measured on different CPUs: not comparable (a "
-                          "host time follows the CPU; so may a device case whose run holds a host "
-                          "pass or many small launches)",
-                          "%zu host-timed cases were measured on different CPUs: not comparable "
-                          "(a host time follows the CPU; so may a device case whose run holds a "
-                          "host pass or many small launches)");
+                          "%zu case whose time follows the CPU (host-timed, or host_paced: its "
+                          "run holds a host pass or many small launches) was measured on "
+                          "different CPUs: not comparable",
+                          "%zu cases whose times follow the CPU (host-timed, or host_paced: their "
+                          "runs hold a host pass or many small launches) were measured on "
+                          "different CPUs: not comparable");
     if (unknown_cpu)
         add_count_warning(out, unknown_cpu,
-                          "%zu host-timed case has a side whose run does not record its CPU "
-                          "(kbench before 1.2): judged as if on the same CPU",
-                          "%zu host-timed cases have a side whose run does not record its CPU "
-                          "(kbench before 1.2): judged as if on the same CPU");
+                          "%zu case whose time follows the CPU has a side whose run does not "
+                          "record its CPU (kbench before 1.2): judged as if on the same CPU",
+                          "%zu cases whose times follow the CPU have a side whose run does not "
+                          "record its CPU (kbench before 1.2): judged as if on the same CPU");
     if (one_round)
         add_count_warning(out, one_round,
                           "%zu case was judged from one round per side: its verdict cannot see "
@@ -1018,13 +1053,16 @@ static void write_intro(const kbi_comparison *c, const char *base_name, const ch
             "drifting; **slower** or **faster** when the whole interval lies beyond the "
             "threshold, **same** when it lies within, else **unsure**. Detectable = the "
             "smallest change these runs would call nearly always; where it is above the change "
-            "that matters, the machine was too noisy to tell. Host-timed cases share the CPU "
-            "with the machine's other users: their interval also allows a whole run to sit "
-            "off by %g%% (--host-drift), and without rounds their threshold grows by as "
-            "much. A host case whose worker waited for a core a share w of its time may read "
-            "up to 1/(1 - w) slow: the wait widens its interval (or threshold) by as much, and "
-            "a change beyond that is still called. Host-timed cases measured on different CPUs "
-            "are **not comparable**. The headline is OK only when every matched case was "
+            "that matters, the machine was too noisy to tell. Host-timed cases, and device "
+            "cases whose run holds a host pass or more launches than the GPU hides (the record "
+            "says `host_paced`), share the CPU with the machine's other users: their interval "
+            "also allows a whole run to sit off by %g%% (--host-drift), and without rounds "
+            "their threshold grows by as much. A case whose worker waited for a core a share w "
+            "of its time may read up to 1/(1 - w) slow: the wait widens its interval (or "
+            "threshold) by as much, and a change beyond that is still called; so does an SM "
+            "clock that dropped during a case (a power or thermal cap), by the ratio of the "
+            "clocks the two sides ended at. Such cases measured on different CPUs are **not comparable**. The "
+            "headline is OK only when every matched case was "
             "judged; UNSURE counts those that were not (unsure, not comparable, or not "
             "measured in the results).\n\n",
             100 * (1 - c->opt.alpha),
@@ -1181,7 +1219,8 @@ static const char compare_help[] =
     "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
     "                     percentage (2%); default 2%\n"
     "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
-    "  -d, --host-drift X how far a whole run of host-timed cases may sit off on a\n"
+    "  -d, --host-drift X how far a whole run of cases that follow the CPU (host-\n"
+    "                     timed, or host_paced device cases) may sit off on a\n"
     "                     shared CPU, unseen by its rounds; default 25%, 0 on a\n"
     "                     machine of your own\n"
     "  -u, --fail-on-unsure  exit 1 when a case could not be judged (unsure, not\n"

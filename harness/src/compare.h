@@ -67,6 +67,13 @@
  * change beyond all of it (a 10x slowdown under a 12% wait) is slower, one
  * within it (3% under 12%) unsure.  detectable and A (below) take the
  * larger W of the two sides.
+ * An SM clock that dropped during a case on either side (a power or
+ * thermal cap) acts like a wait: W_clock = ln(end clock of the baseline /
+ * end clock of the results) moves the lower edge down where positive, its
+ * opposite the upper edge up; the end clock is the one the case settled at.
+ * Device cases whose run holds a host pass or many small launches
+ * (record "host_paced": KB_RUN_HOST_PACED or KB_RUN_SYNCS, or plain
+ * launches in hot mode) count as host-timed in all of this.
  * Host-timed cases whose env records name different CPUs (model,
  * signature, or max clock, where both sides record them) are "not
  * comparable": a host time follows the CPU, and no allowance can say by how

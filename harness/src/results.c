@@ -339,6 +339,8 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
         json_object_set_new(rec, "batch", json_integer(r->batch));
     if (r->timing && r->timing[0])
         set_str(rec, "timing", r->timing);
+    if (r->host_paced)
+        json_object_set_new(rec, "host_paced", json_true());
     if (r->hot_trial_graph_s > 0 && r->hot_trial_stream_s > 0) {
         json_t *t = json_object();
         json_object_set_new(t, "graph_s", json_real(r->hot_trial_graph_s));
@@ -605,6 +607,7 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     c->is_baseline = json_is_true(json_object_get(obj, "is_baseline"));
     c->params = params ? json_incref(params) : json_object();
     c->batch = get_long(obj, "batch", 0);
+    c->host_paced = json_is_true(json_object_get(obj, "host_paced"));
     if (json_is_object(json_object_get(obj, "hot_trial"))) {
         json_t *t = json_object_get(obj, "hot_trial");
         c->hot_trial_graph_s = get_num(t, "graph_s");

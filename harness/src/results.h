@@ -130,6 +130,7 @@ typedef struct kbi_case_result {
     char *message;
     char *cache;      /* "cold", "hot"; "" unknown */
     char *timing;     /* graph, blocked, launches, events, host; "" unknown (v1) */
+    int host_paced;   /* a device case whose time follows the CPU (KB_RUN_HOST_PACED) */
     long batch;       /* runs per sample; 0 unknown */
     /* Hot mode's trial of graph replay against stream launches (timer.h),
      * seconds per run; 0 where none ran. */

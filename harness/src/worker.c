@@ -662,6 +662,10 @@ static void record_measurements(case_run *r, const double *samples, size_t n, in
         rec->batch = batch;
         free(rec->timing);
         rec->timing = kbi_strdup(kbi_timing_name(r->hot.method));
+        /* Plain launches in hot mode go at the CPU's launch rate. */
+        rec->host_paced =
+            r->dev != NULL && ((r->counts.run_flags & (KB_RUN_SYNCS | KB_RUN_HOST_PACED)) ||
+                               r->hot.method == KBI_TIMING_LAUNCHES);
         rec->hot_trial_graph_s = r->hot.trial_graph_s;
         rec->hot_trial_stream_s = r->hot.trial_stream_s;
         set_rates(rec, r->ctx, rec->stats.median);

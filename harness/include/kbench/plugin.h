@@ -163,6 +163,12 @@ typedef struct kb_counts {
 #define KB_RUN_NO_CAPTURE 0x1u /* never capture run() into a graph */
 #define KB_RUN_SYNCS 0x2u      /* run() waits on the device (reads back a flag, calls a
                                   synchronising API): plain launches only */
+/* ABI 1.2: run()'s time follows the host CPU: it holds a host pass, or it launches more
+ * small kernels than the GPU can hide behind its own work.  KB_RUN_SYNCS implies it (the
+ * host's turn is inside the timed interval).  The record says so ("host_paced"), and
+ * `compare` judges such a case like a host-timed one: it allows for a shared CPU and calls
+ * it not comparable across different CPUs. */
+#define KB_RUN_HOST_PACED 0x4u
 
 /* The outcome of verify(). */
 typedef struct kb_verdict {
