@@ -397,7 +397,7 @@ size_t kbi_ncu_top_stalls(json_t *kernel, char reasons[][64], double *values, si
 
 /* Prints the key figures of each kernel, with its three largest stall
  * reasons. */
-static void print_summary(json_t *kernels)
+static void print_summary(FILE *out, json_t *kernels)
 {
     size_t i;
     json_t *k;
@@ -408,38 +408,41 @@ static void print_summary(json_t *kernels)
         char reasons[3][64];
         double top[3];
         size_t n_top;
-        printf("kernel %s: %s\n", json_string_value(json_object_get(k, "id")), name ? name : "?");
+        fprintf(out, "kernel %s: %s\n", json_string_value(json_object_get(k, "id")),
+                name ? name : "?");
         {
             const char *smem_unit = json_string_value(json_object_get(
                 json_object_get(metrics, "launch__shared_mem_per_block_static"), "unit"));
-            printf("  grid %s  block %s  registers/thread %.0f  static smem %.4g %s\n",
-                   json_string_value(json_object_get(k, "grid")),
-                   json_string_value(json_object_get(k, "block")),
-                   metric(k, "launch__registers_per_thread"),
-                   metric(k, "launch__shared_mem_per_block_static"), smem_unit ? smem_unit : "");
+            fprintf(out, "  grid %s  block %s  registers/thread %.0f  static smem %.4g %s\n",
+                    json_string_value(json_object_get(k, "grid")),
+                    json_string_value(json_object_get(k, "block")),
+                    metric(k, "launch__registers_per_thread"),
+                    metric(k, "launch__shared_mem_per_block_static"), smem_unit ? smem_unit : "");
         }
-        printf("  duration %.4g %s  SM %.1f%%  memory %.1f%% of peak  DRAM %.1f%% (%.4g %s)\n",
-               metric(k, "gpu__time_duration.sum"),
-               json_string_value(
-                   json_object_get(json_object_get(metrics, "gpu__time_duration.sum"), "unit")),
-               metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
-               metric(k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
-               metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
-               metric(k, "dram__bytes.sum.per_second"),
-               json_string_value(json_object_get(
-                   json_object_get(metrics, "dram__bytes.sum.per_second"), "unit")));
-        printf("  occupancy %.1f%%  L1 hit %.1f%%  L2 hit %.1f%%  smem bank conflicts ld %.0f st "
-               "%.0f\n",
-               metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active"),
-               metric(k, "l1tex__t_sector_hit_rate.pct"), metric(k, "lts__t_sector_hit_rate.pct"),
-               metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
-               metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"));
+        fprintf(out,
+                "  duration %.4g %s  SM %.1f%%  memory %.1f%% of peak  DRAM %.1f%% (%.4g %s)\n",
+                metric(k, "gpu__time_duration.sum"),
+                json_string_value(
+                    json_object_get(json_object_get(metrics, "gpu__time_duration.sum"), "unit")),
+                metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+                metric(k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+                metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+                metric(k, "dram__bytes.sum.per_second"),
+                json_string_value(json_object_get(
+                    json_object_get(metrics, "dram__bytes.sum.per_second"), "unit")));
+        fprintf(out,
+                "  occupancy %.1f%%  L1 hit %.1f%%  L2 hit %.1f%%  smem bank conflicts ld %.0f st "
+                "%.0f\n",
+                metric(k, "sm__warps_active.avg.pct_of_peak_sustained_active"),
+                metric(k, "l1tex__t_sector_hit_rate.pct"), metric(k, "lts__t_sector_hit_rate.pct"),
+                metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+                metric(k, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"));
         n_top = kbi_ncu_top_stalls(k, reasons, top, 3);
         if (n_top) {
-            printf("  top stalls:");
+            fprintf(out, "  top stalls:");
             for (size_t t = 0; t < n_top; t++)
-                printf(" %s %.2f", reasons[t], top[t]);
-            printf(" (warps per issue)\n");
+                fprintf(out, " %s %.2f", reasons[t], top[t]);
+            fprintf(out, " (warps per issue)\n");
         }
     }
 }
@@ -674,13 +677,20 @@ int kbi_cmd_profile(int argc, char **argv)
 {
     profile_job *j = kbi_xcalloc(1, sizeof *j);
     json_t *kernels = NULL;
-    char path[4400];
+    char path[4400], err[KBI_ERR_SIZE];
+    FILE *dest;
     int rc;
     j->o.device = -1;
     rc = profile_options(j, argc, argv);
     if (rc != KBI_OPTS_GO_ON)
         goto out;
     rc = KBI_EXIT_USAGE;
+    /* Before any plugin code runs: stdout carries kbench's summary alone. */
+    if (kbi_stdout_guard(err) != KBI_OK) {
+        fprintf(stderr, "kbench profile: %s\n", err);
+        goto out;
+    }
+    dest = kbi_stdout();
     if (profile_find_case(j) != KBI_OK || profile_prepare(j) != KBI_OK)
         goto out;
     j->o.case_id = j->case_id;
@@ -688,12 +698,12 @@ int kbi_cmd_profile(int argc, char **argv)
     kernels = profile_run_ncu(j);
     if (!kernels || profile_write_json(j, kernels, path, sizeof path) != KBI_OK)
         goto out;
-    printf("%s: %zu kernel%s profiled\n", j->case_id, json_array_size(kernels),
-           json_array_size(kernels) == 1 ? "" : "s");
-    print_summary(kernels);
-    printf("profile: %s\n", path);
+    fprintf(dest, "%s: %zu kernel%s profiled\n", j->case_id, json_array_size(kernels),
+            json_array_size(kernels) == 1 ? "" : "s");
+    print_summary(dest, kernels);
+    fprintf(dest, "profile: %s\n", path);
     if (j->keep)
-        printf("ncu report: %s (open it in the Nsight Compute GUI)\n", j->rep);
+        fprintf(dest, "ncu report: %s (open it in the Nsight Compute GUI)\n", j->rep);
     else
         unlink(j->rep);
     rc = KBI_EXIT_OK;
