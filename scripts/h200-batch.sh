@@ -214,8 +214,8 @@ step_multigpu() {
 }
 
 # Each plugin may bring its own steps (step_<name>_...) in
-# plugins/<name>/h200-steps.sh, sourced here so plugins stay in their folder.
-for f in "$ROOT"/plugins/*/h200-steps.sh; do
+# plugins/<name>/lab/h200-steps.sh, sourced here so plugins stay in their folder.
+for f in "$ROOT"/plugins/*/lab/h200-steps.sh; do
   [ -e "$f" ] && . "$f"
 done
 

@@ -10,7 +10,7 @@ command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)"
 status=0
-ctest --test-dir build --output-on-failure "$@" || status=$?
+ctest --test-dir build --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" "$@" || status=$?
 # Say why every skipped test skipped (GPU tests without a GPU, CPU tests that cannot run
 # here): every binary runs with --verbose, so each skip is in the log with its reason.
 grep -h '^\[SKIP\]' build/Testing/Temporary/LastTest.log 2>/dev/null | sort -u || true

@@ -1,0 +1,103 @@
+/* The references a user compares against (baselines/h200/<folder>/) still match the shipped
+ * profiles they were measured from: every case id of a reference is a case of its profile
+ * today, and a reference measured from the whole profile holds every case of it.  A plugin
+ * that renames a parameter, or a profile that gains a case, fails here until the reference
+ * is re-measured (or the id change is made readable by compare). */
+#include <criterion/criterion.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loader.h"
+#include "profile.h"
+#include "results.h"
+#include "resultset.h"
+
+typedef struct reference {
+    const char *folder;  /* under baselines/h200 */
+    const char *profile; /* under the source folder */
+} reference;
+
+static const reference references[] = {
+    {"stream", "profiles/stream.ini"},       {"stream-hot", "profiles/stream-hot.ini"},
+    {"sgemm", "profiles/sgemm.ini"},         {"sgemm-configs", "profiles/sgemm-configs.ini"},
+    {"md", "profiles/md.ini"},               {"labeling", "profiles/labeling.ini"},
+    {"permute", "profiles/permute.ini"},
+};
+/* baselines/h200/sanitize holds compute-sanitizer runs (not timings compare reads). */
+
+/* Whether id is one of the n cases. */
+static int has_case(const kbi_case *cases, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(cases[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether the set holds a case id (of any run). */
+static int holds(const kbi_result_set *set, const char *id)
+{
+    for (size_t i = 0; i < set->n_cases; i++)
+        if (strcmp(set->cases[i].id, id) == 0)
+            return 1;
+    return 0;
+}
+
+/* A run of the whole profile as shipped: no filter, one shard, the profile file itself. */
+static int whole_profile(const kbi_env_record *e, const char *profile)
+{
+    json_t *filter = json_object_get(e->json, "filter");
+    const char *shard = json_string_value(json_object_get(e->json, "shard"));
+    const char *used = json_string_value(json_object_get(e->json, "profile"));
+    return (!filter || json_is_null(filter)) && (!shard || strcmp(shard, "1/1") == 0) && used &&
+           strcmp(used, profile) == 0;
+}
+
+Test(baselines, every_reference_matches_its_profile)
+{
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
+    int req[] = {1};
+    kbi_plugin_set plugins;
+    char err[KBI_ERR_SIZE], path[4096];
+    cr_assert_eq(kbi_plugins_load(dirs, req, &plugins, err), KBI_OK, "%s", err);
+    for (size_t r = 0; r < sizeof references / sizeof *references; r++) {
+        const reference *ref = &references[r];
+        kbi_profile p;
+        kbi_buf errors = {0};
+        kbi_case *cases = NULL;
+        size_t n = 0, missing = 0;
+        kbi_result_set set = {0};
+        const char *inputs[1];
+        snprintf(path, sizeof path, "%s/%s", KBENCH_TEST_SOURCE_DIR, ref->profile);
+        cr_assert_eq(kbi_profile_load(path, &plugins, &p, &errors), KBI_OK, "%s: %s", path,
+                     errors.data ? errors.data : "");
+        cr_assert_eq(kbi_profile_cases(&p, &cases, &n), KBI_OK, "%s", path);
+        snprintf(path, sizeof path, "%s/baselines/h200/%s", KBENCH_TEST_SOURCE_DIR, ref->folder);
+        inputs[0] = path;
+        cr_assert_eq(kbi_results_load_inputs(&set, inputs, 1, err), KBI_OK, "%s", err);
+        cr_assert_gt(set.n_cases, 0, "%s: no cases", path);
+        for (size_t i = 0; i < set.n_cases; i++)
+            cr_expect(has_case(cases, n, set.cases[i].id),
+                      "baselines/h200/%s holds %s, which %s no longer has: re-measure the "
+                      "reference (or keep the id)",
+                      ref->folder, set.cases[i].id, ref->profile);
+        /* A reference of the whole profile holds every case of it. */
+        for (size_t e = 0; e < set.n_envs; e++) {
+            if (!whole_profile(&set.envs[e], ref->profile))
+                continue;
+            for (size_t i = 0; i < n; i++)
+                if (!holds(&set, cases[i].id) && missing++ < 5)
+                    cr_expect_fail("baselines/h200/%s (a run of the whole %s) lacks %s: the "
+                                   "profile gained it; re-measure the reference",
+                                   ref->folder, ref->profile, cases[i].id);
+            break;
+        }
+        cr_expect_eq(missing, 0, "%s: %zu cases of the profile missing", ref->folder, missing);
+        kbi_results_free(&set);
+        kbi_cases_free(cases, n);
+        kbi_profile_free(&p);
+        kbi_buf_free(&errors);
+    }
+    kbi_plugins_free(&plugins);
+}
