@@ -297,8 +297,8 @@ static void build_case(kbi_case_result *c, kbi_status st)
     c->wall_s = 0.5;
     if (st == KBI_ST_OK || st == KBI_ST_VERIFY_FAILED) {
         static kbi_metric m[2] = {
-            {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1},
-            {"count", "", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1},
+            {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0},
+            {"count", "", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0},
         };
         c->timing = "host";
         c->batch = 1;
@@ -380,7 +380,7 @@ Test(results, case_record_round_trip_for_every_status)
 Test(results, unknown_uncertainty_and_nan_value_become_null)
 {
     kbi_case_result c, back;
-    kbi_metric m = {"x", "s", NAN, NAN, KB_BETTER_HIGHER, 0, 0, 0, 1, 1};
+    kbi_metric m = {"x", "s", NAN, NAN, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0};
     json_t *j, *mj;
     build_case(&c, KBI_ST_SKIPPED);
     c.metrics = &m;
