@@ -286,39 +286,30 @@ static cpu_waits cpu_waits_of(const kbi_case_result *base, const kbi_case_result
 }
 
 /* "the results' worker waited for a core 12% of its time (it may read up to 13.6% slow)" or
- * the like for the sides that waited, and what the clocks explain, into buf ("" when
+ * the like for the sides that waited, then what a dropped clock explains, into buf ("" when
  * neither). */
 static void cpu_wait_text(const cpu_waits *w, char *buf, size_t n)
 {
-    if (w->clock_up > 0 || w->clock_down > 0) {
-        int len = snprintf(buf, n,
-                           "the SM clock dropped and ended at %.0f MHz (baseline) and %.0f MHz "
-                           "(results): the results may read %.1f%% %s for it",
-                           w->clocks[0], w->clocks[1],
-                           100 * expm1(fmax(w->clock_down, w->clock_up)),
-                           w->clock_down > 0 ? "slow" : "fast");
-        cpu_waits rest = *w;
-        rest.clock_up = rest.clock_down = 0;
-        if (len > 0 && (size_t)len + 2 < n && (w->base > 0 || w->res > 0)) {
-            memcpy(buf + len, "; ", 3);
-            cpu_wait_text(&rest, buf + len + 2, n - (size_t)len - 2);
-        }
-        return;
-    }
+    char waits[200] = "", clock[200] = "";
     if (w->base > 0 && w->res > 0)
-        snprintf(buf, n,
+        snprintf(waits, sizeof waits,
                  "the workers waited for a core %.0f%% (baseline) and %.0f%% (results) of "
                  "their time (each may read up to %.1f%% / %.1f%% slow)",
                  100 * w->base, 100 * w->res, 100 * expm1(stretch(w->base)),
                  100 * expm1(stretch(w->res)));
     else if (w->base > 0 || w->res > 0)
-        snprintf(buf, n,
+        snprintf(waits, sizeof waits,
                  "the %s worker waited for a core %.0f%% of its time (it may read up to %.1f%% "
                  "slow)",
                  w->res > 0 ? "results'" : "baseline's", 100 * fmax(w->base, w->res),
                  100 * expm1(stretch(fmax(w->base, w->res))));
-    else
-        snprintf(buf, n, "%s", "");
+    if (w->clock_up > 0 || w->clock_down > 0)
+        snprintf(clock, sizeof clock,
+                 "the SM clock dropped and ended at %.0f MHz (baseline) and %.0f MHz (results): "
+                 "the results may read %.1f%% %s for it",
+                 w->clocks[0], w->clocks[1], 100 * expm1(fmax(w->clock_down, w->clock_up)),
+                 w->clock_down > 0 ? "slow" : "fast");
+    snprintf(buf, n, "%s%s%s", waits, waits[0] && clock[0] ? "; " : "", clock);
 }
 
 /* Whether base and res were measured on different CPUs, as their env records say (both must
