@@ -1,6 +1,7 @@
 /* The references a user compares against (baselines/h200/<folder>/) still match the shipped
  * profiles they were measured from: every case id of a reference is a case of its profile
- * today, and a reference measured from the whole profile holds every case of it.  A plugin
+ * today, a reference measured from the whole profile holds every case of it, and each has
+ * a manifest (manifest.json) that lists the runs it holds.  A plugin
  * that renames a parameter, or a profile that gains a case, fails here until the reference
  * is re-measured (or the id change is made readable by compare). */
 #include <criterion/criterion.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "loader.h"
+#include "manifest.h"
 #include "profile.h"
 #include "results.h"
 #include "resultset.h"
@@ -94,6 +96,26 @@ Test(baselines, every_reference_matches_its_profile)
             break;
         }
         cr_expect_eq(missing, 0, "%s: %zu cases of the profile missing", ref->folder, missing);
+        /* Its manifest (kbench manifest) lists each run the folder holds, with its cases. */
+        {
+            char why[KBI_ERR_SIZE] = "";
+            json_t *m = kbi_manifest_read(path, why, sizeof why);
+            json_int_t listed = 0;
+            size_t k;
+            json_t *run;
+            cr_expect_not_null(m, "baselines/h200/%s has no manifest.json (%s): run `kbench "
+                                  "manifest baselines/h200/%s`",
+                               ref->folder, why, ref->folder);
+            json_array_foreach(json_object_get(m, "runs"), k, run)
+                listed += json_integer_value(json_object_get(run, "cases"));
+            cr_expect(m == NULL || json_array_size(json_object_get(m, "runs")) == set.n_envs,
+                      "baselines/h200/%s: its manifest lists %zu runs, the folder holds %zu",
+                      ref->folder, json_array_size(json_object_get(m, "runs")), set.n_envs);
+            cr_expect(m == NULL || (size_t)listed == set.n_cases,
+                      "baselines/h200/%s: its manifest lists %lld cases, the folder holds %zu",
+                      ref->folder, (long long)listed, set.n_cases);
+            json_decref(m);
+        }
         kbi_results_free(&set);
         kbi_cases_free(cases, n);
         kbi_profile_free(&p);

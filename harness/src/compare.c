@@ -10,8 +10,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format.h"
+#include "manifest.h"
 #include "options.h"
 #include "resultset.h"
 
@@ -855,7 +857,30 @@ void kbi_comparison_free(kbi_comparison *c)
     for (size_t i = 0; i < c->n_rows; i++)
         free(c->rows[i].metrics);
     free(c->rows);
+    kbi_strlist_free(&c->reference);
     memset(c, 0, sizeof *c);
+}
+
+void kbi_compare_use_manifest(kbi_comparison *c, const char *base_path,
+                              const kbi_result_set *base)
+{
+    struct stat st;
+    char why[KBI_ERR_SIZE];
+    kbi_strlist warnings = {0};
+    json_t *m;
+    if (stat(base_path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return;
+    m = kbi_manifest_read(base_path, why, sizeof why);
+    if (!m) {
+        if (why[0])
+            add_warning(c, why);
+        return;
+    }
+    kbi_manifest_check(m, base, NULL, &c->reference, &warnings);
+    for (size_t i = 0; i < warnings.n; i++)
+        add_warning(c, warnings.s[i]);
+    kbi_strlist_free(&warnings);
+    json_decref(m);
 }
 
 /* Whether c found a regression: a case slower or failed, a metric worse or out of bound. */
@@ -1026,7 +1051,13 @@ static void write_intro(const kbi_comparison *c, const char *base_name, const ch
     fputs("# kbench compare\n\n", f);
     fputs("Baseline: `", f);
     kbi_md_cell(f, base_name);
-    fputs("`  \nResults: `", f);
+    fputs("`  \n", f);
+    for (size_t i = 0; i < c->reference.n; i++) {
+        fputs("Reference run: ", f);
+        kbi_md_cell(f, c->reference.s[i]);
+        fputs("  \n", f);
+    }
+    fputs("Results: `", f);
     kbi_md_cell(f, res_name);
     fputs("`\n\n", f);
     fprintf(f,
@@ -1206,6 +1237,9 @@ static const char compare_help[] =
     "folder holding results*.jsonl files (shards are merged).  A case whose id has\n"
     "no match is paired with the one case of the other side that differs from it\n"
     "only by parameters one side lacks (a plugin gained a parameter), with a warning.\n"
+    "A BASELINE folder with a manifest.json (kbench run and kbench manifest write\n"
+    "one) is named run by run, and compare warns when a run's profile, read from the\n"
+    "current folder, now expands to cases the reference lacks or no longer holds.\n"
     "\n"
     "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
     "                     percentage (2%); default 2%\n"
@@ -1227,7 +1261,9 @@ static const char compare_help[] =
     "detectable column: the smallest change those runs would call nearly always.\n"
     "A host case whose worker waited for a core a share w of its time: the interval\n"
     "widens by up to 1/(1 - w) (12%: 13.6%); a change beyond it is still called.\n"
-    "Host-timed cases measured on different CPUs (the env records say): not comparable.\n"
+    "An SM clock that dropped in a case: the interval widens by the ratio of the\n"
+    "clocks the two sides ended at.  Host-timed and host_paced cases measured on\n"
+    "different CPUs (the env records say): not comparable.\n"
     "Metrics declared as timings (KB_METRIC_TIMING) are judged like a time.\n"
     "A --sanitize run on either side is not timings: no timing verdict, exit 2.\n"
     "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
@@ -1322,6 +1358,7 @@ int kbi_cmd_compare(int argc, char **argv)
         goto done;
     }
     have_cmp = 1;
+    kbi_compare_use_manifest(&cmp, argv[first], &base);
     {
         size_t matched = 0;
         for (size_t i = 0; i < cmp.n_rows; i++)

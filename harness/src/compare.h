@@ -265,6 +265,9 @@ typedef struct kbi_comparison {
     char **warnings; /* different GPUs, clocks, revisions, settings; duplicates */
     size_t n_warnings;
     kbi_compare_options opt;
+    /* Appended: what the baseline folder's manifest says of each run it holds (see
+     * kbi_compare_use_manifest); none without a manifest. */
+    kbi_strlist reference;
 } kbi_comparison;
 
 /* Matches base against res by case id and fills out (which the caller frees
@@ -273,6 +276,12 @@ typedef struct kbi_comparison {
 int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
                      const kbi_compare_options *opt, kbi_comparison *out, char *err);
 void kbi_comparison_free(kbi_comparison *c);
+
+/* When base_path is a folder with a manifest (manifest.h): each of its runs named in
+ * c->reference, and a warning for each run whose profile (found from the current folder)
+ * now expands to cases the reference lacks or no longer has cases it holds. */
+void kbi_compare_use_manifest(kbi_comparison *c, const char *base_path,
+                              const kbi_result_set *base);
 
 /* Writes the comparison as Markdown: the settings, warnings, one table row
  * per matched case, the cases on one side only, and the totals.  base_name

@@ -9,6 +9,7 @@
 #include "common.h"
 #include "compare.h"
 #include "loader.h"
+#include "manifest.h"
 #include "ncu.h"
 #include "options.h"
 #include "report.h"
@@ -28,6 +29,8 @@ static const char *const usage_main =
     "  report   RESULTS... [--out DIR]               report.md + results.csv + charts\n"
     "  compare  BASELINE RESULTS [--threshold X]     per-case verdicts; exit 1 on regression\n"
     "  profile  PROFILE.ini --case ID [-- NCU-ARGS]  one case under Nsight Compute\n"
+    "  manifest DIR                                  write DIR/manifest.json (a reference's\n"
+    "                                                profile, revision, command, GPU, ...)\n"
     "\n"
     "Run `kbench VERB --help` for a verb's options.\n"
     "\n"
@@ -51,8 +54,9 @@ static const char *const usage_run =
     "\n"
     "Runs every case of the profile: each in a child process, verified before it\n"
     "is timed, timed until the profile's sample and noise targets are met, and\n"
-    "written to OUT/results.jsonl as it ends.  Progress goes to stderr; the path\n"
-    "of the results file is printed on stdout at the end.\n"
+    "written to OUT/results.jsonl as it ends, with OUT/manifest.json (the run's\n"
+    "profile, revision, command, GPU, driver) at the end.  Progress goes to stderr;\n"
+    "the path of the results file is printed on stdout at the end.\n"
     "\n"
     "options:\n"
     "  --out DIR        where to write results.jsonl (default results/PROFILE-TIME);\n"
@@ -281,6 +285,8 @@ int main(int argc, char **argv)
         return kbi_cmd_compare(argc - 1, argv + 1);
     if (strcmp(verb, "profile") == 0)
         return kbi_cmd_profile(argc - 1, argv + 1);
+    if (strcmp(verb, "manifest") == 0)
+        return kbi_cmd_manifest(argc - 1, argv + 1);
     fprintf(stderr, "kbench: unknown verb '%s'\n%s", verb, usage_main);
     return KBI_EXIT_USAGE;
 }

@@ -23,6 +23,7 @@
 #include "common.h"
 #include "env.h"
 #include "loader.h"
+#include "manifest.h"
 #include "profile.h"
 #include "results.h"
 #include "worker.h"
@@ -1125,6 +1126,19 @@ static json_t *end_json(int complete, size_t done, const size_t *n, size_t *fail
     return end;
 }
 
+/* OUT/manifest.json from the run's own results file (not OUT/gpuN/, which repeat it).  A
+ * manifest that cannot be written costs no result: a warning. */
+static void write_manifest(const run_state *rs)
+{
+    char err[KBI_ERR_SIZE], *dir = kbi_strdup(rs->path), *slash = strrchr(dir, '/');
+    const char *inputs[1] = {rs->path};
+    if (slash)
+        *slash = '\0';
+    if (kbi_manifest_write(slash ? dir : ".", inputs, 1, err) != KBI_OK)
+        fprintf(stderr, "kbench: warning: no manifest written: %s\n", err);
+    free(dir);
+}
+
 /* The end record and the summary.  Returns the run's exit code. */
 static int write_end(run_state *rs)
 {
@@ -1146,6 +1160,7 @@ static int write_end(run_state *rs)
         rs->write_failed = 1;
     }
     json_decref(end);
+    write_manifest(rs);
     fprintf(stderr,
             "kbench: %zu of %zu cases run%s: %zu ok, %zu verify_failed, %zu skipped, %zu "
             "error, %zu crashed, %zu timeout\n",
