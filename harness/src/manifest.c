@@ -20,8 +20,11 @@ static char *file_of(const char *source, const char *dir)
     size_t n = strlen(dir), len;
     const char *colon = strrchr(source, ':');
     char *s;
+    while (n > 1 && dir[n - 1] == '/')
+        n--; /* "DIR/" as given on the command line */
     if (strncmp(source, dir, n) == 0 && source[n] == '/')
-        source += n + 1;
+        for (source += n; *source == '/'; source++)
+            ;
     len = colon && colon > source ? (size_t)(colon - source) : strlen(source);
     s = kbi_xcalloc(len + 1, 1);
     memcpy(s, source, len);
