@@ -21,9 +21,9 @@ typedef struct reference {
 } reference;
 
 static const reference references[] = {
-    {"stream", "profiles/stream.ini"},       {"stream-hot", "profiles/stream-hot.ini"},
-    {"sgemm", "profiles/sgemm.ini"},         {"sgemm-configs", "profiles/sgemm-configs.ini"},
-    {"md", "profiles/md.ini"},               {"labeling", "profiles/labeling.ini"},
+    {"stream", "profiles/stream.ini"},   {"stream-hot", "profiles/stream-hot.ini"},
+    {"sgemm", "profiles/sgemm.ini"},     {"sgemm-configs", "profiles/sgemm-configs.ini"},
+    {"md", "profiles/md.ini"},           {"labeling", "profiles/labeling.ini"},
     {"permute", "profiles/permute.ini"},
 };
 /* baselines/h200/sanitize holds compute-sanitizer runs (not timings compare reads). */
@@ -103,11 +103,12 @@ Test(baselines, every_reference_matches_its_profile)
             json_int_t listed = 0;
             size_t k;
             json_t *run;
-            cr_expect_not_null(m, "baselines/h200/%s has no manifest.json (%s): run `kbench "
-                                  "manifest baselines/h200/%s`",
+            cr_expect_not_null(m,
+                               "baselines/h200/%s has no manifest.json (%s): run `kbench "
+                               "manifest baselines/h200/%s`",
                                ref->folder, why, ref->folder);
-            json_array_foreach(json_object_get(m, "runs"), k, run)
-                listed += json_integer_value(json_object_get(run, "cases"));
+            json_array_foreach(json_object_get(m, "runs"), k, run) listed +=
+                json_integer_value(json_object_get(run, "cases"));
             cr_expect(m == NULL || json_array_size(json_object_get(m, "runs")) == set.n_envs,
                       "baselines/h200/%s: its manifest lists %zu runs, the folder holds %zu",
                       ref->folder, json_array_size(json_object_get(m, "runs")), set.n_envs);

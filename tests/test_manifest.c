@@ -31,7 +31,7 @@ static void remove_dir(void)
 TestSuite(manifest, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
 #define PROFILE                                                                                    \
-    "[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\nmax_time = 0.1\ntimeout = 5\n"            \
+    "[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\nmax_time = 0.1\ntimeout = 5\n"              \
     "[good]\nvariants = sum\nn = "
 
 static void write_profile(const char *path, const char *n_values)

@@ -234,7 +234,7 @@ static void resolve_options(const kbi_compare_options *opt, double *t, double *a
  * whose run holds a host pass or more launches than the GPU hides (host_paced, ABI 1.2) on
  * either side.  Such a case gets the drift allowance of a shared CPU and is not comparable
  * across CPUs. */
-static int host_timed(const kbi_case_result *base, const kbi_case_result *res)
+static int follows_cpu(const kbi_case_result *base, const kbi_case_result *res)
 {
     return (base->timing && res->timing && strcmp(base->timing, "host") == 0 &&
             strcmp(res->timing, "host") == 0) ||
@@ -245,7 +245,7 @@ static double host_drift(const kbi_compare_options *opt, const kbi_case_result *
                          const kbi_case_result *res)
 {
     double d = opt && opt->host_drift != 0 ? opt->host_drift : KBI_COMPARE_HOST_DRIFT;
-    return host_timed(base, res) && d > 0 ? d : 0.0;
+    return follows_cpu(base, res) && d > 0 ? d : 0.0;
 }
 
 /* What the workers' waits for a CPU and the SM clocks can explain (see compare.h).  A share
@@ -256,21 +256,21 @@ static double host_drift(const kbi_compare_options *opt, const kbi_case_result *
  * thermal cap), the clock it settled at, read at the case's end, sets the speed of most of
  * its samples: a results side that ended at a lower clock than the baseline may read slow
  * by their ratio, and the other way round. */
-typedef struct cpu_waits {
-    double base, res; /* the shares, 0 where a side did not wait or does not say */
+typedef struct allowances {
+    double base, res;            /* the shares, 0 where a side did not wait or does not say */
     double clock_up, clock_down; /* what the clocks explain, log units; 0 where they held */
     double clocks[2]; /* the SM clock at the end of the case: baseline's, results', MHz */
     double up, down;  /* what all of it explains, log units */
-} cpu_waits;
+} allowances;
 
 static double stretch(double w)
 {
     return w >= 1 ? INFINITY : -log1p(-w);
 }
 
-static cpu_waits cpu_waits_of(const kbi_case_result *base, const kbi_case_result *res)
+static allowances allowances_of(const kbi_case_result *base, const kbi_case_result *res)
 {
-    cpu_waits w;
+    allowances w;
     w.base = base->cpu_wait > 0 ? base->cpu_wait : 0; /* NAN: unknown, taken as none */
     w.res = res->cpu_wait > 0 ? res->cpu_wait : 0;
     w.clock_up = w.clock_down = 0;
@@ -290,7 +290,7 @@ static cpu_waits cpu_waits_of(const kbi_case_result *base, const kbi_case_result
 /* "the results' worker waited for a core 12% of its time (it may read up to 13.6% slow)" or
  * the like for the sides that waited, then what a dropped clock explains, into buf ("" when
  * neither). */
-static void cpu_wait_text(const cpu_waits *w, char *buf, size_t n)
+static void allowance_text(const allowances *w, char *buf, size_t n)
 {
     char waits[200] = "", clock[200] = "";
     if (w->base > 0 && w->res > 0)
@@ -401,7 +401,7 @@ void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size
 
 /* Both sides measured in rounds: the verdict from the round medians (see compare.h). */
 static void compare_rounds(const kbi_case_result *base, const kbi_case_result *res, double t,
-                           double alpha, double drift, const cpu_waits *w, const kbi_shift *s,
+                           double alpha, double drift, const allowances *w, const kbi_shift *s,
                            kbi_compare_outcome *out)
 {
     double lim = log1p(t), z = kbi_normal_quantile(1.0 - alpha / 2.0), random, half, lo, hi;
@@ -431,7 +431,7 @@ static void compare_rounds(const kbi_case_result *base, const kbi_case_result *r
         out->verdict = KBI_VERDICT_UNSURE;
     if (wait > 0) {
         char who[320];
-        cpu_wait_text(w, who, sizeof who);
+        allowance_text(w, who, sizeof who);
         snprintf(waited, sizeof waited, "; %s", who);
     }
     snprintf(out->why, sizeof out->why,
@@ -448,7 +448,7 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
 {
     kbi_shift s;
     double t, alpha, drift;
-    cpu_waits w;
+    allowances w;
     char cpu_a[128], cpu_b[128];
     if (kbi_case_not_timing(base) || kbi_case_not_timing(res)) {
         out->verdict = KBI_VERDICT_NOT_MEASURED;
@@ -460,8 +460,8 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
     }
     resolve_options(opt, &t, &alpha);
     drift = host_drift(opt, base, res);
-    w = cpu_waits_of(base, res);
-    if (host_timed(base, res) && different_cpus(base, res, cpu_a, cpu_b, sizeof cpu_a)) {
+    w = allowances_of(base, res);
+    if (follows_cpu(base, res) && different_cpus(base, res, cpu_a, cpu_b, sizeof cpu_a)) {
         /* A host time follows the CPU; how far, nothing in the two runs can say. */
         out->verdict = KBI_VERDICT_NOT_COMPARABLE;
         out->ratio = res->stats.median / base->stats.median;
@@ -498,7 +498,7 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
         if (out->verdict == KBI_VERDICT_UNSURE && (w.up > 0 || w.down > 0)) {
             char who[320];
             size_t len = strlen(out->why);
-            cpu_wait_text(&w, who, sizeof who);
+            allowance_text(&w, who, sizeof who);
             snprintf(out->why + len, sizeof out->why - len, "%s%s", len ? "; " : "", who);
         }
         return;
@@ -802,7 +802,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
         out->unjudged += unjudged(row);
         other_cpu += row->out.verdict == KBI_VERDICT_NOT_COMPARABLE;
         unknown_cpu += row->base->status == KBI_ST_OK && row->res->status == KBI_ST_OK &&
-                       host_timed(row->base, row->res) &&
+                       follows_cpu(row->base, row->res) &&
                        (cpu_unknown(row->base) || cpu_unknown(row->res));
     }
     if (other_cpu)
@@ -861,8 +861,7 @@ void kbi_comparison_free(kbi_comparison *c)
     memset(c, 0, sizeof *c);
 }
 
-void kbi_compare_use_manifest(kbi_comparison *c, const char *base_path,
-                              const kbi_result_set *base)
+void kbi_compare_use_manifest(kbi_comparison *c, const char *base_path, const kbi_result_set *base)
 {
     struct stat st;
     char why[KBI_ERR_SIZE];
@@ -1083,10 +1082,10 @@ static void write_intro(const kbi_comparison *c, const char *base_name, const ch
             "of its time may read up to 1/(1 - w) slow: the wait widens its interval (or "
             "threshold) by as much, and a change beyond that is still called; so does an SM "
             "clock that dropped during a case (a power or thermal cap), by the ratio of the "
-            "clocks the two sides ended at. Such cases measured on different CPUs are **not comparable**. The "
-            "headline is OK only when every matched case was "
-            "judged; UNSURE counts those that were not (unsure, not comparable, or not "
-            "measured in the results).\n\n",
+            "clocks the two sides ended at. Such cases measured on different CPUs are **not "
+            "comparable**. The headline is OK only when every matched case was judged; UNSURE "
+            "counts those that were not (unsure, not comparable, or not measured in the "
+            "results).\n\n",
             100 * (1 - c->opt.alpha),
             100 * (c->opt.host_drift < 0   ? 0
                    : c->opt.host_drift > 0 ? c->opt.host_drift

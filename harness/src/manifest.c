@@ -132,8 +132,8 @@ json_t *kbi_manifest_read(const char *dir, char *why, size_t n)
     schema = json_string_value(json_object_get(m, "schema"));
     if (!m || !schema || strcmp(schema, "kbench-manifest") != 0 ||
         !json_is_array(json_object_get(m, "runs"))) {
-        snprintf(why, n, "%s:%d: not a kbench manifest (%s); ignored", path.data,
-                 m ? 1 : jerr.line, m ? "expected schema kbench-manifest with runs" : jerr.text);
+        snprintf(why, n, "%s:%d: not a kbench manifest (%s); ignored", path.data, m ? 1 : jerr.line,
+                 m ? "expected schema kbench-manifest with runs" : jerr.text);
         json_decref(m);
         m = NULL;
     }
@@ -184,8 +184,8 @@ static int load_plugins(kbi_plugin_set *set, int *loaded, const char *plugin_dir
 
 /* Checks one run of the reference against the cases its profile (already loaded) expands to
  * today, within its filter; the lacking direction only for a run of every shard. */
-static void check_run(const json_t *run, const kbi_result_set *ref, const kbi_case *cases,
-                      size_t n, kbi_strlist *warnings)
+static void check_run(const json_t *run, const kbi_result_set *ref, const kbi_case *cases, size_t n,
+                      kbi_strlist *warnings)
 {
     const char *run_id = field(run, "run_id"), *profile = field(run, "profile");
     const char *filter = json_string_value(json_object_get(run, "filter"));
@@ -246,8 +246,8 @@ void kbi_manifest_check(const json_t *manifest, const kbi_result_set *ref, const
             kbi_buf_printf(&line, "; its profile is not here, so not checked against it");
         } else if (broken || load_plugins(&plugins, &loaded, plugin_dirs, err) != KBI_OK) {
             if (!broken)
-                snprintf(w, sizeof w,
-                         "the reference cannot be checked against its profile: %.900s", err);
+                snprintf(w, sizeof w, "the reference cannot be checked against its profile: %.900s",
+                         err);
             if (!broken)
                 kbi_strlist_add(warnings, w);
             broken = 1;
@@ -282,8 +282,7 @@ void kbi_manifest_check(const json_t *manifest, const kbi_result_set *ref, const
 static const char *const manifest_help =
     "usage: kbench manifest DIR\n"
     "\n"
-    "Writes DIR/" KBI_MANIFEST_FILE
-    ", the manifest of a results folder: for each run it holds\n"
+    "Writes DIR/" KBI_MANIFEST_FILE ", the manifest of a results folder: for each run it holds\n"
     "(every results*.jsonl under DIR, as report and compare read it), the profile,\n"
     "filter and shard, the git revision, the command, the date, the GPU, the driver,\n"
     "the CUDA runtime, the kbench version, its case count and whether it ended.\n"
@@ -298,8 +297,8 @@ static const char *const manifest_help =
 int kbi_cmd_manifest(int argc, char **argv)
 {
     const kbi_option options[] = {{.name = NULL}};
-    const kbi_verb_spec spec = {"manifest", "DIR", manifest_help, options, 0, 1, 1,
-                                "DIR (a results folder)"};
+    const kbi_verb_spec spec = {"manifest", "DIR", manifest_help,           options, 0,
+                                1,          1,     "DIR (a results folder)"};
     char err[KBI_ERR_SIZE], why[KBI_ERR_SIZE];
     int first, parsed;
     json_t *m, *run;
