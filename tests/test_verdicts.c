@@ -313,6 +313,24 @@ Test(verdicts, a_device_case_paced_by_the_host_is_judged_like_a_host_case)
         a.env = &ea, b.env = &eb;
         kbi_compare_case(&a, &b, NULL, &o);
         cr_expect_eq(o.verdict, KBI_VERDICT_NOT_COMPARABLE, "%s", o.why);
+        /* The same CPU model on a host whose probe runs 1.5x slower (issue 23: two leases of
+         * one VM type ran host code 1.3-4.8x apart): not comparable either. */
+        eb.cpu_model = ea.cpu_model;
+        ea.cpu_compute_ms = 3.0, ea.cpu_memory_gbs = 10.0;
+        eb.cpu_compute_ms = 4.5, eb.cpu_memory_gbs = 10.0;
+        kbi_compare_case(&a, &b, NULL, &o);
+        cr_expect_eq(o.verdict, KBI_VERDICT_NOT_COMPARABLE, "%s", o.why);
+        cr_expect_not_null(strstr(o.why, "hosts of different speed"), "%s", o.why);
+        eb.cpu_compute_ms = 3.0, eb.cpu_memory_gbs = 6.0;
+        kbi_compare_case(&a, &b, NULL, &o);
+        cr_expect_eq(o.verdict, KBI_VERDICT_NOT_COMPARABLE, "memory alone: %s", o.why);
+        eb.cpu_compute_ms = 3.15, eb.cpu_memory_gbs = 8.5;
+        kbi_compare_case(&a, &b, NULL, &o);
+        cr_expect_eq(o.verdict, KBI_VERDICT_SLOWER,
+                     "compute 5%%, memory 18%% apart: one host, 2x slower: %s", o.why);
+        eb.cpu_compute_ms = 0;
+        kbi_compare_case(&a, &b, NULL, &o);
+        cr_expect_eq(o.verdict, KBI_VERDICT_SLOWER, "one side without a probe: %s", o.why);
         a.env = b.env = NULL;
         /* The record keeps it. */
         b.id = "fx/dev/n=1", b.plugin = "fx", b.variant = "dev", b.target = "device";
@@ -700,6 +718,9 @@ Test(verdicts, unchanged_code_on_another_cpu_says_so)
     cr_assert_eq(ref.n_envs, 1);
     cr_expect(ref.envs[0].cpu_cores >= 1, "%zu cores", ref.envs[0].cpu_cores);
     cr_expect(ref.envs[0].cpu_model[0] != '\0', "no CPU model in the env record");
+    cr_expect(ref.envs[0].cpu_compute_ms > 0 && ref.envs[0].cpu_memory_gbs > 0,
+              "the host speed probe: %g ms, %g GB/s", ref.envs[0].cpu_compute_ms,
+              ref.envs[0].cpu_memory_gbs);
     {
         FILE *f = fopen("/proc/cpuinfo", "r");
         char line[512];
@@ -743,7 +764,8 @@ Test(verdicts, unchanged_code_on_another_cpu_says_so)
                          "a physics result keeps the 3-uncertainty rule: %s (%s)",
                          kbi_metric_verdict_name(o->verdict), o->why);
     }
-    cr_expect_neq(sum->out.verdict, KBI_VERDICT_NOT_COMPARABLE, "the same CPU: %s", sum->out.why);
+    cr_expect_neq(sum->out.verdict, KBI_VERDICT_NOT_COMPARABLE, "the same CPU: %s",
+                  sum->out.why);
     cr_expect_neq(sum->out.verdict, KBI_VERDICT_SLOWER, "%s", sum->out.why);
     kbi_comparison_free(&c);
     /* The reference's run, as if measured on another CPU: not comparable, never slower. */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "format.h"
+#include "hostspeed.h"
 #include "manifest.h"
 #include "options.h"
 #include "resultset.h"
@@ -341,6 +342,26 @@ static int different_cpus(const kbi_case_result *base, const kbi_case_result *re
     return 1;
 }
 
+/* Whether base and res ran on hosts whose speed probes say different hosts (hostspeed.h; both
+ * must have one); why says how far.  Two leases of one VM type name the same CPU and can run
+ * host code 1.3-4.8x apart. */
+static int different_speeds(const kbi_case_result *base, const kbi_case_result *res, char *why,
+                            size_t n)
+{
+    const kbi_env_record *x = base->env, *y = res->env;
+    double compute, memory;
+    if (!x || !y ||
+        !kbi_host_speeds_differ(x->cpu_compute_ms, x->cpu_memory_gbs, y->cpu_compute_ms,
+                                y->cpu_memory_gbs, &compute, &memory))
+        return 0;
+    snprintf(why, n,
+             "measured on hosts of different speed (the host probe: %.2f vs %.2f ms of compute, "
+             "%.2fx; %.1f vs %.1f GB/s of memory, %.2fx)",
+             x->cpu_compute_ms, y->cpu_compute_ms, compute, x->cpu_memory_gbs, y->cpu_memory_gbs,
+             memory);
+    return 1;
+}
+
 void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size_t n_base,
                          const kbi_stats *res, const double *res_samples, size_t n_res,
                          const kbi_compare_options *opt, kbi_compare_outcome *out)
@@ -449,7 +470,7 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
     kbi_shift s;
     double t, alpha, drift;
     allowances w;
-    char cpu_a[128], cpu_b[128];
+    char cpu_a[128], cpu_b[128], speeds[240] = "";
     if (kbi_case_not_timing(base) || kbi_case_not_timing(res)) {
         out->verdict = KBI_VERDICT_NOT_MEASURED;
         snprintf(out->why, sizeof out->why,
@@ -461,7 +482,8 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
     resolve_options(opt, &t, &alpha);
     drift = host_drift(opt, base, res);
     w = allowances_of(base, res);
-    if (follows_cpu(base, res) && different_cpus(base, res, cpu_a, cpu_b, sizeof cpu_a)) {
+    if (follows_cpu(base, res) && (different_cpus(base, res, cpu_a, cpu_b, sizeof cpu_a) ||
+                                   different_speeds(base, res, speeds, sizeof speeds))) {
         /* A host time follows the CPU; how far, nothing in the two runs can say. */
         out->verdict = KBI_VERDICT_NOT_COMPARABLE;
         out->ratio = res->stats.median / base->stats.median;
@@ -469,8 +491,11 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
         out->noise_results = res->stats.noise;
         out->rounds_base = base->n_rounds;
         out->rounds_results = res->n_rounds;
-        snprintf(out->why, sizeof out->why, "measured on different CPUs (%.110s vs %.110s)", cpu_a,
-                 cpu_b);
+        if (speeds[0])
+            snprintf(out->why, sizeof out->why, "%s", speeds);
+        else
+            snprintf(out->why, sizeof out->why, "measured on different CPUs (%.110s vs %.110s)",
+                     cpu_a, cpu_b);
         return;
     }
     if (base->n_rounds >= 2 && res->n_rounds >= 2 &&

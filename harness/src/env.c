@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "hostspeed.h"
 #include "build_info.h"
 #include "revision.h"
 
@@ -66,7 +67,8 @@ static void read_first_line(const char *path, char *out, size_t n)
 /* What decides a host case's speed, read cheaply: the model and its family/model/stepping
  * (two VMs may both say "AMD EPYC" over different generations), the cores, the highest
  * clock cpufreq allows, the governor, a cgroup's CPU quota, and whether a hypervisor sits
- * below.  `compare` reports host-timed cases measured on different CPUs as not comparable. */
+ * below, and the host's measured speed (hostspeed.h).  `compare` reports host-timed cases
+ * measured on different CPUs, or on hosts whose speeds differ, as not comparable. */
 static json_t *cpu_json(void)
 {
     json_t *cpu = json_object();
@@ -136,6 +138,11 @@ static json_t *cpu_json(void)
     if (text && strstr(text, "\nflags"))
         json_object_set_new(cpu, "hypervisor", json_boolean(strstr(text, " hypervisor") != NULL));
     free(text);
+    {
+        json_t *speed = kbi_host_speed_probe();
+        if (speed)
+            json_object_set_new(cpu, "speed", speed);
+    }
     return cpu;
 }
 

@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 /* Parent side: host name, CPU ("cpu": model, signature, logical and usable
- * cores, max_mhz, governor, quota_cores, hypervisor), time, kbench version,
+ * cores, max_mhz, governor, quota_cores, hypervisor, speed), time, kbench version,
  * git revision, compiler and flags, command line.  Adds fields to env. */
 void kbi_env_host(json_t *env, int argc, char **argv);
 

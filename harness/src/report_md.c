@@ -44,6 +44,19 @@ static void env_host(FILE *f, const kbi_env_record *e)
     kbi_md_cell(f, kbi_jstr(e->json, "host", NULL));
 }
 
+/* The CPU that host cases ran on, and the host speed probe where the record has one. */
+static void env_cpu(FILE *f, const kbi_env_record *e)
+{
+    if (!e->cpu_model[0]) {
+        fputs("not recorded", f);
+        return;
+    }
+    kbi_md_cell(f, e->cpu_model);
+    fprintf(f, ", %zu cores", e->cpu_cores);
+    if (e->cpu_compute_ms > 0 && e->cpu_memory_gbs > 0)
+        fprintf(f, "; speed probe %.2f ms, %.1f GB/s", e->cpu_compute_ms, e->cpu_memory_gbs);
+}
+
 static void env_gpu(FILE *f, const kbi_env_record *e)
 {
     json_t *dev = json_object_get(e->json, "device");
@@ -230,6 +243,7 @@ static void write_environment(FILE *f, const kbi_rep_model *m)
     md_env_row(f, "run", set, env_run_id);
     md_env_row(f, "time", set, env_time);
     md_env_row(f, "host", set, env_host);
+    md_env_row(f, "CPU", set, env_cpu);
     md_env_row(f, "GPU", set, env_gpu);
     md_env_row(f, "memory", set, env_memory);
     md_env_row(f, "clocks", set, env_clocks);

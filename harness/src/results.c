@@ -166,6 +166,10 @@ static void read_env(kbi_env_record *e, json_t *obj, const char *source)
     e->cpu_signature = dup_str(json_object_get(obj, "cpu"), "signature");
     e->cpu_cores = get_count(json_object_get(obj, "cpu"), "logical_cores");
     e->cpu_max_mhz = get_num(json_object_get(obj, "cpu"), "max_mhz");
+    e->cpu_compute_ms =
+        get_num(json_object_get(json_object_get(obj, "cpu"), "speed"), "compute_ms");
+    e->cpu_memory_gbs =
+        get_num(json_object_get(json_object_get(obj, "cpu"), "speed"), "memory_gbs");
 }
 
 /* ---- the case record ---- */

@@ -108,6 +108,7 @@ typedef struct kbi_env_record {
     char *cpu_signature; /* x86 family/model/stepping, Arm implementer/part */
     size_t cpu_cores;    /* logical cores online */
     double cpu_max_mhz;  /* 0 unknown (no cpufreq, e.g. in most VMs) */
+    double cpu_compute_ms, cpu_memory_gbs; /* the host speed probe (hostspeed.h); 0 unknown */
 } kbi_env_record;
 
 /* One case record: the one struct the harness writes a case from
