@@ -297,8 +297,8 @@ static void build_case(kbi_case_result *c, kbi_status st)
     c->wall_s = 0.5;
     if (st == KBI_ST_OK || st == KBI_ST_VERIFY_FAILED) {
         static kbi_metric m[2] = {
-            {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0},
-            {"count", "", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0},
+            {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0, 0, 0, 0},
+            {"count", "", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0},
         };
         c->timing = "host";
         c->batch = 1;
@@ -380,7 +380,7 @@ Test(results, case_record_round_trip_for_every_status)
 Test(results, unknown_uncertainty_and_nan_value_become_null)
 {
     kbi_case_result c, back;
-    kbi_metric m = {"x", "s", NAN, NAN, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0};
+    kbi_metric m = {"x", "s", NAN, NAN, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0, 0, 0, 0};
     json_t *j, *mj;
     build_case(&c, KBI_ST_SKIPPED);
     c.metrics = &m;
@@ -666,6 +666,47 @@ Test(results, round_records_join_into_one_case_per_round_read)
                      "5 rounds"),
               "%s", set.n_warnings ? set.warnings[0] : "no warning");
     cr_expect(warned(&set, "no end record", NULL));
+    kbi_results_free(&set);
+}
+
+Test(results, a_metric_read_from_rounds_is_their_mean_with_their_spread)
+{
+    /* Issue 23: permute's copy_ratio, timed once per worker, read 0.994, 1.014 and 1.011 in
+     * one run's three rounds (each +-0.001): judged from round 1 alone, an unchanged build
+     * read 2.3% worse at 19 combined uncertainties. */
+    static const double value[3] = {0.994, 1.014, 1.011}, u[3] = {0.0006, 0.0007, 0.0018};
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    double mean = (value[0] + value[1] + value[2]) / 3, ss = 0;
+    FILE *f = open_run(3);
+    for (int r = 0; r < 3; r++) {
+        json_t *rec = round_record(0, r + 1, "ok", 1e-3);
+        json_object_set_new(rec, "metrics",
+                            json_pack("{s:{s:f, s:f, s:s, s:s, s:b}, s:{s:f, s:f, s:s, s:s, s:b}}",
+                                      "copy_ratio", "value", value[r], "uncertainty", u[r],
+                                      "unit", "1", "better", "lower", "declared", 1, "launches",
+                                      "value", 1.0, "uncertainty", 0.0, "unit", "1", "better",
+                                      "none", "declared", 1));
+        put_line(f, "round", rec);
+    }
+    fclose(f);
+    for (int r = 0; r < 3; r++)
+        ss += (value[r] - mean) * (value[r] - mean);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 1);
+    for (size_t i = 0; i < set.cases[0].n_metrics; i++) {
+        const kbi_metric *m = &set.cases[0].metrics[i];
+        cr_expect_eq(m->rounds, 3, "%s", m->name);
+        if (strcmp(m->name, "copy_ratio") == 0) {
+            cr_expect_float_eq(m->value, mean, 1e-12, "the mean of the rounds: %g", m->value);
+            cr_expect_float_eq(m->uncertainty, sqrt(ss / 2 / 3), 1e-12,
+                               "the rounds' standard error, above their own: %g", m->uncertainty);
+        } else {
+            cr_expect_eq(m->value, 1.0);
+            cr_expect_eq(m->uncertainty, 0.0, "an exact value stays exact");
+        }
+    }
+    cr_expect_eq(set.cases[0].n_metrics, 2);
     kbi_results_free(&set);
 }
 

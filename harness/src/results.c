@@ -1005,6 +1005,35 @@ typedef struct read_state {
     int saw_end;
 } read_state;
 
+/* Joins round record r's metrics into c's (see kbi_metric.rounds): each metric both have
+ * becomes the mean of the rounds' values so far, within its bound only if every round's was. */
+static void join_round_metrics(kbi_case_result *c, const kbi_case_result *r)
+{
+    for (size_t i = 0; i < c->n_metrics; i++) {
+        kbi_metric *m = &c->metrics[i];
+        const kbi_metric *x = NULL;
+        double delta, n, spread;
+        for (size_t k = 0; k < r->n_metrics && !x; k++)
+            if (strcmp(r->metrics[k].name, m->name) == 0)
+                x = &r->metrics[k];
+        if (!x)
+            continue;
+        if (m->rounds == 0) {
+            m->rounds = 1;
+            m->m2 = 0;
+            m->u2 = m->uncertainty * m->uncertainty;
+        }
+        n = (double)++m->rounds;
+        delta = x->value - m->value;
+        m->value += delta / n;
+        m->m2 += delta * (x->value - m->value);
+        m->u2 += x->uncertainty * x->uncertainty; /* NAN stays NAN: unknown */
+        spread = sqrt(m->m2 / (n - 1) / n);
+        m->uncertainty = isnan(m->u2) ? NAN : fmax(sqrt(m->u2) / n, spread);
+        m->in_bound = m->in_bound && x->in_bound;
+    }
+}
+
 /* Adds round record r (of a case read from round records already) to that case c, whose
  * rounds_read rounds came before: its samples are appended (the statistics and rates are
  * those of every round's samples), or, when the round did not end ok, it replaces the case
@@ -1045,6 +1074,7 @@ static void join_round(kbi_case_result *c, kbi_case_result *r, long round)
         c->throttle_reasons |= r->throttle_reasons;
     }
     c->sticky_error |= r->sticky_error;
+    join_round_metrics(c, r);
     if (!c->stats_note[0])
         memcpy(c->stats_note, r->stats_note, sizeof c->stats_note);
     free(per);

@@ -85,6 +85,12 @@ typedef struct kbi_metric {
     int declared;     /* declared in the plugin's descriptor */
     int in_bound;     /* the value lies within the bound (1 when there is none) */
     int timing;       /* declared KB_METRIC_TIMING (ABI 1.2): derived from a timing */
+    /* Read from round records: value is the mean of the rounds' values, and uncertainty the
+     * larger of the standard error the rounds' spread gives and the one the rounds' own
+     * uncertainties give (a figure measured once per worker drifts between workers as the
+     * case's time does).  rounds: how many were joined (0: one reading). */
+    size_t rounds;
+    double m2, u2; /* sum of squared deviations from the mean; sum of squared uncertainties */
 } kbi_metric;
 
 /* Whether value lies within m's bound (1 without a bound; 0 for NAN). */
