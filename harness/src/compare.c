@@ -294,18 +294,20 @@ static allowances allowances_of(const kbi_case_result *base, const kbi_case_resu
 static void allowance_text(const allowances *w, char *buf, size_t n)
 {
     char waits[200] = "", clock[200] = "";
-    if (w->base > 0 && w->res > 0)
+    /* A wait under 0.05% explains under 0.05%: it would print as "0%" and says nothing. */
+    int base = w->base >= 5e-4, res = w->res >= 5e-4;
+    if (base && res)
         snprintf(waits, sizeof waits,
-                 "the workers waited for a core %.0f%% (baseline) and %.0f%% (results) of "
+                 "the workers waited for a core %.2g%% (baseline) and %.2g%% (results) of "
                  "their time (each may read up to %.1f%% / %.1f%% slow)",
                  100 * w->base, 100 * w->res, 100 * expm1(stretch(w->base)),
                  100 * expm1(stretch(w->res)));
-    else if (w->base > 0 || w->res > 0)
+    else if (base || res)
         snprintf(waits, sizeof waits,
-                 "the %s worker waited for a core %.0f%% of its time (it may read up to %.1f%% "
+                 "the %s worker waited for a core %.2g%% of its time (it may read up to %.1f%% "
                  "slow)",
-                 w->res > 0 ? "results'" : "baseline's", 100 * fmax(w->base, w->res),
-                 100 * expm1(stretch(fmax(w->base, w->res))));
+                 res ? "results'" : "baseline's", 100 * (res ? w->res : w->base),
+                 100 * expm1(stretch(res ? w->res : w->base)));
     if (w->clock_up > 0 || w->clock_down > 0)
         snprintf(clock, sizeof clock,
                  "the SM clock dropped and ended at %.0f MHz (baseline) and %.0f MHz (results): "
