@@ -29,6 +29,8 @@ void kbi_gpu_slug(const char *gpu, char *out, size_t n)
 {
     size_t len = 0;
     int dash = 0;
+    while (*gpu && !isalnum((unsigned char)*gpu))
+        gpu++;
     if (strncasecmp(gpu, "nvidia", 6) == 0 && !isalnum((unsigned char)gpu[6]))
         gpu += 6;
     for (; *gpu && len + 1 < n; gpu++) {
@@ -518,8 +520,8 @@ int kbi_cmd_baseline(int argc, char **argv)
     }
     if (save(&a, &set, target, sizeof target, err) != KBI_OK)
         goto fail;
-    fprintf(stderr, "kbench baseline: saved %zu cases of %zu run%s as %s\n", set.n_cases,
-            set.n_envs, set.n_envs == 1 ? "" : "s", target);
+    fprintf(stderr, "kbench baseline: saved %zu case%s of %zu run%s as %s\n", set.n_cases,
+            set.n_cases == 1 ? "" : "s", set.n_envs, set.n_envs == 1 ? "" : "s", target);
     printf("%s\n", target);
     code = KBI_EXIT_OK;
     goto done;
