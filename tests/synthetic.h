@@ -63,33 +63,41 @@ static inline void syn_free(kbi_case_result *c)
     json_decref(c->params);
 }
 
-/* Writes a run of cases to path: env (GPU gpu, or no device for NULL; run_id), the cases, end. */
-static inline void syn_write(const char *path, const char *gpu, const char *run_id,
-                             kbi_case_result *cases, size_t n)
+/* Writes a run to path: the env record env, the cases, an end record. */
+static inline void syn_write_run(const char *path, const char *run_id, json_t *env,
+                                 kbi_case_result *cases, size_t n)
 {
     kbi_results_writer w;
     char err[KBI_ERR_SIZE];
-    json_t *env =
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:{s:s,s:i,s:f}}", "time", "2026-12-01T10:00:00Z",
-                  "host", "testhost", "kbench_version", "0.1.0", "git_revision", "0123456789abcdef",
-                  "build_type", "Release", "profile", "profiles/test.ini", "cuda_runtime_version",
-                  13000, "cpu", "model", "Test CPU", "logical_cores", 2, "max_mhz", 3000.0);
     json_t *end = json_pack("{s:b,s:i}", "complete", 1, "cases", (int)n);
-    json_object_set_new(env, "device", gpu ? json_pack("{s:s}", "name", gpu) : json_null());
-    json_object_set_new(env, "driver_version", json_string("580.159.04"));
     cr_assert_eq(kbi_results_open(&w, path, run_id, err), KBI_OK, "%s", err);
     cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
     for (size_t i = 0; i < n; i++) {
-        json_t *rec;
-        cases[i].index = (long)i;
-        rec = kbi_case_record_json(&cases[i]);
+        json_t *rec = kbi_case_record_json(&cases[i]);
         cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
         json_decref(rec);
     }
     cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
     kbi_results_close(&w);
-    json_decref(env);
     json_decref(end);
+}
+
+/* syn_write_run of cases, numbered in order, with an env record of GPU gpu (no device for
+ * NULL) on a 2-core host. */
+static inline void syn_write(const char *path, const char *gpu, const char *run_id,
+                             kbi_case_result *cases, size_t n)
+{
+    json_t *env =
+        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:{s:s,s:i,s:f}}", "time", "2026-12-01T10:00:00Z",
+                  "host", "testhost", "kbench_version", "0.1.0", "git_revision", "0123456789abcdef",
+                  "build_type", "Release", "profile", "profiles/test.ini", "cuda_runtime_version",
+                  13000, "cpu", "model", "Test CPU", "logical_cores", 2, "max_mhz", 3000.0);
+    json_object_set_new(env, "device", gpu ? json_pack("{s:s}", "name", gpu) : json_null());
+    json_object_set_new(env, "driver_version", json_string("580.159.04"));
+    for (size_t i = 0; i < n; i++)
+        cases[i].index = (long)i;
+    syn_write_run(path, run_id, env, cases, n);
+    json_decref(env);
 }
 
 #endif

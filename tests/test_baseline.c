@@ -105,20 +105,25 @@ static char *redirected(FILE *f)
     return b.data ? b.data : kbi_strdup("");
 }
 
+/* Expects files a and b to hold the same bytes. */
+static void expect_same_file(const char *a, const char *b, const char *what)
+{
+    char *x = slurp(a), *y = slurp(b);
+    cr_expect_str_eq(x, y, "%s", what);
+    free(x);
+    free(y);
+}
+
 Test(baseline, save_files_the_run_under_its_gpu_with_a_manifest, .init = setup, .fini = remove_tmp)
 {
-    char dir[500], file[520], why[KBI_ERR_SIZE], *copy, *orig, *out, *err;
+    char dir[500], file[520], why[KBI_ERR_SIZE], *out, *err;
     json_t *m, *run;
     cr_redirect_stdout();
     cr_redirect_stderr();
     cr_assert_eq(baseline_cmd("save", "ref", run_a, NULL), 0);
     snprintf(dir, sizeof dir, "%s/h200/ref", root);
     snprintf(file, sizeof file, "%s/results.jsonl", dir);
-    copy = slurp(file);
-    orig = slurp(run_a);
-    cr_expect_str_eq(copy, orig, "the results are copied unchanged");
-    free(copy);
-    free(orig);
+    expect_same_file(file, run_a, "the results are copied unchanged");
     m = kbi_manifest_read(dir, why, sizeof why);
     cr_assert_not_null(m, "no manifest: %s", why);
     cr_assert_eq(json_array_size(json_object_get(m, "runs")), 1);
@@ -132,12 +137,7 @@ Test(baseline, save_files_the_run_under_its_gpu_with_a_manifest, .init = setup, 
     cr_expect_eq(baseline_cmd("save", "ref", run_b, NULL), 2);
     cr_expect_eq(baseline_cmd("save", "ref", run_a, run_b), 2);
     cr_expect_eq(baseline_cmd("save", "--force", "ref", run_b), 0);
-    snprintf(file, sizeof file, "%s/results.jsonl", dir);
-    copy = slurp(file);
-    orig = slurp(run_b);
-    cr_expect_str_eq(copy, orig, "--force replaced the results");
-    free(copy);
-    free(orig);
+    expect_same_file(file, run_b, "--force replaced the results");
     /* Several files: each its own results-NNN.jsonl, all in the manifest. */
     cr_expect_eq(baseline_cmd("save", "both/parts", run_a, run_b), 0);
     snprintf(dir, sizeof dir, "%s/h200/both/parts", root);
