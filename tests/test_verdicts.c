@@ -14,6 +14,7 @@
 #include "compare.h"
 #include "results.h"
 #include "helpers.h"
+#include "synthetic.h"
 
 static void setup(void)
 {
@@ -570,25 +571,14 @@ Test(verdicts, a_sanitized_run_is_marked_and_refused_as_timings)
 static void write_cases(const char *name, kbi_case_result *cases, size_t n, const char *cpu_model,
                         char *path, size_t len)
 {
-    kbi_results_writer w;
-    char err[KBI_ERR_SIZE];
-    json_t *env = json_pack("{s:n}", "device"), *end = json_pack("{s:b}", "complete", 1);
+    json_t *env = json_pack("{s:n}", "device");
     if (cpu_model)
         json_object_set_new(env, "cpu",
                             json_pack("{s:s,s:s,s:i}", "model", cpu_model, "signature",
                                       "family 25 model 1 stepping 1", "logical_cores", 2));
     snprintf(path, len, "%s/%s.jsonl", tmp, name);
-    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
-    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
-    for (size_t i = 0; i < n; i++) {
-        json_t *rec = kbi_case_record_json(&cases[i]);
-        cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
-        json_decref(rec);
-    }
-    cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
-    kbi_results_close(&w);
+    syn_write_run(path, "r1", env, cases, n);
     json_decref(env);
-    json_decref(end);
 }
 
 /* A host case fx/host/n=N of 8 quiet rounds around t whose worker waited `wait`. */

@@ -6,12 +6,14 @@
 #include "compare.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "baseline.h"
 #include "format.h"
 #include "hostspeed.h"
 #include "manifest.h"
@@ -1266,6 +1268,8 @@ static const char compare_help[] =
     "A BASELINE folder with a manifest.json (kbench run and kbench manifest write\n"
     "one) is named run by run, and compare warns when a run's profile, read from the\n"
     "current folder, now expands to cases the reference lacks or no longer holds.\n"
+    "BASELINE may also be a baseline's NAME (no file or folder of that name): the one\n"
+    "for the GPU RESULTS ran on, DIR/<gpu>/NAME (kbench baseline --help), named on stderr.\n"
     "\n"
     "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
     "                     percentage (2%); default 2%\n"
@@ -1277,6 +1281,8 @@ static const char compare_help[] =
     "  -u, --fail-on-unsure  exit 1 when a case could not be judged (unsure, not\n"
     "                     comparable, or not measured in the results)\n"
     "  -o, --out FILE     also write the Markdown table to FILE\n"
+    "  -b, --baselines DIR  where named baselines live (default $KBENCH_BASELINES, else\n"
+    "                     ./baselines)\n"
     "  -h, --help         this text\n"
     "\n"
     "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
@@ -1335,12 +1341,39 @@ static int load_side(const char *what, const char *path, kbi_result_set *set)
     return KBI_OK;
 }
 
+/* Loads both sides.  *base_path may be a baseline's name (baseline.h): the baseline of the
+ * GPU the results ran on is loaded, its folder (in base_dir, size n) named on stderr and put
+ * in *base_path.  Returns KBI_OK, or an error said on stderr. */
+static int load_sides(const char **base_path, const char *res_path, const char *baselines,
+                      kbi_result_set *base, kbi_result_set *res, char *base_dir, size_t n)
+{
+    char gpu[256], err[KBI_ERR_SIZE];
+    int rc;
+    if (!kbi_baseline_is_name(*base_path)) {
+        rc = load_side("baseline", *base_path, base);
+        return rc == KBI_OK ? load_side("results", res_path, res) : rc;
+    }
+    if ((rc = load_side("results", res_path, res)) != KBI_OK)
+        return rc;
+    rc = kbi_baseline_find(kbi_baselines_root(baselines), *base_path, res, base_dir, n, gpu,
+                           sizeof gpu, err);
+    if (rc != KBI_OK) {
+        fprintf(stderr, "kbench compare: %s\n", err);
+        return rc;
+    }
+    fprintf(stderr, "kbench compare: baseline %s for the results' GPU (%s): %s\n", *base_path,
+            gpu, base_dir);
+    *base_path = base_dir;
+    return load_side("baseline", base_dir, base);
+}
+
 int kbi_cmd_compare(int argc, char **argv)
 {
     kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT, 0};
     kbi_result_set base = {0}, res = {0};
     kbi_comparison cmp = {0};
-    const char *out = NULL;
+    const char *out = NULL, *baselines = NULL, *base_path;
+    char base_dir[PATH_MAX];
     const kbi_option options[] = {
         {.name = "threshold",
          .short_name = 't',
@@ -1363,6 +1396,7 @@ int kbi_cmd_compare(int argc, char **argv)
          .kind = KBI_OPT_FLAG,
          .target = &opt.fail_on_unsure},
         {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
+        {.name = "baselines", .short_name = 'b', .kind = KBI_OPT_STRING, .target = &baselines},
     };
     const kbi_verb_spec spec = {"compare",
                                 "BASELINE RESULTS [--threshold X]",
@@ -1376,15 +1410,16 @@ int kbi_cmd_compare(int argc, char **argv)
     int first, parsed, code = KBI_EXIT_USAGE, have_cmp = 0;
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
         return parsed;
-    if (load_side("baseline", argv[first], &base) != KBI_OK ||
-        load_side("results", argv[first + 1], &res) != KBI_OK)
+    base_path = argv[first];
+    if (load_sides(&base_path, argv[first + 1], baselines, &base, &res, base_dir,
+                   sizeof base_dir) != KBI_OK)
         goto done;
     if (kbi_compare_sets(&base, &res, &opt, &cmp, err) != KBI_OK) {
         fprintf(stderr, "kbench compare: %s\n", err);
         goto done;
     }
     have_cmp = 1;
-    kbi_compare_use_manifest(&cmp, argv[first], &base);
+    kbi_compare_use_manifest(&cmp, base_path, &base);
     {
         size_t matched = 0;
         for (size_t i = 0; i < cmp.n_rows; i++)
@@ -1398,7 +1433,7 @@ int kbi_cmd_compare(int argc, char **argv)
     }
     for (size_t i = 0; i < cmp.n_warnings; i++)
         fprintf(stderr, "kbench compare: warning: %s\n", cmp.warnings[i]);
-    kbi_compare_write_markdown(&cmp, argv[first], argv[first + 1], stdout);
+    kbi_compare_write_markdown(&cmp, base_path, argv[first + 1], stdout);
     fflush(stdout);
     if (out) {
         FILE *f = fopen(out, "w");
@@ -1407,7 +1442,7 @@ int kbi_cmd_compare(int argc, char **argv)
             fprintf(stderr, "kbench compare: %s: cannot create: %s\n", out, strerror(errno));
             goto done;
         }
-        rc = kbi_compare_write_markdown(&cmp, argv[first], argv[first + 1], f);
+        rc = kbi_compare_write_markdown(&cmp, base_path, argv[first + 1], f);
         if (fclose(f) != 0 || rc != KBI_OK) {
             fprintf(stderr, "kbench compare: %s: cannot write: %s\n", out, strerror(errno));
             goto done;

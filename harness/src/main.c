@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "build_info.h"
 #include "common.h"
 #include "compare.h"
+#include "export.h"
 #include "loader.h"
 #include "manifest.h"
 #include "ncu.h"
@@ -28,6 +30,11 @@ static const char *const usage_main =
     "                                                run a profile, write results.jsonl\n"
     "  report   RESULTS... [--out DIR]               report.md + results.csv + charts\n"
     "  compare  BASELINE RESULTS [--threshold X]     per-case verdicts; exit 1 on regression\n"
+    "                                                (BASELINE: a folder, a file, or a NAME)\n"
+    "  export   RESULTS... --format gbench|bmf|gab [--out FILE]\n"
+    "                                                for CI trackers (Google Benchmark JSON,\n"
+    "                                                Bencher, github-action-benchmark)\n"
+    "  baseline save NAME RESULTS... | list          named baselines: baselines/<gpu>/NAME/\n"
     "  profile  PROFILE.ini --case ID [-- NCU-ARGS]  one case under Nsight Compute\n"
     "  manifest DIR                                  write DIR/manifest.json (a reference's\n"
     "                                                profile, revision, command, GPU, ...)\n"
@@ -287,6 +294,10 @@ int main(int argc, char **argv)
         return kbi_cmd_profile(argc - 1, argv + 1);
     if (strcmp(verb, "manifest") == 0)
         return kbi_cmd_manifest(argc - 1, argv + 1);
+    if (strcmp(verb, "export") == 0)
+        return kbi_cmd_export(argc - 1, argv + 1);
+    if (strcmp(verb, "baseline") == 0)
+        return kbi_cmd_baseline(argc - 1, argv + 1);
     fprintf(stderr, "kbench: unknown verb '%s'\n%s", verb, usage_main);
     return KBI_EXIT_USAGE;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jsonfile.h"
 #include "loader.h"
 #include "options.h"
 #include "profile.h"
@@ -81,37 +82,19 @@ json_t *kbi_manifest_of(const kbi_result_set *set, const char *dir)
     return json_pack("{s:s,s:i,s:o}", "schema", "kbench-manifest", "version", 1, "runs", runs);
 }
 
-/* Writes m to path, indented, with a final newline.  Returns 0 or -1 (errno set). */
-static int write_json(const json_t *m, const char *path)
-{
-    char *text = json_dumps(m, JSON_INDENT(1));
-    FILE *f = text ? fopen(path, "w") : NULL;
-    int rc = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
-    if (f && fclose(f) != 0)
-        rc = -1;
-    free(text);
-    return rc;
-}
-
 int kbi_manifest_write(const char *dir, const char *const *inputs, size_t n_inputs, char *err)
 {
     kbi_result_set set = {0};
-    kbi_buf path = {0}, tmp = {0};
+    kbi_buf path = {0};
     json_t *m;
     int rc = kbi_results_load_inputs(&set, inputs, n_inputs, err);
     if (rc != KBI_OK)
         return rc;
     m = kbi_manifest_of(&set, dir);
     kbi_buf_printf(&path, "%s/" KBI_MANIFEST_FILE, dir);
-    kbi_buf_printf(&tmp, "%s.tmp", path.data);
-    if (write_json(m, tmp.data) != 0 || rename(tmp.data, path.data) != 0) {
-        kbi_errf(err, "%s: cannot write: %s", path.data, strerror(errno));
-        unlink(tmp.data);
-        rc = KBI_ERR_IO;
-    }
+    rc = kbi_json_write_file(m, path.data, 1, err);
     json_decref(m);
     kbi_buf_free(&path);
-    kbi_buf_free(&tmp);
     kbi_results_free(&set);
     return rc;
 }
