@@ -683,10 +683,10 @@ Test(results, a_metric_read_from_rounds_is_their_mean_with_their_spread)
         json_t *rec = round_record(0, r + 1, "ok", 1e-3);
         json_object_set_new(rec, "metrics",
                             json_pack("{s:{s:f, s:f, s:s, s:s, s:b}, s:{s:f, s:f, s:s, s:s, s:b}}",
-                                      "copy_ratio", "value", value[r], "uncertainty", u[r],
-                                      "unit", "1", "better", "lower", "declared", 1, "launches",
-                                      "value", 1.0, "uncertainty", 0.0, "unit", "1", "better",
-                                      "none", "declared", 1));
+                                      "copy_ratio", "value", value[r], "uncertainty", u[r], "unit",
+                                      "1", "better", "lower", "declared", 1, "launches", "value",
+                                      1.0, "uncertainty", 0.0, "unit", "1", "better", "none",
+                                      "declared", 1));
         put_line(f, "round", rec);
     }
     fclose(f);
