@@ -223,7 +223,7 @@ Test(profile, unknown_key_in_run)
     expect_error("[run]\nwarmpu = 3\n",
                  "t.ini:2: unknown key 'warmpu' in [run], expected one of warmup, min_samples, "
                  "max_samples, min_time, max_time, max_noise, rounds, timeout, cache, device, "
-                 "seed, bandwidth, peak_gflops\n");
+                 "seed, bandwidth, peak_gflops, energy, energy_window, energy_windows\n");
 }
 
 Test(profile, unknown_key_in_plugin)

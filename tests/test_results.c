@@ -148,12 +148,12 @@ static void expect_load_error(const char *content, const char *want_suffix)
 Test(results, bad_inputs_name_file_and_line)
 {
     expect_load_error(
-        "{\"schema\":\"kbench-results\",\"version\":4,\"record\":\"env\",\"run_id\":\"r\"}\n",
-        ":1: results schema version 4, expected 1 to 3 (written by another kbench "
+        "{\"schema\":\"kbench-results\",\"version\":5,\"record\":\"env\",\"run_id\":\"r\"}\n",
+        ":1: results schema version 5, expected 1 to 4 (written by another kbench "
         "version)");
     expect_load_error(
         "{\"schema\":\"kbench-results\",\"version\":0,\"record\":\"env\",\"run_id\":\"r\"}\n",
-        ":1: results schema version 0, expected 1 to 3 (written by another kbench "
+        ":1: results schema version 0, expected 1 to 4 (written by another kbench "
         "version)");
     expect_load_error("\n{\"hello\":1}\n", ":2: not a kbench results record, expected "
                                            "\"schema\":\"kbench-results\"");
