@@ -171,7 +171,8 @@ Test(energy_nvml, idle_power_across_a_wrap)
     cr_assert_eq(kbi_energy_idle(&m, 0.5, &watts, &period, why), KBI_OK, "%s", why);
     /* Each end is seen a poll (or a busy machine's scheduling delay) late. */
     cr_expect(fabs(watts - 80) < 8, "idle %g W", watts);
-    cr_expect(fabs(period - 0.02) < 0.005, "period %g s", period);
+    /* A poll delayed past a step (a busy machine) sees two as one: the period reads long. */
+    cr_expect(period > 0.019 && period < 0.05, "period %g s", period);
 }
 
 Test(energy_nvml, idle_with_a_stuck_counter)
