@@ -207,8 +207,13 @@ static void env_energy(FILE *f, const kbi_env_record *e)
 {
     json_t *run = json_object_get(e->json, "run"), *energy = json_object_get(e->json, "energy");
     const char *why = kbi_jstr(energy, "why", NULL);
-    if (strcmp(kbi_jstr(run, "energy", NULL), "on") != 0 || !json_is_object(energy)) {
+    if (strcmp(kbi_jstr(run, "energy", NULL), "on") != 0) {
+        /* Runs before kbench measured energy do not say. */
         fputs(json_is_string(json_object_get(run, "energy")) ? "off" : "not measured", f);
+        return;
+    }
+    if (!json_is_object(energy)) {
+        fputs("on, not measured (no device)", f);
         return;
     }
     if (e->idle_watts > 0)
