@@ -51,7 +51,7 @@ typedef struct window_figures {
 static int feed_stream(const kbi_energy_work *w, cudaEvent_t *ring, int per_chunk, size_t *chunks,
                        size_t *done, long long *units, char *msg)
 {
-    cudaError_t e;
+    cudaError_t e = cudaSuccess;
     while (*chunks - *done < AHEAD) {
         for (int i = 0; i < per_chunk; i++) {
             int rc = enqueue_unit(w, msg);
@@ -101,6 +101,10 @@ static int run_window(const kbi_energy_meter *m, const kbi_energy_work *w, cudaE
             if (e == cudaSuccess) {
                 kbi_energy_window_begin(win, min_s, 0, now, mj);
                 begun = 1;
+            } else if (now - start > budget) {
+                /* The GPU never reached the work: no window (said as one too short). */
+                kbi_energy_window_begin(win, min_s, 0, start, mj);
+                *st = kbi_energy_window_feed(win, now, mj, 0);
             }
         } else {
             *st = kbi_energy_window_feed(win, now, mj, now - start <= budget);

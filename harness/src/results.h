@@ -122,7 +122,7 @@ typedef struct kbi_case_energy {
     char why[256];                 /* "" when measured */
     double j_per_run, j_per_run_u; /* joules per run and its standard uncertainty */
     double watts, watts_u;         /* the board's mean power in the windows */
-    double run_s;                  /* seconds per run in the windows */
+    double run_s;                  /* seconds per run in the windows (cold: with its flush) */
     double window_s;               /* mean length of a window, between two counter steps */
     double period_s;               /* the counter's update period seen in the windows */
     double flush_j;                /* cold mode: the L2 flush's energy taken off each run */
