@@ -214,6 +214,27 @@ step_multigpu() {
 }
 
 # Each plugin may bring its own steps (step_<name>_...) in
+# Energy per case (lab/h200/energy): the same profile twice (energy per run within 5%, power
+# between idle and the limit, J/byte of the copy against its size, sgemm by GFLOP/J), then one
+# 12 s window of one case beside nvidia-smi's power samples every 100 ms.  About 200 s.
+step_energy() {
+  local rc=0 d="$OUT/results/energy" smi
+  mkdir -p "$d"
+  for r in 1 2; do
+    "$B/kbench" run lab/h200/energy/energy.ini --out "$d/run$r" || rc=1
+    "$B/kbench" report "$d/run$r" --out "$d/report$r" || rc=1
+  done
+  "$B/kbench" compare "$d/run1" "$d/run2" --out "$d/compare.md" || rc=1
+  grep -E '"record":"case"' "$d"/run*/results.jsonl | sed 's/.*"id":"\([^"]*\)".*"energy":\({[^}]*}\).*/\1 \2/'
+  nvidia-smi --query-gpu=timestamp,power.draw --format=csv -lms 100 \
+    >"$d/steady-power.csv" &
+  smi=$!
+  "$B/kbench" run lab/h200/energy/steady.ini --out "$d/steady" || rc=1
+  kill "$smi"
+  lab/h200/energy/compare-power.sh "$d/steady/results.jsonl" "$d/steady-power.csv" || rc=1
+  return $rc
+}
+
 # plugins/<name>/lab/h200-steps.sh, sourced here so plugins stay in their folder.
 for f in "$ROOT"/plugins/*/lab/h200-steps.sh; do
   [ -e "$f" ] && . "$f"

@@ -16,6 +16,7 @@ char *kbt_fixtures(void);
 char *kbt_plugins(void);
 char *kbt_binary(void);
 char *kbt_graph_replay(void);
+char *kbt_fake_nvml(void);
 
 #define KBENCH_TEST_FIXTURES kbt_fixtures()
 #define KBENCH_TEST_PLUGINS kbt_plugins()

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "energy.h"
 #include "report.h"
 #include "results.h"
 #include "helpers.h"
@@ -973,4 +974,93 @@ Test(compare_sets, dims_as_string_and_as_array_pair_across_a_new_parameter, .ini
     kbi_comparison_free(&cmp);
     kbi_results_free(&a);
     kbi_results_free(&b);
+}
+
+/* Writes tmp/NAME.jsonl: one device case with the same samples in every file and energy
+ * j_per_run ± u joules (measured when j > 0, else not, with a reason). */
+static void write_energy_run(const char *name, double j, double u, char *path, size_t n)
+{
+    static double samples[] = {2e-3, 2.01e-3, 1.99e-3, 2e-3, 2.02e-3, 1.98e-3};
+    kbi_case_result c;
+    kbi_results_writer w;
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_pack("{s:n}", "device"), *rec, *end = json_pack("{s:b}", "complete", 1);
+    memset(&c, 0, sizeof c);
+    c.index = 0;
+    c.id = "stream/copy/n=1024";
+    c.plugin = "stream";
+    c.variant = "copy";
+    c.target = "device";
+    c.baseline = "";
+    c.params = json_pack("{s:i}", "n", 1024);
+    c.params_text = "n=1024";
+    c.status = KBI_ST_OK;
+    c.message = "";
+    c.timing = "graph";
+    c.prepare_s = c.wall_s = c.cpu_wait = NAN;
+    c.samples = samples;
+    c.n_samples = 6;
+    c.has_stats = 1;
+    kbi_stats_compute(samples, 6, &c.stats);
+    c.has_energy = 1;
+    c.energy = (kbi_case_energy){.measured = j > 0,
+                                 .j_per_run = j,
+                                 .j_per_run_u = u,
+                                 .watts = j / 2e-3,
+                                 .watts_u = u / 2e-3,
+                                 .run_s = 2e-3,
+                                 .window_s = 2,
+                                 .period_s = 0.1,
+                                 .extra_s = 7,
+                                 .windows = 3,
+                                 .runs = 3000};
+    if (j <= 0)
+        kbi_energy_not_measured(&c.energy, "this GPU has no energy counter");
+    rec = kbi_case_record_json(&c);
+    snprintf(path, n, "%s/%s.jsonl", tmp, name);
+    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
+    kbi_results_close(&w);
+    json_decref(env);
+    json_decref(rec);
+    json_decref(end);
+    json_decref(c.params);
+}
+
+Test(compare_energy_cmd, energy_per_run_is_judged_like_a_timing, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char base[512], same[512], within[512], worse[512], better[512], none[512], out[512];
+    char *text;
+    write_energy_run("base", 1.0, 0.005, base, sizeof base);
+    write_energy_run("same", 1.01, 0.005, same, sizeof same);
+    write_energy_run("within", 1.015, 0.02, within, sizeof within);
+    write_energy_run("worse", 1.2, 0.005, worse, sizeof worse);
+    write_energy_run("better", 0.8, 0.005, better, sizeof better);
+    write_energy_run("none", 0, 0, none, sizeof none);
+    snprintf(out, sizeof out, "%s/cmp.md", tmp);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    cr_expect_eq(run_compare(base, same, "--out", out), 0, "1%% is within the threshold");
+    text = slurp(out);
+    cr_expect(strstr(text, "| `stream/copy/n=1024` | " KBI_COMPARE_ENERGY_NAME " | 1 ± 0.005 J | "
+                           "1.01 ± 0.005 J |") != NULL,
+              "%s", text);
+    free(text);
+    cr_expect_eq(run_compare(base, within, NULL, NULL), 0);
+    cr_expect_eq(run_compare(base, worse, "--out", out), 1, "20%% more energy per run");
+    text = slurp(out);
+    cr_expect(strstr(text, "REGRESSION") != NULL, "%s", text);
+    cr_expect(strstr(text, "Worse: `stream/copy/n=1024` " KBI_COMPARE_ENERGY_NAME) != NULL, "%s",
+              text);
+    free(text);
+    cr_expect_eq(run_compare(base, better, NULL, NULL), 0, "less energy is better");
+    cr_expect_eq(run_compare(worse, base, NULL, NULL), 0);
+    /* A side without an energy figure gives no energy verdict. */
+    cr_expect_eq(run_compare(base, none, "--out", out), 0);
+    text = slurp(out);
+    cr_expect(strstr(text, KBI_COMPARE_ENERGY_NAME " |") == NULL, "%s", text);
+    free(text);
 }

@@ -223,7 +223,7 @@ Test(profile, unknown_key_in_run)
     expect_error("[run]\nwarmpu = 3\n",
                  "t.ini:2: unknown key 'warmpu' in [run], expected one of warmup, min_samples, "
                  "max_samples, min_time, max_time, max_noise, rounds, timeout, cache, device, "
-                 "seed, bandwidth, peak_gflops\n");
+                 "seed, bandwidth, peak_gflops, energy, energy_window, energy_windows\n");
 }
 
 Test(profile, unknown_key_in_plugin)
@@ -797,4 +797,29 @@ Test(profile, malformed_count_choices_are_the_plugins_fault)
     kbi_value_free(&v);
     cr_expect_eq(kbi_value_parse(&params[0], "2", &v, err), KBI_ERR_INPUT);
     cr_expect_str_eq(err, "'2' has 1 dimensions, expected 2 to 8 joined by 'x'");
+}
+
+Test(profile, energy_switch_and_windows)
+{
+    kbi_profile p;
+    char *err = parse_errors("[run]\n[good]\nvariants = sum\n", &p);
+    cr_assert_null(err, "%s", err);
+    cr_expect_eq(p.run.energy, 1, "on by default");
+    cr_expect_eq(p.run.energy_window, 2.0);
+    cr_expect_eq(p.run.energy_windows, 3);
+    kbi_profile_free(&p);
+    err = parse_errors("[run]\nenergy = off\nenergy_window = 0.5\nenergy_windows = 5\n"
+                       "[good]\nvariants = sum\n",
+                       &p);
+    cr_assert_null(err, "%s", err);
+    cr_expect_eq(p.run.energy, 0);
+    cr_expect_eq(p.run.energy_window, 0.5);
+    cr_expect_eq(p.run.energy_windows, 5);
+    kbi_profile_free(&p);
+    expect_error("[run]\nenergy = yes\n",
+                 "t.ini:2: energy = 'yes' is not a switch, expected on or off\n");
+    expect_error("[run]\nenergy_window = 0.1\n",
+                 "t.ini:2: energy_window = 0.1 is out of range, expected 0.2 to 600\n");
+    expect_error("[run]\nenergy_windows = 0\n",
+                 "t.ini:2: energy_windows = 0 is out of range, expected 1 to 100\n");
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "energy.h"
 #include "report.h"
 #include "report_model.h"
 #include "results.h"
@@ -424,7 +425,8 @@ Test(report_input, another_schema_version)
 {
     char err[KBI_ERR_SIZE] = "";
     cr_assert_eq(load_err("bad_version.jsonl", err), KBI_ERR_INPUT);
-    cr_assert(strstr(err, "bad_version.jsonl:1: results schema version 99, expected 1 to 3") != NULL,
+    cr_assert(strstr(err, "bad_version.jsonl:1: results schema version 99, expected 1 to 4") !=
+                  NULL,
               "%s", err);
 }
 
@@ -728,4 +730,65 @@ Test(report_format, absurd_durations_stay_short)
     cr_expect_str_eq(b, "1e+308 s");
     kbi_format_duration(2.5e7, b, sizeof b);
     cr_expect_str_eq(b, "2.5e+07 s");
+}
+
+Test(report_md, energy_columns_env_row_and_power_chart, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_result_set set = {0};
+    kbi_report_options opt = {.gnuplot = ""};
+    char err[KBI_ERR_SIZE] = "", out[512], path[600], *md, *csv;
+    kbi_env_record *e;
+    size_t measured = 0;
+    struct stat st;
+    load(&set, "stream_h200.jsonl");
+    e = &set.envs[0];
+    json_object_set_new(json_object_get(e->json, "run"), "energy", json_string("on"));
+    json_object_set_new(json_object_get(e->json, "run"), "energy_window", json_real(2));
+    json_object_set_new(json_object_get(e->json, "run"), "energy_windows", json_integer(3));
+    json_object_set_new(e->json, "energy",
+                        json_pack("{s:b, s:f, s:f, s:f}", "counter", 1, "idle_w", 81.5, "period_s",
+                                  0.1, "power_limit_w", 700.0));
+    e->idle_watts = 81.5;
+    e->power_limit_watts = 700;
+    for (size_t i = 0; i < set.n_cases; i++) {
+        kbi_case_result *c = &set.cases[i];
+        if (c->status != KBI_ST_OK || strcmp(c->target, "device") != 0)
+            continue;
+        c->has_energy = 1;
+        if (strcmp(c->variant, "triad") == 0) {
+            kbi_energy_not_measured(&c->energy, "window too short to measure: test");
+            continue;
+        }
+        c->energy = (kbi_case_energy){.measured = 1,
+                                      .j_per_run = 2.5e-3 * (double)(i + 1),
+                                      .j_per_run_u = 2.5e-5 * (double)(i + 1),
+                                      .watts = 612,
+                                      .windows = 3};
+        kbi_case_energy_derive(&c->energy, c->flops, c->bytes);
+        measured++;
+    }
+    cr_assert_gt(measured, 0);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    md = slurp(path);
+    cr_expect(strstr(md, "| energy | idle 81.5 W, limit 700 W, counter steps every 0.1 s; 3 "
+                         "windows of ≥ 2 s per case |") != NULL,
+              "%s", md);
+    cr_expect(strstr(md, "| energy per run | power | GFLOP/J | GB/J | notes |") != NULL, "%s", md);
+    /* copy at the first point: 2.5 mJ a run, 33.5 MB a run (of 16 MiB arrays) over it. */
+    cr_expect(strstr(md, "| exact | 2.500 mJ ± 1.0% | 612 W | — | 13.42 |") != NULL, "%s", md);
+    cr_expect(strstr(md, "| not measured | — | — | — | energy: window too short to measure: "
+                         "test") != NULL,
+              "%s", md);
+    free(md);
+    snprintf(path, sizeof path, "%s/results.csv", out);
+    csv = slurp(path);
+    cr_expect(strstr(csv, ",energy_j_per_run,energy_j_per_run_u,energy_watts,") != NULL);
+    cr_expect(strstr(csv, "window too short to measure: test") != NULL);
+    free(csv);
+    /* The rate against the power: scripts are written even without gnuplot. */
+    snprintf(path, sizeof path, "%s/charts/stream-power.gp", out);
+    cr_expect_eq(stat(path, &st), 0, "%s", path);
 }

@@ -148,12 +148,12 @@ static void expect_load_error(const char *content, const char *want_suffix)
 Test(results, bad_inputs_name_file_and_line)
 {
     expect_load_error(
-        "{\"schema\":\"kbench-results\",\"version\":4,\"record\":\"env\",\"run_id\":\"r\"}\n",
-        ":1: results schema version 4, expected 1 to 3 (written by another kbench "
+        "{\"schema\":\"kbench-results\",\"version\":5,\"record\":\"env\",\"run_id\":\"r\"}\n",
+        ":1: results schema version 5, expected 1 to 4 (written by another kbench "
         "version)");
     expect_load_error(
         "{\"schema\":\"kbench-results\",\"version\":0,\"record\":\"env\",\"run_id\":\"r\"}\n",
-        ":1: results schema version 0, expected 1 to 3 (written by another kbench "
+        ":1: results schema version 0, expected 1 to 4 (written by another kbench "
         "version)");
     expect_load_error("\n{\"hello\":1}\n", ":2: not a kbench results record, expected "
                                            "\"schema\":\"kbench-results\"");
@@ -951,5 +951,86 @@ Test(results, repeated_warnings_are_summarised)
               set.warnings[0]);
     cr_expect(warned(&set, "\u2026 and 1,995 more like it (stored statistics", NULL), "%s",
               set.warnings[set.n_warnings - 1]);
+    kbi_results_free(&set);
+}
+
+/* ---- energy (version 4) ---- */
+
+Test(results, energy_round_trip_and_work_per_joule)
+{
+    kbi_case_result a, b;
+    json_t *rec = case_record(4, "ok", 1e-3), *back;
+    cr_assert_null(kbi_case_record_read(&a, rec, KBI_RESULTS_VERSION));
+    a.has_energy = 1;
+    a.energy = (kbi_case_energy){.measured = 1,
+                                 .j_per_run = 0.5,
+                                 .j_per_run_u = 0.01,
+                                 .watts = 500,
+                                 .watts_u = 5,
+                                 .run_s = 1e-3,
+                                 .window_s = 2.05,
+                                 .period_s = 0.1,
+                                 .extra_s = 6.5,
+                                 .windows = 3,
+                                 .runs = 6000,
+                                 .gflop_per_j = 123 /* not believed: derived on reading */};
+    back = kbi_case_record_json(&a);
+    cr_assert_null(kbi_case_record_read(&b, back, KBI_RESULTS_VERSION));
+    cr_assert(b.has_energy && b.energy.measured);
+    cr_expect_eq(b.energy.j_per_run, 0.5);
+    cr_expect_eq(b.energy.j_per_run_u, 0.01);
+    cr_expect_eq(b.energy.watts, 500);
+    cr_expect_eq(b.energy.windows, 3);
+    cr_expect_eq(b.energy.runs, 6000);
+    cr_expect_eq(b.energy.extra_s, 6.5);
+    /* 8 flops and 64 bytes a run over 0.5 J. */
+    cr_expect(fabs(b.energy.gflop_per_j - 16e-9) < 1e-18, "%g", b.energy.gflop_per_j);
+    cr_expect(fabs(b.energy.gb_per_j - 128e-9) < 1e-18, "%g", b.energy.gb_per_j);
+    kbi_case_result_free(&b);
+    json_decref(back);
+    /* Not measured: null figures and the reason. */
+    a.energy = (kbi_case_energy){.measured = 0, .j_per_run = NAN, .extra_s = NAN};
+    snprintf(a.energy.why, sizeof a.energy.why, "this GPU has no energy counter");
+    back = kbi_case_record_json(&a);
+    cr_expect(json_is_null(json_object_get(json_object_get(back, "energy"), "j_per_run")));
+    cr_assert_null(kbi_case_record_read(&b, back, KBI_RESULTS_VERSION));
+    cr_expect(b.has_energy && !b.energy.measured);
+    cr_expect_str_eq(b.energy.why, "this GPU has no energy counter");
+    cr_expect_eq(b.energy.gflop_per_j, 0);
+    kbi_case_result_free(&b);
+    json_decref(back);
+    /* Without energy (energy off, a host case, versions 1 to 3): no field at all. */
+    a.has_energy = 0;
+    back = kbi_case_record_json(&a);
+    cr_expect_null(json_object_get(back, "energy"));
+    json_decref(back);
+    kbi_case_result_free(&a);
+    json_decref(rec);
+}
+
+Test(results, energy_of_rounds_is_their_mean)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    FILE *f = open_run(2);
+    for (int r = 1; r <= 2; r++) {
+        json_t *rec = round_record(1, r, "ok", 1e-3);
+        json_object_set_new(rec, "energy",
+                            json_pack("{s:f, s:f, s:f, s:f, s:i, s:i}", "j_per_run",
+                                      r == 1 ? 1.0 : 2.0, "j_per_run_u", 0.1, "watts",
+                                      r == 1 ? 400.0 : 600.0, "watts_u", 1.0, "windows", 3, "runs",
+                                      100));
+        put_line(f, "round", rec);
+    }
+    fclose(f);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 1);
+    cr_assert(set.cases[0].has_energy && set.cases[0].energy.measured);
+    cr_expect(fabs(set.cases[0].energy.j_per_run - 1.5) < 1e-12);
+    cr_expect(fabs(set.cases[0].energy.watts - 500) < 1e-9);
+    cr_expect(fabs(set.cases[0].energy.j_per_run_u - 0.1 / sqrt(2)) < 1e-12, "%g",
+              set.cases[0].energy.j_per_run_u);
+    cr_expect_eq(set.cases[0].energy.windows, 6);
+    cr_expect_eq(set.cases[0].energy.runs, 200);
     kbi_results_free(&set);
 }

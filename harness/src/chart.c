@@ -774,8 +774,11 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
         gp_reference(&gp, c->reference, c->reference_label);
     for (size_t s = 0; s < c->n_series; s++) {
         char style[96];
-        snprintf(style, sizeof style, "using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.1 dt %d",
-                 line_dash(&c->series[s]));
+        if (c->points_only)
+            snprintf(style, sizeof style, "using 1:2:3:4 with yerrorbars lw 1.5 pt 7 ps 1.3");
+        else
+            snprintf(style, sizeof style, "using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.1 dt %d",
+                     line_dash(&c->series[s]));
         series_clause(&gp, &n_clauses, c->stem, block_of[s], style, &c->series[s]);
     }
     rc = end_chart(ctx, c->stem, n_blocks, "point", &dat, &gp, width, height, err);

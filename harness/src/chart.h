@@ -85,6 +85,7 @@ typedef struct kbi_line_chart {
     const char *reference_label;
     int fit_y; /* nonzero: the y range fits the values (which may be negative or far
                   from 0) instead of starting at 0; log only when all are positive */
+    int points_only; /* appended: points with their error bars, no lines (a scatter) */
 } kbi_line_chart;
 
 /* Roofline: achieved GFLOP/s against arithmetic intensity (FLOP/byte) on

@@ -191,13 +191,38 @@ void kbi_compare_metric_in_case(const kbi_metric *base, const kbi_metric *res, d
 
 /* Judges every metric of row (the baseline's, then those new in the
  * results) and counts the verdicts into c. */
+/* The energy per run of row's two sides as metrics in row->energy, when both measured it;
+ * returns nonzero when they did. */
+static int energy_metrics(kbi_compare_row *row)
+{
+    const kbi_case_result *side[2] = {row->base, row->res};
+    for (int k = 0; k < 2; k++) {
+        if (!side[k] || !side[k]->has_energy || !side[k]->energy.measured)
+            return 0;
+        row->energy[k] = (kbi_metric){.name = (char *)KBI_COMPARE_ENERGY_NAME,
+                                      .unit = (char *)"J",
+                                      .value = side[k]->energy.j_per_run,
+                                      .uncertainty = side[k]->energy.j_per_run_u,
+                                      .better = KB_BETTER_LOWER,
+                                      .declared = 1,
+                                      .in_bound = 1,
+                                      .timing = 1};
+    }
+    return 1;
+}
+
 static void compare_row_metrics(kbi_comparison *c, kbi_compare_row *row)
 {
     size_t nb = row->base ? row->base->n_metrics : 0, nr = row->res ? row->res->n_metrics : 0;
     double t = c->opt.threshold, allowance = row->out.timing_allowance;
-    if (!row->res || nb + nr == 0)
+    int energy = energy_metrics(row);
+    if (!row->res || nb + nr + (size_t)energy == 0)
         return; /* only in the baseline: nothing new to judge */
-    row->metrics = kbi_xcalloc(nb + nr, sizeof *row->metrics);
+    row->metrics = kbi_xcalloc(nb + nr + 1, sizeof *row->metrics);
+    if (energy) /* a timing times a power: judged like a timing */
+        kbi_compare_metric_in_case(&row->energy[0], &row->energy[1], t,
+                                   isfinite(allowance) ? allowance : t,
+                                   &row->metrics[row->n_metrics++]);
     for (size_t i = 0; i < nb; i++) {
         const kbi_metric *b = &row->base->metrics[i], *r = NULL;
         kbi_metric_outcome *o = &row->metrics[row->n_metrics++];
@@ -205,8 +230,11 @@ static void compare_row_metrics(kbi_comparison *c, kbi_compare_row *row)
             if (strcmp(row->res->metrics[k].name, b->name) == 0)
                 r = &row->res->metrics[k];
         kbi_compare_metric_in_case(b, r, t, isfinite(allowance) ? allowance : t, o);
-        if (r && row->out.verdict == KBI_VERDICT_NOT_COMPARABLE &&
-            (r->declared ? r->timing : b->timing) && o->change != 0) {
+    }
+    for (size_t i = 0; i < row->n_metrics; i++) {
+        kbi_metric_outcome *o = &row->metrics[i];
+        if (o->base && o->res && row->out.verdict == KBI_VERDICT_NOT_COMPARABLE &&
+            (o->res->declared ? o->res->timing : o->base->timing) && o->change != 0) {
             /* A timing of a host case follows the CPU as the case's time does. */
             o->verdict = KBI_MV_UNSURE;
             if (!o->out_of_bound)
@@ -1013,7 +1041,9 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             "like a time: **same** within the threshold, **unsure** within what the runs' drift "
             "and CPU wait can explain (or on different CPUs), worse/better only beyond both "
             "that and the uncertainties. A value outside the metric's declared bound fails the "
-            "comparison.\n\n",
+            "comparison. `" KBI_COMPARE_ENERGY_NAME "` is the case's energy per run, which "
+            "kbench measures itself where both runs have it (lower is better), judged like a "
+            "timing.\n\n",
             KBI_COMPARE_METRIC_SIGMAS);
     for (int k = 0; k < 2; k++) {
         int first = 1;

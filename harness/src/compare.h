@@ -127,6 +127,12 @@
  * Physics metrics (no flag: an energy drift, a moment ratio) keep the
  * 3-uncertainty rule alone.
  *
+ * Energy (the case record's "energy", where both sides measured it): the joules per run
+ * with their uncertainty, judged as a metric whose lower value is better and which derives
+ * from a timing (a time per run times a power), under the name KBI_COMPARE_ENERGY_NAME:
+ * worse only beyond the threshold, what the runs' drift can explain and 3 combined
+ * uncertainties; a worse energy is a regression as any worse metric is.
+ *
  * The headline names what is known: REGRESSION when any case is slower or
  * failed, or any metric worse or out of bound; else "UNSURE: n of m cases
  * could not be judged" when any matched case could not be judged; OK only
@@ -245,11 +251,18 @@ void kbi_compare_metric(const kbi_metric *base, const kbi_metric *res, kbi_metri
 void kbi_compare_metric_in_case(const kbi_metric *base, const kbi_metric *res, double threshold,
                                 double allowance, kbi_metric_outcome *out);
 
+/* The name of a case's energy per run among its metrics' verdicts. */
+#define KBI_COMPARE_ENERGY_NAME "energy per run (kbench)"
+
 typedef struct kbi_compare_row {
     const kbi_case_result *base, *res; /* either may be NULL */
     kbi_compare_outcome out;
-    kbi_metric_outcome *metrics; /* baseline's order, then metrics new in the results */
+    kbi_metric_outcome *metrics; /* the energy per run first (where both sides measured it),
+                                    the baseline's order, then metrics new in the results */
     size_t n_metrics;
+    /* Appended: each side's energy per run as a metric (base, results), which the energy's
+     * outcome in `metrics` points to. */
+    kbi_metric energy[2];
 } kbi_compare_row;
 
 typedef struct kbi_comparison {

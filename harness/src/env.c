@@ -14,6 +14,7 @@
 
 #include "common.h"
 #include "hostspeed.h"
+#include "energy.h"
 #include "build_info.h"
 #include "revision.h"
 
@@ -315,7 +316,7 @@ json_t *kbi_env_devices(void)
     return out;
 }
 
-json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops)
+json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops, double energy_window)
 {
     json_t *env = json_object(), *dev, *ceil = json_object();
     struct cudaDeviceProp prop;
@@ -378,6 +379,12 @@ json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops)
     json_object_set_new(dev, "sm_clock_mhz", json_real(kbi_nvml_sm_clock()));
     json_object_set_new(dev, "mem_clock_mhz", json_real(kbi_nvml_mem_clock()));
     json_object_set_new(env, "device", dev);
+    /* At rest, before the ceilings warm the board. */
+    if (energy_window > 0)
+        json_object_set_new(
+            env, "energy",
+            kbi_energy_env_json(json_string_value(json_object_get(dev, "pci_bus_id")),
+                                energy_window));
 
     if (bandwidth_gbs <= 0.0) {
         source = "measured";

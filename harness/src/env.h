@@ -17,9 +17,11 @@ void kbi_env_time(char *buf, size_t n);
 /* Child side (initialises CUDA): runtime and driver versions, the device's
  * properties and clocks, and its ceilings (memory bandwidth with a
  * device-to-device copy, fp32 peak with an FMA kernel) unless the profile
- * gives them (nonzero arguments).  With no usable device, "device" is null
+ * gives them (nonzero arguments).  With energy_window > 0, first the board's
+ * idle power over a window that long ("energy", energy.h: before the
+ * ceilings load the device).  With no usable device, "device" is null
  * and "device_error" says why.  Returns the object (caller owns it). */
-json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops);
+json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops, double energy_window);
 
 /* Child side (initialises CUDA, measures nothing): every visible device as
  * {"devices": [{"index" (CUDA ordinal), "name", "uuid", "pci_bus_id", "nvml_index"}]}, with

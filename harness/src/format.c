@@ -57,6 +57,20 @@ void kbi_format_duration(double seconds, char *out, size_t n)
 }
 
 /* Items per second with an SI prefix: "1.234 G". */
+void kbi_format_joules(double joules, char *out, size_t n)
+{
+    static const struct {
+        double scale;
+        const char *name;
+    } units[] = {{1, "J"}, {1e3, "mJ"}, {1e6, "µJ"}, {1e9, "nJ"}};
+    size_t i = 0;
+    char num[64];
+    while (i + 1 < sizeof units / sizeof *units && fabs(joules) * units[i].scale < 1)
+        i++;
+    kbi_fmt_sig4(joules * units[i].scale, num, sizeof num);
+    snprintf(out, n, "%s %s", num, units[i].name);
+}
+
 void kbi_fmt_si(double v, char *out, size_t n)
 {
     static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};

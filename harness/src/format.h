@@ -24,6 +24,8 @@ void kbi_format_duration(double seconds, char *out, size_t n);
 
 /* Four significant digits without an exponent for the usual magnitudes. */
 void kbi_fmt_sig4(double v, char *out, size_t n);
+/* Joules in J, mJ, µJ or nJ with four significant digits: "1.234 mJ". */
+void kbi_format_joules(double joules, char *out, size_t n);
 /* Items per second with an SI prefix: "1.234 G". */
 void kbi_fmt_si(double v, char *out, size_t n);
 /* A tic label for an axis value: 16777216 -> "16Mi", 1000 -> "1000". */

@@ -31,6 +31,9 @@ void kbi_run_opts_default(kbi_run_opts *o)
     o->device = 0;
     o->seed = 1;
     o->rounds = 1;
+    o->energy = 1;
+    o->energy_window = 2.0;
+    o->energy_windows = 3;
 }
 
 /* ---- values ---- */
@@ -680,6 +683,17 @@ static void parse_run_key(parse_state *st, const entry *e, kbi_run_opts *o)
         run_number(st, e, 1e-6, 1e9, 0, &o->bandwidth_gbs);
     } else if (strcmp(k, "peak_gflops") == 0) {
         run_number(st, e, 1e-6, 1e12, 0, &o->peak_gflops);
+    } else if (strcmp(k, "energy") == 0) {
+        if (strcmp(e->value, "on") == 0 || strcmp(e->value, "off") == 0)
+            o->energy = strcmp(e->value, "on") == 0;
+        else
+            add_error(st, e->line, "energy = '%s' is not a switch, expected on or off", e->value);
+    } else if (strcmp(k, "energy_window") == 0) {
+        run_number(st, e, 0.2, 600, 0, &o->energy_window);
+    } else if (strcmp(k, "energy_windows") == 0) {
+        v = o->energy_windows;
+        run_number(st, e, 1, 100, 1, &v);
+        o->energy_windows = (int)v;
     } else if (strcmp(k, "cache") == 0) {
         if (strcmp(e->value, "cold") == 0)
             o->cache = KBI_CACHE_COLD;
@@ -692,7 +706,7 @@ static void parse_run_key(parse_state *st, const entry *e, kbi_run_opts *o)
         add_error(st, e->line,
                   "unknown key '%s' in [run], expected one of warmup, min_samples, max_samples, "
                   "min_time, max_time, max_noise, rounds, timeout, cache, device, seed, "
-                  "bandwidth, peak_gflops",
+                  "bandwidth, peak_gflops, energy, energy_window, energy_windows",
                   k);
     }
 }

@@ -28,6 +28,9 @@ typedef struct kbi_run_opts {
     double bandwidth_gbs; /* memory ceiling in GB/s; 0: measure it */
     double peak_gflops;   /* compute ceiling in GFLOP/s; 0: measure it */
     int rounds;           /* measure every case this many times, interleaved over the run */
+    int energy;           /* measure each device case's energy (energy.h); on by default */
+    double energy_window; /* least seconds of one energy window */
+    int energy_windows;   /* windows per case */
 } kbi_run_opts;
 
 /* Defaults of [run]. */

@@ -677,6 +677,77 @@ static int chart_roofline(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ct
     return rc;
 }
 
+/* (e) the plugin's rate against the board's mean power, one point per case whose energy was
+ * measured, one colour per variant: a point's rate over its power is its work per joule, so
+ * a variant up and to the left is the more efficient one. */
+static int chart_energy(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, char *err)
+{
+    const kbi_result_set *set = m->set;
+    size_t R = p->n_rows, n_series = 0;
+    kbi_line_series *series;
+    double **cols;
+    char ubuf[128];
+    const char *unit = kbi_rep_kind_label(set, p, ubuf, sizeof ubuf);
+    int rc = KBI_OK;
+    if (p->kind == KBI_RATE_NONE)
+        return KBI_OK;
+    series = kbi_xcalloc(R, sizeof *series);
+    cols = kbi_xcalloc(R * 4, sizeof *cols);
+    for (size_t r = 0; r < R; r++) {
+        size_t n = 0;
+        for (int k = 0; k < 4; k++)
+            cols[r * 4 + k] = kbi_xmalloc((p->n_points + 1) * sizeof(double));
+        for (size_t i = 0; i < p->n_points; i++) {
+            size_t ci = p->points[i].cell[r];
+            const kbi_case_result *c;
+            double v, lo, hi;
+            if (ci == KBI_NO_CASE)
+                continue;
+            c = &set->cases[ci];
+            if (!c->has_energy || !c->energy.measured || !kbi_case_rate(c, p->kind, &v, &lo, &hi))
+                continue;
+            cols[r * 4][n] = c->energy.watts;
+            cols[r * 4 + 1][n] = v;
+            cols[r * 4 + 2][n] = lo;
+            cols[r * 4 + 3][n] = hi;
+            n++;
+        }
+        if (n > 0)
+            series[n_series++] = (kbi_line_series){.name = p->rows[r].name,
+                                                   .color = (int)r,
+                                                   .n = n,
+                                                   .x = cols[r * 4],
+                                                   .y = cols[r * 4 + 1],
+                                                   .low = cols[r * 4 + 2],
+                                                   .high = cols[r * 4 + 3]};
+    }
+    if (n_series > 0) {
+        kbi_buf title = {0}, ylabel = {0};
+        char *stem = make_stem(m, p->name, "power", NULL);
+        kbi_line_chart lc = {0};
+        kbi_buf_printf(&title, "%s: %s against the board's power (rate / power = work per joule)",
+                       p->name, unit);
+        kbi_buf_printf(&ylabel, "%s (median; bars: slowest to fastest sample)", unit);
+        lc.stem = stem;
+        lc.title = title.data;
+        lc.xlabel = "mean board power in the energy windows (W)";
+        lc.ylabel = ylabel.data;
+        lc.n_series = n_series;
+        lc.series = series;
+        lc.points_only = 1;
+        add_chart_slot(p);
+        rc = kbi_chart_lines(ctx, &lc, err);
+        rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
+        kbi_buf_free(&title);
+        kbi_buf_free(&ylabel);
+    }
+    for (size_t r = 0; r < R * 4; r++)
+        free(cols[r]);
+    free(cols);
+    free(series);
+    return rc;
+}
+
 /* Whether key k varies and has a numeric value (a number or dims) at
  * every point of p. */
 static int numeric_axis(const kbi_result_set *set, const kbi_rep_plugin *p, size_t k, int *square)
@@ -960,6 +1031,8 @@ int kbi_report_draw_charts(kbi_rep_model *m, kbi_chart_ctx *ctx, char *err)
             rc = chart_speedup(m, p, ctx, err);
         if (rc == KBI_OK)
             rc = chart_roofline(m, p, ctx, err);
+        if (rc == KBI_OK)
+            rc = chart_energy(m, p, ctx, err);
         if (rc == KBI_OK)
             rc = chart_points(m, p, ctx, err);
         if (rc == KBI_OK)

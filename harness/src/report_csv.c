@@ -107,7 +107,8 @@ static void write_header(FILE *f, const csv_columns *cols)
     fputs(",status,message,n_samples,median_s,ci_low_s,ci_high_s,min_s,max_s,mean_s,stddev_s,"
           "noise,flops,bytes,items,item_unit,gflops,gbs,items_per_s,frac_peak,frac_bandwidth,"
           "baseline,speedup,verify_passed,verify_error,verify_tolerance,verify_metric,"
-          "clock_drop,sm_start_mhz,sm_end_mhz",
+          "clock_drop,sm_start_mhz,sm_end_mhz,energy_j_per_run,energy_j_per_run_u,"
+          "energy_watts,energy_gflop_per_j,energy_gb_per_j,energy_why",
           f);
     for (size_t k = 0; k < cols->metrics.n; k++) {
         snprintf(h, sizeof h, "metric_%s", cols->metrics.s[k]);
@@ -147,7 +148,20 @@ static void write_figures(FILE *f, const kbi_case_result *c)
     next_num(f, c->frac_bandwidth, c->bytes > 0 && ok && c->frac_bandwidth > 0);
 }
 
-/* From the baseline to the clocks. */
+/* The energy per run, its uncertainty, the power, the work per joule, or why not measured. */
+static void write_energy(FILE *f, const kbi_case_result *c)
+{
+    const kbi_case_energy *e = &c->energy;
+    int ok = c->has_energy && e->measured && kbi_case_ok(c);
+    next_num(f, e->j_per_run, ok);
+    next_num(f, e->j_per_run_u, ok && isfinite(e->j_per_run_u));
+    next_num(f, e->watts, ok);
+    next_num(f, e->gflop_per_j, ok && e->gflop_per_j > 0);
+    next_num(f, e->gb_per_j, ok && e->gb_per_j > 0);
+    next_field(f, c->has_energy && !e->measured ? e->why : "");
+}
+
+/* From the baseline to the clocks and the energy. */
 static void write_checks(FILE *f, const kbi_result_set *set, size_t i)
 {
     const kbi_case_result *c = &set->cases[i];
@@ -168,6 +182,7 @@ static void write_checks(FILE *f, const kbi_result_set *set, size_t i)
     next_num(f, mhz, present);
     mhz = kbi_jnum(clocks, "sm_end_mhz", NULL, &present);
     next_num(f, mhz, present);
+    write_energy(f, c);
 }
 
 static void write_row(FILE *f, const kbi_result_set *set, size_t i, const csv_columns *cols)

@@ -215,6 +215,36 @@ static void env_ceilings(FILE *f, const kbi_env_record *e)
     }
 }
 
+/* The board's idle power and limit, and the energy windows' settings. */
+static void env_energy(FILE *f, const kbi_env_record *e)
+{
+    json_t *run = json_object_get(e->json, "run"), *energy = json_object_get(e->json, "energy");
+    const char *why = kbi_jstr(energy, "why", NULL);
+    if (strcmp(kbi_jstr(run, "energy", NULL), "on") != 0) {
+        /* Runs before kbench measured energy do not say. */
+        fputs(json_is_string(json_object_get(run, "energy")) ? "off" : "not measured", f);
+        return;
+    }
+    if (!json_is_object(energy)) {
+        fputs("on, not measured (no device)", f);
+        return;
+    }
+    if (e->idle_watts > 0)
+        fprintf(f, "idle %.1f W", e->idle_watts);
+    else
+        fputs("idle not measured", f);
+    if (e->power_limit_watts > 0)
+        fprintf(f, ", limit %.0f W", e->power_limit_watts);
+    if (kbi_jnum(energy, "period_s", NULL, NULL) > 0)
+        fprintf(f, ", counter steps every %.3g s", kbi_jnum(energy, "period_s", NULL, NULL));
+    fprintf(f, "; %.0f windows of ≥ %g s per case", kbi_jnum(run, "energy_windows", NULL, NULL),
+            kbi_jnum(run, "energy_window", NULL, NULL));
+    if (why[0]) {
+        fputs("; ", f);
+        kbi_md_cell(f, why);
+    }
+}
+
 static void env_complete(FILE *f, const kbi_env_record *e)
 {
     fputs(e->complete ? "yes" : "**no**: interrupted or still running; results are partial", f);
@@ -254,6 +284,7 @@ static void write_environment(FILE *f, const kbi_rep_model *m)
     md_env_row(f, "measurement", set, env_settings);
     md_env_row(f, "shard", set, env_shard);
     md_env_row(f, "ceilings", set, env_ceilings);
+    md_env_row(f, "energy", set, env_energy);
     md_env_row(f, "complete", set, env_complete);
     fputc('\n', f);
 }
@@ -298,6 +329,7 @@ static void md_image(FILE *f, const kbi_rep_chart *c)
 typedef struct point_cols {
     int flops, bytes, items, verify, run;
     int frac_peak, frac_bandwidth; /* some case has the fraction (ceilings known) */
+    int energy;                    /* some case has an energy record */
     const char *item_unit;         /* of the first case that counts items */
     const char *verify_metric;     /* when every case uses one, else NULL */
     const char *baseline;          /* the point's baseline variant, "" if none */
@@ -319,6 +351,7 @@ static point_cols columns_of(const kbi_result_set *set, const kbi_rep_plugin *p,
         pc.items |= c->items > 0;
         pc.frac_peak |= c->flops > 0 && c->frac_peak > 0;
         pc.frac_bandwidth |= c->bytes > 0 && c->frac_bandwidth > 0;
+        pc.energy |= c->has_energy;
         if (!pc.item_unit && c->items > 0 && c->item_unit[0])
             pc.item_unit = c->item_unit;
         if (c->has_verify) {
@@ -451,6 +484,28 @@ static void md_verify(FILE *f, const kbi_case_result *c, const point_cols *pc)
         fprintf(f, " %s", c->verify_metric);
 }
 
+/* Energy per run ± its uncertainty, the mean power, and the work per joule of the rates the
+ * table shows. */
+static void md_energy(FILE *f, const kbi_case_result *c, const point_cols *pc)
+{
+    const kbi_case_energy *e = &c->energy;
+    char buf[64];
+    int ok = c->has_energy && e->measured && kbi_case_ok(c);
+    if (!ok) {
+        fputs(c->has_energy && kbi_case_ok(c) ? " | not measured | —" : " | — | —", f);
+    } else {
+        kbi_format_joules(e->j_per_run, buf, sizeof buf);
+        fprintf(f, " | %s", buf);
+        if (isfinite(e->j_per_run_u))
+            fprintf(f, " ± %.1f%%", 100 * e->j_per_run_u / e->j_per_run);
+        fprintf(f, " | %.0f W", e->watts);
+    }
+    if (pc->flops)
+        fprintf(f, ok && e->gflop_per_j > 0 ? " | %.4g" : " | —", e->gflop_per_j);
+    if (pc->bytes)
+        fprintf(f, ok && e->gb_per_j > 0 ? " | %.4g" : " | —", e->gb_per_j);
+}
+
 /* Notes: what a reader must not miss about this number. */
 static void md_notes(FILE *f, const kbi_case_result *c)
 {
@@ -479,6 +534,11 @@ static void md_notes(FILE *f, const kbi_case_result *c)
             fprintf(f, "%sonly %zu samples", first ? "" : "; ", c->stats.n);
             first = 0;
         }
+    }
+    if (c->status == KBI_ST_OK && c->has_energy && !c->energy.measured) {
+        fprintf(f, "%senergy: ", first ? "" : "; ");
+        kbi_md_cell(f, c->energy.why);
+        first = 0;
     }
     if (c->status == KBI_ST_OK && c->rounds_planned > 1 && c->rounds_read < c->rounds_planned) {
         /* The run was cut off mid-rounds: this case's spread over rounds is less known. */
@@ -520,6 +580,8 @@ static void write_case_row(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin
         md_speedup(f, m->set, ci, pc);
     if (pc->verify)
         md_verify(f, c, pc);
+    if (pc->energy)
+        md_energy(f, c, pc);
     md_notes(f, c);
 }
 
@@ -557,6 +619,14 @@ static size_t point_columns(const point_cols *pc, md_col *c)
         c[n++] = (md_col){"verify error (", pc->verify_metric, ")", "---"};
     else if (pc->verify)
         c[n++] = (md_col){"verify error", NULL, "", "---"};
+    if (pc->energy) {
+        c[n++] = (md_col){"energy per run", NULL, "", "---:"};
+        c[n++] = (md_col){"power", NULL, "", "---:"};
+        if (pc->flops)
+            c[n++] = (md_col){"GFLOP/J", NULL, "", "---:"};
+        if (pc->bytes)
+            c[n++] = (md_col){"GB/J", NULL, "", "---:"};
+    }
     c[n++] = (md_col){"notes", NULL, "", "---"};
     return n;
 }
@@ -565,7 +635,7 @@ static void write_point(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p
                         const kbi_rep_point *q)
 {
     point_cols pc = columns_of(m->set, p, q);
-    md_col cols[16];
+    md_col cols[24];
     size_t n = point_columns(&pc, cols);
     fputs("### ", f);
     kbi_md_cell(f, q->params_text);

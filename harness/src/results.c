@@ -170,6 +170,8 @@ static void read_env(kbi_env_record *e, json_t *obj, const char *source)
         get_num(json_object_get(json_object_get(obj, "cpu"), "speed"), "compute_ms");
     e->cpu_memory_gbs =
         get_num(json_object_get(json_object_get(obj, "cpu"), "speed"), "memory_gbs");
+    e->idle_watts = get_num(json_object_get(obj, "energy"), "idle_w");
+    e->power_limit_watts = get_num(json_object_get(obj, "energy"), "power_limit_w");
 }
 
 /* ---- the case record ---- */
@@ -231,6 +233,60 @@ static json_t *metric_json(const kbi_metric *m)
     if (m->timing)
         json_object_set_new(o, "timing", json_true());
     return o;
+}
+
+/* The "energy" object of a case record: the figures, or null ones and why. */
+static json_t *energy_json(const kbi_case_energy *e)
+{
+    static const char *const names[] = {"j_per_run",   "j_per_run_u", "watts",    "watts_u",
+                                        "run_s",       "window_s",    "period_s", "flush_j",
+                                        "gflop_per_j", "gb_per_j"};
+    const double values[] = {e->j_per_run, e->j_per_run_u, e->watts,   e->watts_u,     e->run_s,
+                             e->window_s,  e->period_s,    e->flush_j, e->gflop_per_j, e->gb_per_j};
+    json_t *o = json_object();
+    if (!e->measured) {
+        json_object_set_new(o, "j_per_run", json_null());
+        json_object_set_new(o, "why", json_string(e->why));
+    } else {
+        set_reals(o, names, values, sizeof values / sizeof *values);
+        json_object_set_new(o, "windows", json_integer(e->windows));
+        json_object_set_new(o, "runs", json_integer(e->runs));
+    }
+    if (isfinite(e->extra_s))
+        json_object_set_new(o, "extra_s", json_real(e->extra_s));
+    return o;
+}
+
+/* Reads a case record's "energy" object o into e; the work per joule is derived again from
+ * the counts (kbi_case_energy_derive, after the counts are read). */
+static void read_energy(kbi_case_energy *e, json_t *o)
+{
+    json_t *j = json_object_get(o, "j_per_run");
+    const char *why = json_string_value(json_object_get(o, "why"));
+    memset(e, 0, sizeof *e);
+    e->measured = json_is_number(j) && json_number_value(j) > 0;
+    e->j_per_run = get_num_or_nan(o, "j_per_run");
+    e->j_per_run_u = get_num_or_nan(o, "j_per_run_u");
+    e->watts = get_num_or_nan(o, "watts");
+    e->watts_u = get_num_or_nan(o, "watts_u");
+    e->run_s = get_num_or_nan(o, "run_s");
+    e->window_s = get_num_or_nan(o, "window_s");
+    e->period_s = get_num_or_nan(o, "period_s");
+    e->flush_j = get_num(o, "flush_j");
+    e->extra_s = get_num_or_nan(o, "extra_s");
+    e->windows = (long)get_count(o, "windows");
+    e->runs = (long long)get_count(o, "runs");
+    snprintf(e->why, sizeof e->why, "%s",
+             e->measured     ? ""
+             : why && why[0] ? why
+                             : "no energy figure in the record");
+}
+
+void kbi_case_energy_derive(kbi_case_energy *e, double flops, double bytes)
+{
+    int ok = e->measured && e->j_per_run > 0;
+    e->gflop_per_j = ok && flops > 0 ? flops / e->j_per_run / 1e9 : 0;
+    e->gb_per_j = ok && bytes > 0 ? bytes / e->j_per_run / 1e9 : 0;
 }
 
 /* Reads metric `name` of a record of schema `version` into m. */
@@ -392,6 +448,8 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
         set_str(rec, "sanitize", r->sanitize);
     if (isfinite(r->cpu_wait))
         json_object_set_new(rec, "cpu_wait", json_real(r->cpu_wait));
+    if (r->has_energy)
+        json_object_set_new(rec, "energy", energy_json(&r->energy));
     if (r->n_rounds > 1) {
         json_t *o = json_array();
         for (size_t i = 0; i < r->n_rounds; i++)
@@ -701,6 +759,11 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
         c->clock_end_mhz = get_num(clocks, "sm_end_mhz");
         c->throttle_reasons = get_long(clocks, "throttle_reasons", 0);
         c->clock_drop = json_is_true(json_object_get(clocks, "drop"));
+    }
+    if (json_is_object(json_object_get(obj, "energy"))) {
+        c->has_energy = 1;
+        read_energy(&c->energy, json_object_get(obj, "energy"));
+        kbi_case_energy_derive(&c->energy, c->flops, c->bytes);
     }
     /* After counts and rates: the rates are derived again. */
     if (c->n_samples)
@@ -1034,6 +1097,40 @@ static void join_round_metrics(kbi_case_result *c, const kbi_case_result *r)
     }
 }
 
+/* Round r's energy joined into its case c's: the mean of the rounds' figures, each weighed
+ * by its windows, with the uncertainty of such a mean of independent figures; where only one
+ * side is measured, its figures. */
+static void join_energy(kbi_case_result *c, const kbi_case_result *r)
+{
+    kbi_case_energy *a = &c->energy;
+    const kbi_case_energy *b = &r->energy;
+    double wa, wb,
+        extra = (isfinite(a->extra_s) ? a->extra_s : 0) + (isfinite(b->extra_s) ? b->extra_s : 0);
+    if (!c->has_energy || (!a->measured && b->measured)) {
+        c->has_energy = 1;
+        *a = *b;
+    } else if (a->measured && b->measured) {
+        wa = (double)a->windows;
+        wb = (double)b->windows;
+#define KBI_JOIN(f) a->f = (wa * a->f + wb * b->f) / (wa + wb)
+#define KBI_JOIN_U(f) a->f = sqrt(pow(wa * a->f, 2) + pow(wb * b->f, 2)) / (wa + wb)
+        KBI_JOIN_U(j_per_run_u);
+        KBI_JOIN_U(watts_u);
+        KBI_JOIN(j_per_run);
+        KBI_JOIN(watts);
+        KBI_JOIN(run_s);
+        KBI_JOIN(window_s);
+        KBI_JOIN(period_s);
+        KBI_JOIN(flush_j);
+#undef KBI_JOIN
+#undef KBI_JOIN_U
+        a->windows += b->windows;
+        a->runs += b->runs;
+    }
+    a->extra_s = extra;
+    kbi_case_energy_derive(a, c->flops, c->bytes);
+}
+
 /* Adds round record r (of a case read from round records already) to that case c, whose
  * rounds_read rounds came before: its samples are appended (the statistics and rates are
  * those of every round's samples), or, when the round did not end ok, it replaces the case
@@ -1075,6 +1172,8 @@ static void join_round(kbi_case_result *c, kbi_case_result *r, long round)
     }
     c->sticky_error |= r->sticky_error;
     join_round_metrics(c, r);
+    if (r->has_energy)
+        join_energy(c, r);
     if (!c->stats_note[0])
         memcpy(c->stats_note, r->stats_note, sizeof c->stats_note);
     free(per);

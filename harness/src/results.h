@@ -25,8 +25,9 @@
 #define KBI_RESULTS_SCHEMA "kbench-results"
 /* 2: typed metrics (uncertainty, better, bound), size_param, timing,
  * prepare_s; dims and integer lists as arrays.  3: round records, so a run
- * cut off mid-rounds keeps every finished round.  Readers take 1 to 3. */
-#define KBI_RESULTS_VERSION 3
+ * cut off mid-rounds keeps every finished round.  4: "energy" of device cases, and the board's
+ * idle power in the env record.  Readers take 1 to 4. */
+#define KBI_RESULTS_VERSION 4
 #define KBI_RESULTS_OLDEST_VERSION 1
 
 /* Case statuses, as written in results. */
@@ -115,7 +116,28 @@ typedef struct kbi_env_record {
     size_t cpu_cores;    /* logical cores online */
     double cpu_max_mhz;  /* 0 unknown (no cpufreq, e.g. in most VMs) */
     double cpu_compute_ms, cpu_memory_gbs; /* the host speed probe (hostspeed.h); 0 unknown */
+    /* The board's power at rest, measured before the first case, and its enforced limit
+     * (env "energy"), in watts; 0 when the run did not measure them. */
+    double idle_watts;
+    double power_limit_watts;
 } kbi_env_record;
+
+/* The energy of a device case's timed work (energy.h says how it is measured).  A figure
+ * not known is NAN. */
+typedef struct kbi_case_energy {
+    int measured;                  /* the figures hold; else `why` says why not */
+    char why[256];                 /* "" when measured */
+    double j_per_run, j_per_run_u; /* joules per run and its standard uncertainty */
+    double watts, watts_u;         /* the board's mean power in the windows */
+    double run_s;                  /* seconds per run in the windows (cold: with its flush) */
+    double window_s;               /* mean length of a window, between two counter steps */
+    double period_s;               /* the counter's update period seen in the windows */
+    double flush_j;                /* cold mode: the L2 flush's energy taken off each run */
+    double extra_s;                /* seconds the windows added to the case */
+    long windows;                  /* windows the figures come from */
+    long long runs;                /* runs in those windows */
+    double gflop_per_j, gb_per_j;  /* from the plugin's counts; 0 when it counts none */
+} kbi_case_energy;
 
 /* One case record: the one struct the harness writes a case from
  * (kbi_case_record_json) and reads one back into (kbi_results_read), for
@@ -190,6 +212,10 @@ typedef struct kbi_case_result {
      * for a CPU (runnable, not running: another process had the core); its
      * times then measure the machine's load.  NAN unknown. */
     double cpu_wait;
+    /* The energy of the timed work ("energy", version 4): a device case of a run with
+     * [run] energy on; has_energy 0 otherwise. */
+    int has_energy;
+    kbi_case_energy energy;
 } kbi_case_result;
 
 /* The verdict kbench records for a plugin's: failed when the plugin says
@@ -199,6 +225,10 @@ typedef struct kbi_case_result {
  * passed; when the plugin said passed and its figures do not, says so in
  * note (size n), else sets note to "". */
 int kbi_verdict_passed(int plugin_passed, double error, double tolerance, char *note, size_t n);
+
+/* e's work per joule (gflop_per_j, gb_per_j) from the counts of one run; 0 where e is not
+ * measured or there is no count. */
+void kbi_case_energy_derive(kbi_case_energy *e, double flops, double bytes);
 
 /* Computes r's statistics from its samples, and its rates from its counts
  * and the median, as fractions of the given ceilings (0: unknown). */

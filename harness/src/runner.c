@@ -284,7 +284,8 @@ static int probe_main(void *arg, int cmd_fd, int res_fd)
 {
     const probe_arg *a = arg;
     json_t *env =
-        kbi_env_probe(a->device, a->profile->run.bandwidth_gbs, a->profile->run.peak_gflops);
+        kbi_env_probe(a->device, a->profile->run.bandwidth_gbs, a->profile->run.peak_gflops,
+                      a->profile->run.energy ? a->profile->run.energy_window : 0);
     char *text = json_dumps(env, JSON_COMPACT);
     FILE *f = fdopen(res_fd, "w");
     (void)cmd_fd;
@@ -438,6 +439,8 @@ static int run_sanitized(const kbi_run_args *args, const kbi_run_ctx *ctx, const
         snprintf(exit_arg, sizeof exit_arg, "--error-exitcode=%d", SANITIZER_EXIT);
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* The child's kbench measures no energy: the sanitizer's kernels are not the case's. */
+        setenv("KBENCH_UNDER_SANITIZER", args->sanitize, 1);
         if (worker_log_fd >= 0) {
             dup2(worker_log_fd, STDOUT_FILENO);
             dup2(worker_log_fd, STDERR_FILENO);
@@ -758,6 +761,9 @@ static json_t *run_opts_json(const kbi_run_opts *o)
     json_object_set_new(runj, "device", json_integer(o->device));
     json_object_set_new(runj, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(runj, "rounds", json_integer(o->rounds));
+    json_object_set_new(runj, "energy", json_string(o->energy ? "on" : "off"));
+    json_object_set_new(runj, "energy_window", json_real(o->energy_window));
+    json_object_set_new(runj, "energy_windows", json_integer(o->energy_windows));
     return runj;
 }
 
@@ -786,12 +792,18 @@ static int write_env(run_state *rs)
     kbi_profile *profile = &rs->profile;
     char err[KBI_ERR_SIZE];
     json_t *ceilings;
+    /* Under a sanitizer (here, or in the child it wraps) or ncu, kernels are not timed as
+     * they run: no energy windows. */
+    if (args->sanitize || args->profile_run || getenv("KBENCH_UNDER_SANITIZER"))
+        profile->run.energy = 0;
     if (rs->any_device) {
         fprintf(stderr, "kbench: probing device %d and measuring its ceilings...\n",
                 profile->run.device);
-        rs->env = args->in_process ? kbi_env_probe(profile->run.device, profile->run.bandwidth_gbs,
-                                                   profile->run.peak_gflops)
-                                   : probe_device(profile, profile->run.device);
+        rs->env = args->in_process
+                      ? kbi_env_probe(profile->run.device, profile->run.bandwidth_gbs,
+                                      profile->run.peak_gflops,
+                                      profile->run.energy ? profile->run.energy_window : 0)
+                      : probe_device(profile, profile->run.device);
     } else {
         rs->env = env_without_device(profile);
     }

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "common.h"
+#include "energy_case.h"
 #include "env.h"
 #include "loader.h"
 #include "results.h"
@@ -572,6 +573,8 @@ static int verified(case_run *r, kb_verdict *verdict, const char *when, int *ver
     return 1;
 }
 
+static void measure_energy(case_run *r, double deadline);
+
 /* init .. verify before timing .. samples .. verify after, for a case
  * whose point is prepared; fills the record's status.  Returns the samples
  * (caller frees) in *samples and *n. */
@@ -621,6 +624,115 @@ static void measure_case(case_run *r, const kb_case *kc, double t0, double **sam
      * an evolving state the plugin checks its invariants). */
     if (verified(r, &verdict, "after the timed runs (run() is not repeatable)", verified_once))
         set_status(r->rec, KBI_ST_OK, note[0] ? note : r->hot.note);
+    else
+        return;
+    /* The record's stats are set here already for the energy windows' sizes. */
+    r->rec->has_stats = *n > 0;
+    if (*n > 0)
+        kbi_stats_compute(*samples, *n, &r->rec->stats);
+    measure_energy(r, t0 + 0.9 * o->timeout);
+}
+
+/* ---- energy (energy_case.h), after the timing ---- */
+
+/* The worker's energy counter (opened at its first device case; ok -1: not tried yet) and,
+ * in cold mode, the energy of one L2 flush, measured once per worker (the flush is the same
+ * buffer for every case). */
+static struct {
+    int ok;
+    kbi_energy_meter meter;
+    int flush_done;
+    kbi_case_energy flush;
+} energy = {.ok = -1};
+
+/* Opens the worker's energy counter once; nonzero when it can be read. */
+static int energy_meter(const kbi_run_ctx *ctx)
+{
+    char bus[64];
+    if (energy.ok >= 0)
+        return energy.ok;
+    energy.ok = 0;
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, ctx->device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(energy.meter.why, sizeof energy.meter.why,
+                 "CUDA does not say the GPU's PCI bus id, which NVML needs");
+        return 0;
+    }
+    energy.ok = kbi_energy_open(&energy.meter, bus);
+    return energy.ok;
+}
+
+/* Cold mode: the energy of the L2 flush alone, once per worker.  Returns KB_OK or a CUDA
+ * status with r->msg set. */
+static int measure_flush(case_run *r, double deadline)
+{
+    const kbi_run_opts *o = &r->ctx->profile->run;
+    kbi_energy_work w = {.dev = r->dev, .p = r->p, .state = r->state, .flush = 1, .runs = 0};
+    int rc;
+    if (energy.flush_done)
+        return KB_OK;
+    /* A guess that only sizes the chunks: the flush writes at about a TB/s or more. */
+    w.unit_s = (double)r->dev->flush_bytes / 1e12;
+    rc = kbi_energy_case(&energy.meter, &w, o->energy_window, o->energy_windows, deadline,
+                         &energy.flush, r->msg);
+    /* Measured once; one that was not (no time left, a counter that did not step) is tried
+     * again by the next cold case. */
+    energy.flush_done = rc == KB_OK && energy.flush.measured;
+    return rc;
+}
+
+/* The energy of the case's timed work, into the record: windows of the same work replayed
+ * back to back (hot: the timed batch; cold: each run after its L2 flush, whose own energy is
+ * then taken off), after the last verify.  A case that cannot be measured gets the reason;
+ * a run that fails in a window fails the case. */
+static void measure_energy(case_run *r, double deadline)
+{
+    const kbi_run_opts *o = &r->ctx->profile->run;
+    kbi_case_energy *e = &r->rec->energy;
+    int hot = o->cache == KBI_CACHE_HOT, rc;
+    kbi_energy_work w = {.dev = r->dev,
+                         .p = r->p,
+                         .state = r->state,
+                         .hot = hot ? &r->hot : NULL,
+                         .flush = !hot,
+                         .runs = hot ? r->hot.batch : 1};
+    double start = kbi_now();
+    if (!o->energy || !r->dev || r->rec->status != KBI_ST_OK || !r->rec->has_stats)
+        return;
+    r->rec->has_energy = 1;
+    e->extra_s = 0;
+    if (!energy_meter(r->ctx)) {
+        kbi_energy_not_measured(e, energy.meter.why);
+        return;
+    }
+    if (KBI_DESC_GET(r->p, reset, NULL) && r->counts.max_batch == 1) {
+        kbi_energy_not_measured(e, "each run needs the plugin's reset before it (max_batch 1): "
+                                   "a window of back-to-back runs is not the timed work");
+        return;
+    }
+    w.unit_s = r->rec->stats.median * w.runs;
+    if ((rc = reset_state(r)) == KB_OK && !hot)
+        rc = measure_flush(r, deadline);
+    if (rc == KB_OK)
+        rc = kbi_energy_case(&energy.meter, &w, o->energy_window, o->energy_windows, deadline, e,
+                             r->msg);
+    if (rc != KB_OK) {
+        fail_case(r, kbi_status_of_code(rc), r->msg);
+        r->rec->has_energy = 0;
+        return;
+    }
+    if (!hot && !energy.flush.measured) {
+        char why[sizeof e->why];
+        snprintf(why, sizeof why,
+                 "cold mode: the L2 flush's energy, to take off each run, "
+                 "was not measured: %.180s",
+                 energy.flush.why);
+        kbi_energy_not_measured(e, why);
+    } else if (!hot) {
+        kbi_energy_subtract_flush(e, energy.flush.j_per_run, energy.flush.j_per_run_u);
+    }
+    kbi_case_energy_derive(e, r->rec->flops, r->rec->bytes);
+    e->extra_s = kbi_now() - start;
 }
 
 /* teardown, and a last look for a sticky CUDA error. */
