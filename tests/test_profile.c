@@ -804,15 +804,15 @@ Test(profile, energy_switch_and_windows)
     kbi_profile p;
     char *err = parse_errors("[run]\n[good]\nvariants = sum\n", &p);
     cr_assert_null(err, "%s", err);
-    cr_expect_eq(p.run.energy, 1, "on by default");
+    cr_expect_eq(p.run.energy, 0, "off by default (about 7 s a device case)");
     cr_expect_eq(p.run.energy_window, 2.0);
     cr_expect_eq(p.run.energy_windows, 3);
     kbi_profile_free(&p);
-    err = parse_errors("[run]\nenergy = off\nenergy_window = 0.5\nenergy_windows = 5\n"
+    err = parse_errors("[run]\nenergy = on\nenergy_window = 0.5\nenergy_windows = 5\n"
                        "[good]\nvariants = sum\n",
                        &p);
     cr_assert_null(err, "%s", err);
-    cr_expect_eq(p.run.energy, 0);
+    cr_expect_eq(p.run.energy, 1);
     cr_expect_eq(p.run.energy_window, 0.5);
     cr_expect_eq(p.run.energy_windows, 5);
     kbi_profile_free(&p);

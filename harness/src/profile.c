@@ -31,7 +31,7 @@ void kbi_run_opts_default(kbi_run_opts *o)
     o->device = 0;
     o->seed = 1;
     o->rounds = 1;
-    o->energy = 1;
+    o->energy = 0;
     o->energy_window = 2.0;
     o->energy_windows = 3;
 }
