@@ -737,15 +737,14 @@ static int judged_by_one_round(const kbi_compare_row *row)
                     row->base->n_samples * sizeof *row->base->samples) == 0);
 }
 
-/* The case of the results with b's id that is still free to pair (not taken, the compared
- * record of its full id, a full id the baseline lacks), or KBI_NO_CASE. */
+/* The case of the results with b's id that is still free to pair (not taken, so not paired
+ * by its full id either, and the compared record of its full id), or KBI_NO_CASE. */
 static size_t free_by_id(const kbi_case_result *b, const kbi_result_set *res, json_t *ids,
-                         json_t *bmap, json_t *rmap, const unsigned char *taken)
+                         json_t *rmap, const unsigned char *taken)
 {
     json_t *ri = json_object_get(ids, b->id);
     size_t k = ri ? (size_t)json_integer_value(ri) : KBI_NO_CASE;
-    if (k == KBI_NO_CASE || taken[k] || compared_index(rmap, &res->cases[k], k) != k ||
-        json_object_get(bmap, kbi_case_full_id(&res->cases[k])))
+    if (k == KBI_NO_CASE || taken[k] || compared_index(rmap, &res->cases[k], k) != k)
         return KBI_NO_CASE;
     return k;
 }
@@ -774,7 +773,7 @@ static void match_cases(const kbi_result_set *base, const kbi_result_set *res, j
             if (match[i] != KBI_NO_CASE || compared_index(bmap, b, i) != i)
                 continue;
             if (pass == 1)
-                k = free_by_id(b, res, ids, bmap, rmap, taken);
+                k = free_by_id(b, res, ids, rmap, taken);
             else if (pair_across_params(b, res, bmap, taken, &k))
                 (*paired)++;
             else
