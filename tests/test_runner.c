@@ -324,6 +324,28 @@ Test(runner, progress_lines_show_what_varies_and_fit_160_columns)
     kbi_results_free(&set);
 }
 
+/* run --list prints the ids of the cases a run would measure (after --filter), one a line on
+ * stdout, and measures nothing: no results folder is made. */
+Test(runner, list_prints_the_selected_ids_and_runs_nothing)
+{
+    char profile[256], cmd[1200], out[300], line[512], ids[1024] = "";
+    struct stat st;
+    FILE *p;
+    write_file("list.ini",
+               FAST_RUN "[knobs]\nvariants = sum, declines\nn = 10, 20\nblock = 64, 8\n", profile,
+               sizeof profile);
+    snprintf(out, sizeof out, "%s/list-out", dir);
+    snprintf(cmd, sizeof cmd, "%s run %s --list --filter 'knobs/sum/*' --out %s --plugins %s",
+             KBENCH_TEST_BINARY, profile, out, KBENCH_TEST_FIXTURES);
+    cr_assert_not_null(p = popen(cmd, "r"));
+    while (fgets(line, sizeof line, p))
+        strncat(ids, line, sizeof ids - strlen(ids) - 1);
+    cr_expect_eq(pclose(p), 0);
+    cr_expect_str_eq(ids, "knobs/sum/n=10\nknobs/sum/n=10,block=8\nknobs/sum/n=20\n"
+                          "knobs/sum/n=20,block=8\n");
+    cr_expect_neq(stat(out, &st), 0, "nothing was run: %s exists", out);
+}
+
 /* A verify that says passed while its error is over its tolerance fails the case: kbench
  * judges the figures too, and says the plugin disagreed. */
 Test(runner, a_pass_over_the_tolerance_is_a_verify_failure)
