@@ -193,7 +193,7 @@ static void check_run(const json_t *run, const kbi_result_set *ref, const kbi_ca
     size_t stale = 0, lacking = 0;
     const char *stale_id = NULL, *lacking_id = NULL;
     char w[KBI_ERR_SIZE];
-    /* Keyed by full id (every parameter): a reference written before ABI 1.3 names them all. */
+    /* Keyed by full id (every parameter): a reference of results before version 4 names them all in its ids. */
     for (size_t i = 0; i < n; i++)
         if (!filter || kbi_case_selected(&cases[i], filter))
             json_object_set_new(want, cases[i].full_id, json_true());
