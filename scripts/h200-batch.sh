@@ -65,13 +65,13 @@ step_sgemm_quick() {
 
 step_ncu_sgemm() {
   "$B/kbench" profile profiles/sgemm.ini \
-    --case 'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1' --out "$OUT/results/ncu-sgemm"
+    --case 'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5' --out "$OUT/results/ncu-sgemm"
 }
 
 step_ncu_ladder() {
   for v in swizzled wide_epilogue; do
     "$B/kbench" profile profiles/sgemm.ini \
-      --case "sgemm/$v/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1" --out "$OUT/results/ncu-$v"
+      --case "sgemm/$v/shape=4096x4096x4096,alpha=1,beta=0.5" --out "$OUT/results/ncu-$v"
   done
 }
 
@@ -92,7 +92,7 @@ ncu_full() {
 # stall samples (source page), for the performance notes.
 step_ncu_fast() {
   local profile=${NCU_PROFILE:-profiles/sgemm.ini} i=0
-  local cases=${NCU_CASES:-sgemm/tf32x3/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1 sgemm/warptile/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1}
+  local cases=${NCU_CASES:-sgemm/tf32x3/shape=4096x4096x4096,alpha=1,beta=0.5 sgemm/warptile/shape=4096x4096x4096,alpha=1,beta=0.5}
   for c in $cases; do
     i=$((i + 1))
     d="$OUT/results/ncu-full-$i"
@@ -137,7 +137,7 @@ step_default() {
 
 step_ncu() {
   ncu --query-metrics --chip gh100 >"$OUT/results/ncu-query-metrics.txt" 2>&1 || true
-  "$B/kbench" profile profiles/stream.ini --case "stream/triad/bytes=268435456,blocks_per_sm=0" \
+  "$B/kbench" profile profiles/stream.ini --case "stream/triad/bytes=268435456" \
     --keep-report --out "$OUT/results/ncu-triad"
   cat "$OUT/results/ncu-triad/ncu.log" | head -40
   rm -f "$OUT/results/ncu-triad/profile.ncu-rep"

@@ -1,19 +1,26 @@
 /* The references a user compares against (baselines/h200/<folder>/) still match the shipped
- * profiles they were measured from: every case id of a reference is a case of its profile
- * today, a reference measured from the whole profile holds every case of it, and each has
- * a manifest (manifest.json) that lists the runs it holds.  A plugin
- * that renames a parameter, or a profile that gains a case, fails here until the reference
- * is re-measured (or the id change is made readable by compare). */
+ * profiles they were measured from: every case of a reference is a case of its profile
+ * today (by full id: every parameter, which is what a reference written before ids named only
+ * the problem holds as its id), a reference measured from the whole profile holds every case
+ * of it, `compare` pairs each of its cases with a run of the profile today (new ids against
+ * its old ones, with no heuristic pairing), and each has a manifest (manifest.json) that lists
+ * the runs it holds.  A plugin that renames a parameter, or a profile that gains a case, fails
+ * here until the reference is re-measured (or the id change is made readable by compare). */
+#define _DEFAULT_SOURCE /* mkstemp */
 #include <criterion/criterion.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "compare.h"
 #include "loader.h"
 #include "manifest.h"
 #include "profile.h"
 #include "results.h"
 #include "resultset.h"
+#include "worker.h"
 
 typedef struct reference {
     const char *folder;  /* under baselines/h200 */
@@ -28,22 +35,72 @@ static const reference references[] = {
 };
 /* baselines/h200/sanitize holds compute-sanitizer runs (not timings compare reads). */
 
-/* Whether id is one of the n cases. */
-static int has_case(const kbi_case *cases, size_t n, const char *id)
+/* Whether full_id is that of one of the n cases. */
+static int has_case(const kbi_case *cases, size_t n, const char *full_id)
 {
     for (size_t i = 0; i < n; i++)
-        if (strcmp(cases[i].id, id) == 0)
+        if (strcmp(cases[i].full_id, full_id) == 0)
             return 1;
     return 0;
 }
 
-/* Whether the set holds a case id (of any run). */
-static int holds(const kbi_result_set *set, const char *id)
+/* Whether the set holds a case of that full id (of any run). */
+static int holds(const kbi_result_set *set, const char *full_id)
 {
     for (size_t i = 0; i < set->n_cases; i++)
-        if (strcmp(set->cases[i].id, id) == 0)
+        if (strcmp(kbi_case_full_id(&set->cases[i]), full_id) == 0)
             return 1;
     return 0;
+}
+
+/* A results file at path as a run of every case of profile p would begin it today: each case's
+ * record (its id, params and params_text as kbench writes them now), skipped, read back into
+ * set.  Nothing is measured. */
+static void run_today(const kbi_profile *p, kbi_case *cases, size_t n, const char *path,
+                      kbi_result_set *set)
+{
+    kbi_run_ctx ctx = {.profile = p};
+    kbi_results_writer w;
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_object();
+    cr_assert_eq(kbi_results_open(&w, path, "today", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
+    json_decref(env);
+    for (size_t i = 0; i < n; i++) {
+        kbi_case_result rec;
+        json_t *obj;
+        kbi_case_record_init(&ctx, &cases[i], &rec);
+        kbi_case_record_set_status(&rec, KBI_ST_SKIPPED, "not measured");
+        obj = kbi_case_record_json(&rec);
+        cr_assert_eq(kbi_results_write(&w, "case", obj, err), KBI_OK, "%s", err);
+        json_decref(obj);
+        kbi_case_result_free(&rec);
+    }
+    kbi_results_close(&w);
+    cr_assert_eq(kbi_results_load(set, path, err), KBI_OK, "%s", err);
+}
+
+/* compare pairs every case of the reference with its case of a run today, by full id or id,
+ * never by the heuristic for a parameter only one side has; returns how many it paired. */
+static size_t paired_today(const kbi_result_set *ref, const kbi_result_set *today,
+                           const char *folder)
+{
+    kbi_comparison cmp;
+    char err[KBI_ERR_SIZE];
+    size_t matched = 0;
+    cr_assert_eq(kbi_compare_sets(ref, today, NULL, &cmp, err), KBI_OK, "%s", err);
+    for (size_t i = 0; i < cmp.n_rows; i++) {
+        const kbi_compare_row *row = &cmp.rows[i];
+        if (row->base && !row->res)
+            cr_expect_fail("baselines/h200/%s: compare finds no case of a run today for %s", folder,
+                           row->base->id);
+        matched += row->base && row->res;
+    }
+    for (size_t i = 0; i < cmp.n_warnings; i++)
+        cr_expect(strstr(cmp.warnings[i], "paired across a parameter") == NULL,
+                  "baselines/h200/%s: %s", folder, cmp.warnings[i]);
+    kbi_comparison_free(&cmp);
+    return matched;
 }
 
 /* A run of the whole profile as shipped: no filter, one shard, the profile file itself. */
@@ -80,7 +137,7 @@ Test(baselines, every_reference_matches_its_profile)
         cr_assert_eq(kbi_results_load_inputs(&set, inputs, 1, err), KBI_OK, "%s", err);
         cr_assert_gt(set.n_cases, 0, "%s: no cases", path);
         for (size_t i = 0; i < set.n_cases; i++)
-            cr_expect(has_case(cases, n, set.cases[i].id),
+            cr_expect(has_case(cases, n, kbi_case_full_id(&set.cases[i])),
                       "baselines/h200/%s holds %s, which %s no longer has: re-measure the "
                       "reference (or keep the id)",
                       ref->folder, set.cases[i].id, ref->profile);
@@ -89,7 +146,7 @@ Test(baselines, every_reference_matches_its_profile)
             if (!whole_profile(&set.envs[e], ref->profile))
                 continue;
             for (size_t i = 0; i < n; i++)
-                if (!holds(&set, cases[i].id) && missing++ < 5)
+                if (!holds(&set, cases[i].full_id) && missing++ < 5)
                     cr_expect_fail("baselines/h200/%s (a run of the whole %s) lacks %s: the "
                                    "profile gained it; re-measure the reference",
                                    ref->folder, ref->profile, cases[i].id);
@@ -116,6 +173,20 @@ Test(baselines, every_reference_matches_its_profile)
                       "baselines/h200/%s: its manifest lists %lld cases, the folder holds %zu",
                       ref->folder, (long long)listed, set.n_cases);
             json_decref(m);
+        }
+        /* compare of the reference against a run of its profile today pairs every case. */
+        {
+            kbi_result_set today = {0};
+            char file[] = "/tmp/kbench-baselines-XXXXXX";
+            int fd = mkstemp(file);
+            cr_assert(fd >= 0);
+            close(fd);
+            run_today(&p, cases, n, file, &today);
+            cr_expect_eq(paired_today(&set, &today, ref->folder), set.n_cases,
+                         "baselines/h200/%s: compare pairs every case with a run today",
+                         ref->folder);
+            kbi_results_free(&today);
+            unlink(file);
         }
         kbi_results_free(&set);
         kbi_cases_free(cases, n);

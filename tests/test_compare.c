@@ -215,47 +215,42 @@ static void make_tmp(void)
 }
 
 /* Copies DATA/name to path, replacing every `from` with `to`. */
-static void copy_replacing(const char *name, const char *path, const char *from, const char *to)
+/* DATA/name copied to path with each pair of `pairs` (from, to; NULL-terminated) replaced
+ * wherever it occurs, pair after pair. */
+static void copy_replacing_all(const char *name, const char *path, const char *const *pairs)
 {
-    char src[4096];
-    char *text, *p, *q;
+    char src[4096], *text;
     FILE *f;
     snprintf(src, sizeof src, "%s/%s", DATA, name);
     text = slurp(src);
+    for (size_t k = 0; pairs[k]; k += 2) {
+        kbi_buf b = {0};
+        const char *p = text, *q;
+        for (; (q = strstr(p, pairs[k])) != NULL; p = q + strlen(pairs[k]))
+            kbi_buf_printf(&b, "%.*s%s", (int)(q - p), p, pairs[k + 1]);
+        kbi_buf_printf(&b, "%s", p);
+        free(text);
+        text = b.data;
+    }
     f = fopen(path, "w");
     cr_assert_not_null(f);
-    for (p = text; from && (q = strstr(p, from)) != NULL; p = q + strlen(from)) {
-        fwrite(p, 1, (size_t)(q - p), f);
-        fputs(to, f);
-    }
-    fputs(p, f);
+    fputs(text, f);
     fclose(f);
     free(text);
+}
+
+static void copy_replacing(const char *name, const char *path, const char *from, const char *to)
+{
+    const char *pairs[] = {from, to, NULL};
+    copy_replacing_all(name, path, pairs);
 }
 
 /* copy_replacing with two substitutions, in order. */
 static void copy_replacing2(const char *name, const char *path, const char *from1, const char *to1,
                             const char *from2, const char *to2)
 {
-    char mid[600], *text;
-    FILE *f;
-    snprintf(mid, sizeof mid, "%s.mid", path);
-    copy_replacing(name, mid, from1, to1);
-    text = slurp(mid);
-    f = fopen(path, "w");
-    cr_assert_not_null(f);
-    for (char *p = text, *q;; p = q + strlen(from2)) {
-        q = strstr(p, from2);
-        if (!q) {
-            fputs(p, f);
-            break;
-        }
-        fwrite(p, 1, (size_t)(q - p), f);
-        fputs(to2, f);
-    }
-    fclose(f);
-    free(text);
-    remove(mid);
+    const char *pairs[] = {from1, to1, from2, to2, NULL};
+    copy_replacing_all(name, path, pairs);
 }
 
 static void load(kbi_result_set *set, const char *name)
@@ -413,6 +408,50 @@ Test(compare_sets, cases_pair_across_a_new_parameter, .init = make_tmp, .fini = 
         kbi_comparison_free(&c);
         kbi_results_free(&two);
     }
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+/* Ids name the problem (results version 4): a plugin that gains a knob keeps every case id,
+ * so the comparison pairs each case by id, with no warning, where the full ids (every
+ * parameter) differ; a record of the older ids (version 1: the id names every parameter)
+ * pairs with the newer by full id. */
+Test(compare_sets, a_knob_added_at_its_default_pairs_by_id, .init = make_tmp, .fini = remove_tmp)
+{
+    const char *knob[] = {"\"version\":1,\"record\":\"case\"",
+                          "\"version\":4,\"record\":\"case\"",
+                          "beta=0.5\",\"status\"",
+                          "beta=0.5,config=-1\",\"status\"",
+                          "\"beta\":0.5}",
+                          "\"beta\":0.5,\"config\":-1}",
+                          NULL};
+    char path[512], err[KBI_ERR_SIZE];
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    load(&a, "sgemm_h200.jsonl");
+    snprintf(path, sizeof path, "%s/knob.jsonl", tmp);
+    copy_replacing_all("sgemm_h200.jsonl", path, knob);
+    cr_assert_eq(kbi_results_load(&b, path, err), KBI_OK, "%s", err);
+    cr_assert_str_eq(b.cases[0].id, "sgemm/naive/shape=1024x1024x1024,alpha=1,beta=0.5");
+    cr_assert_str_eq(kbi_case_full_id(&b.cases[0]),
+                     "sgemm/naive/shape=1024x1024x1024,alpha=1,beta=0.5,config=-1");
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_expect_eq(c.count[KBI_VERDICT_SAME], 29, "same %zu", c.count[KBI_VERDICT_SAME]);
+    cr_expect_eq(c.count[KBI_VERDICT_ONLY_BASELINE] + c.count[KBI_VERDICT_ONLY_RESULTS], 0);
+    for (size_t i = 0; i < c.n_warnings; i++)
+        cr_expect(strstr(c.warnings[i], "paired across") == NULL, "%s", c.warnings[i]);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    /* The record of the older ids names every parameter: its full id is its id. */
+    copy_replacing_all("sgemm_h200.jsonl", path,
+                       (const char *[]){"beta=0.5\"", "beta=0.5,config=-1\"", "\"beta\":0.5}",
+                                        "\"beta\":0.5,\"config\":-1}", NULL});
+    cr_assert_eq(kbi_results_load(&a, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, NULL), KBI_OK);
+    cr_expect_eq(c.count[KBI_VERDICT_SAME], 29, "same %zu", c.count[KBI_VERDICT_SAME]);
+    for (size_t i = 0; i < c.n_warnings; i++)
+        cr_expect(strstr(c.warnings[i], "paired across") == NULL, "%s", c.warnings[i]);
+    kbi_comparison_free(&c);
     kbi_results_free(&a);
     kbi_results_free(&b);
 }

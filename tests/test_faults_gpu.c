@@ -100,7 +100,7 @@ Test(faults_gpu, device_memory_exhausted_is_an_error_and_the_next_case_runs)
     cr_assert_eq(set.n_cases, 4);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
-        if (strstr(c->id, "bytes=1099511627776,")) {
+        if (strstr(c->params_text, "bytes=1099511627776,")) {
             cr_expect_eq(c->status, KBI_ST_ERROR, "%s: %s", c->id, kbi_status_name(c->status));
             cr_expect(strstr(c->message, "cudaErrorMemoryAllocation") != NULL,
                       "%s: CUDA's own message: %s", c->id, c->message);

@@ -26,8 +26,9 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 11);
+    cr_expect_eq(set.n, 12);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
+    cr_expect_not_null(kbi_plugins_find(&set, "knobs"), "an ABI 1.3 plugin with knobs loads");
     cr_expect_not_null(kbi_plugins_find(&set, "liar"));
     cr_expect_not_null(kbi_plugins_find(&set, "v10"));
     cr_expect_not_null(kbi_plugins_find(&set, "stateful"));
@@ -51,7 +52,7 @@ Test(loader, fixture_directory)
     cr_expect(strstr(r, "ABI version 2.0, wanted 1.x"), "%s", r);
     r = refusal(&set, "libkbench_newer_minor.so");
     cr_assert_not_null(r);
-    cr_expect(strstr(r, "ABI version 1.3 is newer than this kbench's 1.2"), "%s", r);
+    cr_expect(strstr(r, "ABI version 1.4 is newer than this kbench's 1.3"), "%s", r);
     r = refusal(&set, "libkbench_short_struct.so");
     cr_assert_not_null(r);
     cr_expect(strstr(r, "descriptor of 16 bytes is shorter than ABI 1.0's"), "%s", r);
@@ -129,6 +130,53 @@ Test(loader, names_that_break_case_ids_are_refused)
     kbi_plugins_free(&set);
 }
 
+/* ABI 1.3's knobs and implicit lists name parameters of the plugin, each once; a plugin of
+ * 1.2 or before has none (every parameter names the problem), whatever its memory holds there. */
+Test(loader, knobs_and_implicit_parameters_are_checked)
+{
+    const char *dirs[] = {KBENCH_TEST_FIXTURES, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    kb_plugin copy;
+    kbi_plugin item;
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    copy = *kbi_plugins_find(&set, "good")->desc;
+    item = (kbi_plugin){.desc = &copy, .minor = 3};
+    copy.knobs = "usec|mode";
+    copy.implicit = "scale";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "%s", err);
+    cr_expect_eq(kbi_param_role_of(&item, "n"), KBI_ROLE_PROBLEM);
+    cr_expect_eq(kbi_param_role_of(&item, "mode"), KBI_ROLE_KNOB);
+    cr_expect_eq(kbi_param_role_of(&item, "usec"), KBI_ROLE_KNOB);
+    cr_expect_eq(kbi_param_role_of(&item, "scale"), KBI_ROLE_IMPLICIT);
+    cr_expect_eq(kbi_param_role_of(&item, "use"), KBI_ROLE_PROBLEM, "a prefix is not a name");
+    copy.knobs = "usec|bogus";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "knobs 'usec|bogus' and implicit 'scale' name something that is not "
+                          "a parameter"),
+              "%s", err);
+    copy.knobs = "usec||mode";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR, "an empty name is not a parameter");
+    copy.knobs = "usec|scale";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect_str_eq(err, "parameter 'scale' is listed 2 times in knobs and implicit: once at "
+                          "most");
+    copy.knobs = "usec";
+    copy.struct_size = (uint32_t)offsetof(kb_plugin, knobs);
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "is shorter than ABI 1.3's"), "%s", err);
+    copy.abi_version = KB_ABI_VERSION(1, 2);
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "%s", err);
+    copy.struct_size = sizeof copy;
+    copy.knobs = "bogus";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "a 1.2 plugin's knobs are not read: %s", err);
+    item.minor = 2;
+    copy.knobs = "usec";
+    cr_expect_eq(kbi_param_role_of(&item, "usec"), KBI_ROLE_PROBLEM);
+    kbi_plugins_free(&set);
+}
+
 /* libkbench_a.so whose descriptor says 'b' is refused, saying what to rename. */
 Test(loader, a_file_named_after_another_plugin_is_refused)
 {
@@ -176,7 +224,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 11);
+    cr_expect_eq(set.n, 12);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }

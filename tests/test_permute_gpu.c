@@ -133,11 +133,11 @@ Test(permute_gpu, tiled_no_slower_than_per_element_on_small_presets, .timeout = 
         snprintf(key, sizeof key, "preset=%s,", presets[k]);
         for (size_t i = 0; i < set.n_cases; i++) {
             const kbi_case_result *c = &set.cases[i];
-            if (!strstr(c->id, key) || c->status != KBI_ST_OK)
+            if (!strstr(c->params_text, key) || c->status != KBI_ST_OK)
                 continue;
             if (strcmp(c->variant, "per_element") == 0)
                 pe = c->stats.median;
-            else if (strstr(c->id, "tile_direct=1"))
+            else if (strstr(c->params_text, "tile_direct=1"))
                 ti = c->stats.median;
         }
         printf("%s 0.1: per_element %.2f us, tiled %.2f us\n", presets[k], pe * 1e6, ti * 1e6);

@@ -2,6 +2,7 @@
  * bad input, against the fixture plugins. */
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -215,7 +216,8 @@ Test(profile, unknown_section)
 {
     expect_error("[run]\n\n[nosuch]\nn = 1\n",
                  "t.ini:3: unknown section [nosuch]: no plugin of that name is loaded, expected "
-                 "[run] or a plugin (good, hot, liar, metrics, misbehave, oob, params11, rogue, stateful, timed, v10)\n");
+                 "[run] or a plugin (good, hot, knobs, liar, metrics, misbehave, oob, params11, "
+                 "rogue, stateful, timed, v10)\n");
 }
 
 Test(profile, unknown_key_in_run)
@@ -427,6 +429,83 @@ Test(profile, shipped_profiles_parse)
         kbi_buf_free(&errors);
         kbi_profile_free(&p);
     }
+    kbi_plugins_free(&real);
+}
+
+/* A case id names the problem: every problem parameter, and a knob or implicit parameter only
+ * where the case sets it away from its default (set to the default's value, it is left out as
+ * if unset); the full id names every parameter, and the label the section, the variant and what
+ * takes more than one value in the section. */
+Test(profile, an_id_names_the_problem_and_knobs_set_away_from_their_default)
+{
+    kbi_profile p;
+    kbi_case *cases;
+    size_t n;
+    char *err = parse_errors("[knobs]\nvariants = sum\nn = 10, 20\nblock = 64, 8\n"
+                             "[knobs.dense]\nvariants = sum\ndensity = 0.5\norder = forward\n",
+                             &p);
+    cr_assert_null(err, "%s", err);
+    cr_assert_eq(kbi_profile_cases(&p, &cases, &n), KBI_OK);
+    cr_assert_eq(n, 5);
+    cr_expect_str_eq(cases[0].id, "knobs/sum/n=10");
+    cr_expect_str_eq(cases[1].id, "knobs/sum/n=10,block=8");
+    cr_expect_str_eq(cases[3].id, "knobs/sum/n=20,block=8");
+    cr_expect_str_eq(cases[4].id, "knobs/sum/n=100,density=0.5");
+    cr_expect_str_eq(cases[1].full_id, "knobs/sum/n=10,density=0,block=8,order=forward");
+    cr_expect_str_eq(cases[4].full_id, "knobs/sum/n=100,density=0.5,block=64,order=forward");
+    cr_expect_str_eq(cases[1].label, "knobs/sum/n=10,block=8");
+    cr_expect_str_eq(cases[4].label, "knobs.dense/sum");
+    /* --filter and --case take the id, the full id (an id before ABI 1.3), or a glob of either. */
+    cr_expect(kbi_case_selected(&cases[0], "knobs/sum/n=10"));
+    cr_expect(kbi_case_selected(&cases[0], "knobs/sum/n=10,density=0,block=64,order=forward"));
+    cr_expect(kbi_case_selected(&cases[0], "*block=64*"));
+    cr_expect_not(kbi_case_selected(&cases[1], "*block=64*"));
+    cr_expect_not(kbi_case_selected(&cases[0], "knobs/sum/n=1"));
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+}
+
+/* Every shipped profile names its cases in at most 120 characters (a case id names the problem;
+ * a knob only where set away from its default) and labels them for progress lines in at most
+ * 80 (what varies in the section), so a progress line fits 160 columns. */
+Test(profile, shipped_profiles_name_cases_within_120_characters)
+{
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
+    int req[] = {1};
+    kbi_plugin_set real;
+    char err[KBI_ERR_SIZE], path[4096];
+    struct dirent *e;
+    DIR *d;
+    size_t profiles = 0;
+    cr_assert_eq(kbi_plugins_load(dirs, req, &real, err), KBI_OK, "%s", err);
+    snprintf(path, sizeof path, "%s/profiles", KBENCH_TEST_SOURCE_DIR);
+    cr_assert_not_null(d = opendir(path));
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name), n = 0, id = 0, label = 0;
+        kbi_profile p;
+        kbi_buf errors = {0};
+        kbi_case *cases;
+        if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/profiles/%s", KBENCH_TEST_SOURCE_DIR, e->d_name);
+        cr_assert_eq(kbi_profile_load(path, &real, &p, &errors), KBI_OK, "%s",
+                     errors.data ? errors.data : "");
+        kbi_profile_cases(&p, &cases, &n);
+        for (size_t i = 0; i < n; i++) {
+            if (strlen(cases[i].id) > strlen(cases[id].id))
+                id = i;
+            if (strlen(cases[i].label) > strlen(cases[label].label))
+                label = i;
+        }
+        cr_expect_leq(strlen(cases[id].id), 120, "%s: %s", e->d_name, cases[id].id);
+        cr_expect_leq(strlen(cases[label].label), 80, "%s: %s", e->d_name, cases[label].label);
+        kbi_cases_free(cases, n);
+        kbi_profile_free(&p);
+        kbi_buf_free(&errors);
+        profiles++;
+    }
+    closedir(d);
+    cr_expect_geq(profiles, 10, "the shipped profiles were found");
     kbi_plugins_free(&real);
 }
 

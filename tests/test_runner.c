@@ -235,8 +235,8 @@ Test(runner, device_cases_are_skipped_with_a_reason_when_there_is_no_gpu)
     kbi_result_set set;
     int rc = run_profile(FAST_RUN "[stream]\nvariants = copy, host_copy\nbytes = 1Mi\n", "dev",
                          KBENCH_TEST_PLUGINS, NULL, NULL, &set);
-    const kbi_case_result *dev = find(&set, "stream/copy/bytes=1048576,blocks_per_sm=0");
-    const kbi_case_result *host = find(&set, "stream/host_copy/bytes=1048576,blocks_per_sm=0");
+    const kbi_case_result *dev = find(&set, "stream/copy/bytes=1048576");
+    const kbi_case_result *host = find(&set, "stream/host_copy/bytes=1048576");
     cr_expect_eq(host->status, KBI_ST_OK);
     if (set.envs[0].device_name[0]) {
         cr_expect_eq(dev->status, KBI_ST_OK, "with a GPU the device case runs: %s", dev->message);
@@ -281,6 +281,69 @@ Test(runner, the_no_device_reason_is_printed_once)
     cr_assert(reason[0], "no line \"kbench: device variants will be skipped: REASON\" in %s", log);
     cr_expect_eq(lines, 4);
     cr_expect_eq(reasons, 0, "the reason is not repeated on the case lines");
+}
+
+/* A progress line names a case by what varies in its section (the record keeps the id and
+ * every parameter) and fits 160 columns: a message past them is cut, whole in the record. */
+Test(runner, progress_lines_show_what_varies_and_fit_160_columns)
+{
+    char profile[256], cmd[1200], log[300], results[300], line[2048], err[KBI_ERR_SIZE];
+    size_t lines = 0, cut = 0;
+    kbi_result_set set = {0};
+    FILE *f;
+    write_file("labels.ini",
+               FAST_RUN "[knobs.blocked]\nvariants = sum, declines\nn = 10, 20\nblock = 8\n",
+               profile, sizeof profile);
+    snprintf(log, sizeof log, "%s/labels.log", dir);
+    snprintf(cmd, sizeof cmd, "%s run %s --out %s/labels --plugins %s >/dev/null 2>%s",
+             KBENCH_TEST_BINARY, profile, dir, KBENCH_TEST_FIXTURES, log);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_not_null(f = fopen(log, "r"));
+    while (fgets(line, sizeof line, f)) {
+        size_t columns = 0, k, n;
+        if (sscanf(line, "[%zu/%zu", &k, &n) != 2)
+            continue;
+        for (const char *c = line; *c && *c != '\n'; c++)
+            columns += ((unsigned char)*c & 0xc0) != 0x80;
+        cr_expect_leq(columns, 160, "%zu columns: %s", columns, line);
+        cr_expect(strstr(line, k % 2 ? "] knobs.blocked/sum/n=" : "] knobs.blocked/declines/n="),
+                  "the section, the variant, what varies: %s", line);
+        cr_expect(!strstr(line, "block=8"), "a value the section fixes is not repeated: %s", line);
+        cut += strstr(line, "...)\n") != NULL;
+        lines++;
+    }
+    fclose(f);
+    cr_expect_eq(lines, 4);
+    cr_expect_eq(cut, 2, "the declines cases' long reason is cut");
+    snprintf(results, sizeof results, "%s/labels/results.jsonl", dir);
+    cr_assert_eq(kbi_results_load(&set, results, err), KBI_OK, "%s", err);
+    cr_expect_str_eq(set.cases[0].id, "knobs/sum/n=10,block=8");
+    cr_expect_str_eq(set.cases[1].params_text, "n=10,density=0,block=8,order=forward");
+    cr_expect(strstr(set.cases[1].message, "no more") != NULL, "kept whole: %s",
+              set.cases[1].message);
+    kbi_results_free(&set);
+}
+
+/* run --list prints the ids of the cases a run would measure (after --filter), one a line on
+ * stdout, and measures nothing: no results folder is made. */
+Test(runner, list_prints_the_selected_ids_and_runs_nothing)
+{
+    char profile[256], cmd[1200], out[300], line[512], ids[1024] = "";
+    struct stat st;
+    FILE *p;
+    write_file("list.ini",
+               FAST_RUN "[knobs]\nvariants = sum, declines\nn = 10, 20\nblock = 64, 8\n", profile,
+               sizeof profile);
+    snprintf(out, sizeof out, "%s/list-out", dir);
+    snprintf(cmd, sizeof cmd, "%s run %s --list --filter 'knobs/sum/*' --out %s --plugins %s",
+             KBENCH_TEST_BINARY, profile, out, KBENCH_TEST_FIXTURES);
+    cr_assert_not_null(p = popen(cmd, "r"));
+    while (fgets(line, sizeof line, p))
+        strncat(ids, line, sizeof ids - strlen(ids) - 1);
+    cr_expect_eq(pclose(p), 0);
+    cr_expect_str_eq(ids, "knobs/sum/n=10\nknobs/sum/n=10,block=8\nknobs/sum/n=20\n"
+                          "knobs/sum/n=20,block=8\n");
+    cr_expect_neq(stat(out, &st), 0, "nothing was run: %s exists", out);
 }
 
 /* A verify that says passed while its error is over its tolerance fails the case: kbench

@@ -32,7 +32,7 @@ Test(sgemm_gpu, every_variant_and_configuration_verifies_on_tails, .timeout = 90
         const kbi_case_result *c = &set.cases[i];
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         cr_expect(c->has_verify && c->verify_passed, "%s", c->id);
-        forced += strstr(c->id, ",config=-1") == NULL;
+        forced += strstr(c->params_text, ",config=-1") == NULL;
     }
     cr_expect_gt(forced, 40, "forced configurations were run (%zu)", forced);
     kbi_results_free(&set);

@@ -35,7 +35,7 @@ Test(stream_gpu, device_variants_verify_and_reach_the_roof, .timeout = 600)
         const kbi_case_result *c = &set.cases[i];
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         cr_expect(c->has_verify && c->verify_passed, "%s", c->id);
-        if (strstr(c->id, "bytes=1073741824,")) {
+        if (strstr(c->params_text, "bytes=1073741824,")) {
             printf("%-40s %8.1f GB/s\n", c->id, c->gbs);
             if (strcmp(c->variant, "memcpy") == 0)
                 memcpy_gbs = c->gbs;

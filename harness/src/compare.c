@@ -615,12 +615,12 @@ static void add_count_warning(kbi_comparison *c, size_t n, const char *one, cons
     add_warning(c, w);
 }
 
-/* Maps case id -> index of its last record in set; warns on repeats. */
+/* Maps case full id -> index of its last record in set; warns on repeats. */
 static json_t *index_cases(const kbi_result_set *set, const char *side, kbi_comparison *c)
 {
     json_t *map = json_object();
     for (size_t i = 0; i < set->n_cases; i++) {
-        json_t *prev = json_object_get(map, set->cases[i].id);
+        json_t *prev = json_object_get(map, kbi_case_full_id(&set->cases[i]));
         if (prev) {
             char w[KBI_ERR_SIZE];
             snprintf(w, sizeof w,
@@ -629,8 +629,18 @@ static json_t *index_cases(const kbi_result_set *set, const char *side, kbi_comp
                      set->cases[i].source);
             add_warning(c, w);
         }
-        json_object_set_new(map, set->cases[i].id, json_integer((json_int_t)i));
+        json_object_set_new(map, kbi_case_full_id(&set->cases[i]), json_integer((json_int_t)i));
     }
+    return map;
+}
+
+/* Maps case id -> index of its last record in set (ids name the problem: two records of one
+ * id whose full ids differ are one problem at each run's default knobs). */
+static json_t *index_ids(const kbi_result_set *set)
+{
+    json_t *map = json_object();
+    for (size_t i = 0; i < set->n_cases; i++)
+        json_object_set_new(map, set->cases[i].id, json_integer((json_int_t)i));
     return map;
 }
 
@@ -681,11 +691,11 @@ static void warn_if_differs(kbi_comparison *c, const kbi_result_set *base,
     free(y);
 }
 
-/* Index of the record of id that is compared: the last one in the map, or
- * self when the map could not hold the id (jansson keys must be UTF-8). */
-static size_t compared_index(json_t *map, const char *id, size_t self)
+/* Index of the record of c (at self) that is compared: the last one of its full id in the
+ * map, or self when the map could not hold the id (jansson keys must be UTF-8). */
+static size_t compared_index(json_t *map, const kbi_case_result *c, size_t self)
 {
-    json_t *v = json_object_get(map, id);
+    json_t *v = json_object_get(map, kbi_case_full_id(c));
     return v ? (size_t)json_integer_value(v) : self;
 }
 
@@ -729,9 +739,10 @@ static int same_but_new_params(const kbi_case_result *a, const kbi_case_result *
     return *extra;
 }
 
-/* For a case b of one side with no id on the other: the one case of the other side, not yet
- * paired and without an id of b's side, that measures the same thing but for parameters
- * only one of them has; NULL when there is none or more than one (then it stays unpaired). */
+/* For a case b of one side with no full id or id on the other: the one case of the other
+ * side, not yet paired and without a full id of b's side, that measures the same thing but for
+ * parameters only one of them has; NULL when there is none or more than one (then it stays
+ * unpaired). */
 static const kbi_case_result *pair_across_params(const kbi_case_result *b,
                                                  const kbi_result_set *other, json_t *own_map,
                                                  const unsigned char *taken, size_t *index)
@@ -740,7 +751,8 @@ static const kbi_case_result *pair_across_params(const kbi_case_result *b,
     for (size_t i = 0; i < other->n_cases; i++) {
         const kbi_case_result *r = &other->cases[i];
         int extra;
-        if (taken[i] || json_object_get(own_map, r->id) || !same_but_new_params(b, r, &extra))
+        if (taken[i] || json_object_get(own_map, kbi_case_full_id(r)) ||
+            !same_but_new_params(b, r, &extra))
             continue;
         if (found)
             return NULL;
@@ -782,13 +794,61 @@ static int judged_by_one_round(const kbi_compare_row *row)
                     row->base->n_samples * sizeof *row->base->samples) == 0);
 }
 
+/* The case of the results with b's id that is still free to pair (not taken, so not paired
+ * by its full id either, and the compared record of its full id), or KBI_NO_CASE. */
+static size_t free_by_id(const kbi_case_result *b, const kbi_result_set *res, json_t *ids,
+                         json_t *rmap, const unsigned char *taken)
+{
+    json_t *ri = json_object_get(ids, b->id);
+    size_t k = ri ? (size_t)json_integer_value(ri) : KBI_NO_CASE;
+    if (k == KBI_NO_CASE || taken[k] || compared_index(rmap, &res->cases[k], k) != k)
+        return KBI_NO_CASE;
+    return k;
+}
+
+/* Pairs each compared case of the baseline with its case of the results into match[i]
+ * (KBI_NO_CASE: none), marking the results taken, in three passes: by full id (every
+ * parameter, so a record written before ids named only the problem pairs with one written
+ * after), then by id among those left (the same problem, where a knob came or went at its
+ * default), then across a parameter only one side has (a heuristic: counted in *paired). */
+static void match_cases(const kbi_result_set *base, const kbi_result_set *res, json_t *bmap,
+                        json_t *rmap, size_t *match, unsigned char *taken, size_t *paired)
+{
+    json_t *ids = index_ids(res);
+    for (size_t i = 0; i < base->n_cases; i++) {
+        json_t *ri = json_object_get(rmap, kbi_case_full_id(&base->cases[i]));
+        match[i] = ri && compared_index(bmap, &base->cases[i], i) == i
+                       ? (size_t)json_integer_value(ri)
+                       : KBI_NO_CASE;
+        if (match[i] != KBI_NO_CASE)
+            taken[match[i]] = 1;
+    }
+    for (int pass = 1; pass <= 2; pass++)
+        for (size_t i = 0; i < base->n_cases; i++) {
+            const kbi_case_result *b = &base->cases[i];
+            size_t k = KBI_NO_CASE;
+            if (match[i] != KBI_NO_CASE || compared_index(bmap, b, i) != i)
+                continue;
+            if (pass == 1)
+                k = free_by_id(b, res, ids, rmap, taken);
+            else if (pair_across_params(b, res, bmap, taken, &k))
+                (*paired)++;
+            else
+                k = KBI_NO_CASE;
+            if (k != KBI_NO_CASE)
+                taken[match[i] = k] = 1;
+        }
+    json_decref(ids);
+}
+
 int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
                      const kbi_compare_options *opt, kbi_comparison *out, char *err)
 {
     json_t *bmap, *rmap;
     size_t drops = 0, paired = 0, one_round = 0, other_cpu = 0, unknown_cpu = 0;
     int cache_differs = 0;
-    unsigned char *taken = kbi_xcalloc(res->n_cases + 1, 1); /* results paired by params */
+    unsigned char *taken = kbi_xcalloc(res->n_cases + 1, 1); /* results matched */
+    size_t *match = kbi_xcalloc(base->n_cases + 1, sizeof *match);
     memset(out, 0, sizeof *out);
     resolve_options(opt, &out->opt.threshold, &out->opt.alpha);
     out->opt.host_drift = opt ? opt->host_drift : 0;
@@ -805,24 +865,15 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
     warn_if_differs(out, base, res, "cache modes", "run", "cache", "");
     bmap = index_cases(base, "baseline", out);
     rmap = index_cases(res, "results", out);
+    match_cases(base, res, bmap, rmap, match, taken, &paired);
     out->rows = kbi_xcalloc(base->n_cases + res->n_cases + 1, sizeof *out->rows);
     for (size_t i = 0; i < base->n_cases; i++) {
-        const kbi_case_result *b = &base->cases[i], *r = NULL;
-        json_t *ri = json_object_get(rmap, b->id);
+        const kbi_case_result *b = &base->cases[i];
+        const kbi_case_result *r = match[i] != KBI_NO_CASE ? &res->cases[match[i]] : NULL;
         kbi_compare_row *row;
-        /* A repeated id is compared once, with its last record. */
-        if (compared_index(bmap, b->id, i) != i)
+        /* A repeated case is compared once, with its last record. */
+        if (compared_index(bmap, b, i) != i)
             continue;
-        if (ri) {
-            r = &res->cases[json_integer_value(ri)];
-        } else {
-            size_t k = 0;
-            r = pair_across_params(b, res, bmap, taken, &k);
-            if (r) {
-                taken[k] = 1;
-                paired++;
-            }
-        }
         out->not_timing_base += kbi_case_not_timing(b);
         row = &out->rows[out->n_rows++];
         row->base = b;
@@ -842,7 +893,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
     for (size_t i = 0; i < res->n_cases; i++) {
         const kbi_case_result *r = &res->cases[i];
         kbi_compare_row *row;
-        if (compared_index(rmap, r->id, i) != i || json_object_get(bmap, r->id) || taken[i])
+        if (compared_index(rmap, r, i) != i || taken[i])
             continue;
         row = &out->rows[out->n_rows++];
         row->res = r;
@@ -902,6 +953,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
     json_decref(bmap);
     json_decref(rmap);
     free(taken);
+    free(match);
     (void)err;
     return KBI_OK;
 }
@@ -1009,16 +1061,18 @@ static void bound_text(const kbi_metric *m, char *out, size_t n)
         snprintf(out, n, "%s", "");
 }
 
-/* The "| `id`" cell that starts a row: the baseline's id, and the results' when the two were
- * paired across a parameter one side lacks. */
-static void id_cell(FILE *f, const char *base_id, const char *res_id)
+/* The "| `id`" cell that starts a row: the results' id (the baseline's where the results lack
+ * the case), and the baseline's before it when the two were paired across a parameter one side
+ * lacks (neither their full ids nor their ids agree). */
+static void id_cell(FILE *f, const kbi_case_result *base, const kbi_case_result *res)
 {
     fputs("| `", f);
-    kbi_md_cell(f, base_id);
-    if (res_id && strcmp(base_id, res_id) != 0) {
+    if (base && res && strcmp(kbi_case_full_id(base), kbi_case_full_id(res)) != 0 &&
+        strcmp(base->id, res->id) != 0) {
+        kbi_md_cell(f, base->id);
         fputs("` → `", f);
-        kbi_md_cell(f, res_id);
     }
+    kbi_md_cell(f, res ? res->id : base->id);
     fputs("` | ", f);
 }
 
@@ -1077,7 +1131,7 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             int strong = o->verdict == KBI_MV_WORSE || o->out_of_bound;
             char bound[96];
             bound_text(decl, bound, sizeof bound);
-            id_cell(f, r->res->id, NULL);
+            id_cell(f, NULL, r->res);
             kbi_md_cell(f, o->name);
             fputs(" | ", f);
             metric_cell(f, o->base);
@@ -1205,7 +1259,7 @@ static size_t write_summary(const kbi_comparison *c, FILE *f)
             if (c->rows[i].out.verdict != v)
                 continue;
             fprintf(f, "%s `", first ? "" : ",");
-            kbi_md_cell(f, c->rows[i].base->id);
+            kbi_md_cell(f, c->rows[i].res ? c->rows[i].res->id : c->rows[i].base->id);
             fputs("`", f);
             first = 0;
         }
@@ -1227,7 +1281,7 @@ static void write_time_table(const kbi_comparison *c, size_t compared, FILE *f)
             int strong = o->verdict == KBI_VERDICT_SLOWER || o->verdict == KBI_VERDICT_FAILED;
             if (!r->base || !r->res)
                 continue;
-            id_cell(f, r->base->id, r->res->id);
+            id_cell(f, r->base, r->res);
             side_cell(f, r->base);
             fputs(" | ", f);
             side_cell(f, r->res);

@@ -103,6 +103,71 @@ static int too_long(const char *s, size_t max)
     return s && strnlen(s, max + 1) > max;
 }
 
+/* How many items of list ("name|name|...", NULL: none) are `name`; with name NULL, how many
+ * items it has. */
+static int list_count(const char *list, const char *name)
+{
+    int n = 0;
+    size_t len = name ? strlen(name) : 0;
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, '|');
+        size_t item = end ? (size_t)(end - p) : strlen(p);
+        n += !name || (item == len && strncmp(p, name, len) == 0);
+        p = end ? end + 1 : p + item;
+    }
+    return n;
+}
+
+/* ABI 1.3's lists of what case ids leave out: each item a parameter of the plugin, no
+ * parameter named twice or in both lists. */
+static int check_abi_1_3(const kb_plugin *d, char *err)
+{
+    static const char *const what[] = {"knobs", "implicit"};
+    size_t want = offsetof(kb_plugin, implicit) + sizeof d->implicit;
+    const char *lists[2];
+    int listed = 0;
+    if (d->struct_size < want) {
+        kbi_errf(err, "descriptor of %u bytes is shorter than ABI 1.3's %zu bytes", d->struct_size,
+                 want);
+        return KBI_ERR;
+    }
+    lists[0] = d->knobs;
+    lists[1] = d->implicit;
+    for (int l = 0; l < 2; l++)
+        if (too_long(lists[l], KBI_DESC_MAX_TEXT)) {
+            kbi_errf(err, "%s is longer than %d characters", what[l], KBI_DESC_MAX_TEXT);
+            return KBI_ERR;
+        }
+    for (int i = 0; i < d->n_params; i++) {
+        int n =
+            list_count(d->knobs, d->params[i].name) + list_count(d->implicit, d->params[i].name);
+        if (n > 1) {
+            kbi_errf(err, "parameter '%s' is listed %d times in knobs and implicit: once at most",
+                     d->params[i].name, n);
+            return KBI_ERR;
+        }
+        listed += n;
+    }
+    if (listed != list_count(d->knobs, NULL) + list_count(d->implicit, NULL)) {
+        kbi_errf(err,
+                 "knobs '%s' and implicit '%s' name something that is not a parameter "
+                 "(expected \"name|name\" of the plugin's parameters)",
+                 d->knobs ? d->knobs : "", d->implicit ? d->implicit : "");
+        return KBI_ERR;
+    }
+    return KBI_OK;
+}
+
+kbi_param_role kbi_param_role_of(const kbi_plugin *p, const char *name)
+{
+    const kb_plugin *d = p->desc;
+    if (p->minor < 3 || !KBI_DESC_HAS(d, implicit))
+        return KBI_ROLE_PROBLEM;
+    if (list_count(d->knobs, name))
+        return KBI_ROLE_KNOB;
+    return list_count(d->implicit, name) ? KBI_ROLE_IMPLICIT : KBI_ROLE_PROBLEM;
+}
+
 /* The counts and string lengths of a descriptor against KBI_DESC_MAX_*: a count of a million
  * is a corrupt descriptor, not a plugin, and is refused before any table is walked. */
 static int check_limits(const kb_plugin *d, uint32_t minor, char *err)
@@ -243,7 +308,9 @@ int kbi_check_abi(const kb_plugin *d, char *err)
                 return KBI_ERR;
             }
     }
-    return minor >= 1 ? check_abi_1_1(d, minor, err) : KBI_OK;
+    if (minor >= 1 && check_abi_1_1(d, minor, err) != KBI_OK)
+        return KBI_ERR;
+    return minor >= 3 ? check_abi_1_3(d, err) : KBI_OK;
 }
 
 /* A plugin's file must be named after it (libkbench_NAME.so), so that the file a user sees is

@@ -50,6 +50,16 @@ typedef struct kbi_plugin_set {
 /* The entry points and tables of ABI 1.1, NULL/0 for a 1.0 plugin. */
 #define KBI_DESC_GET(d, field, fallback) (KBI_DESC_HAS(d, field) ? (d)->field : (fallback))
 
+/* What a parameter is to a case id (ABI 1.3's knobs and implicit lists): a problem parameter
+ * is always named; a knob or an implicit one only where the case sets it away from its
+ * default.  Every parameter of a plugin before 1.3 is a problem parameter. */
+typedef enum kbi_param_role {
+    KBI_ROLE_PROBLEM = 0,
+    KBI_ROLE_KNOB,
+    KBI_ROLE_IMPLICIT
+} kbi_param_role;
+kbi_param_role kbi_param_role_of(const kbi_plugin *p, const char *name);
+
 /* Points descriptor 1 at stderr for the rest of the process and keeps the real stdout for
  * kbi_stdout(), so nothing plugin code prints (a constructor, an entry point, a destructor, a
  * thread; workers inherit it) lands in kbench's stdout, which scripts read.  Call before any

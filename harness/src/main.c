@@ -69,6 +69,8 @@ static const char *const usage_run =
     "  --out DIR        where to write results.jsonl (default results/PROFILE-TIME);\n"
     "                   an existing results.jsonl is never overwritten\n"
     "  --filter GLOB    run only cases whose id matches GLOB, e.g. 'sgemm/cublas/*'\n"
+    "                   (or whose full id does: plugin/variant/ and every parameter,\n"
+    "                   knobs at their defaults too, as ids of results before version 4)\n"
     "  --device N       CUDA device ordinal (overrides [run] device)\n"
     "  --devices all|I,J,...  run on several GPUs of this node at once, one worker per\n"
     "                   device, cases dealt to whichever is idle: OUT/results.jsonl\n"
@@ -81,6 +83,8 @@ static const char *const usage_run =
     "  --sanitize[=TOOL]  run each device case under compute-sanitizer (memcheck by\n"
     "                   default; racecheck, initcheck, synccheck); its findings make\n"
     "                   the case an error; logs in OUT/sanitize/\n"
+    "  --list           print the id of each case it would run (after --filter and\n"
+    "                   --shard), one a line on stdout, and run nothing\n"
     "  --help           this text\n"
     "\n"
     "kbench's own use (under compute-sanitizer and Nsight Compute):\n"
@@ -163,6 +167,8 @@ static int cmd_list(int argc, char **argv)
         fprintf(stderr, "kbench list: no plugins found in %s\n", n_dirs ? dirs[0] : "(none)");
     for (size_t i = 0; i < set.n; i++) {
         const kb_plugin *d = set.items[i].desc;
+        kbi_param_role role;
+        int quiet = 0;
         fprintf(out, "%s  (ABI %u.%u, %s)\n", d->name, KB_ABI_MAJOR_OF(d->abi_version),
                 KB_ABI_MINOR_OF(d->abi_version), set.items[i].path);
         if (d->description)
@@ -191,8 +197,18 @@ static int cmd_list(int argc, char **argv)
                 fprintf(out, " (count %s)", pr->choices);
             else if (pr->type == KB_PARAM_INTS)
                 fprintf(out, " (count 0-%d)", KB_MAX_INTS);
+            role = kbi_param_role_of(&set.items[i], pr->name);
+            fputs(role == KBI_ROLE_KNOB       ? " [knob]"
+                  : role == KBI_ROLE_IMPLICIT ? " [implicit]"
+                                              : "",
+                  out);
+            quiet |= role != KBI_ROLE_PROBLEM;
             fputc('\n', out);
         }
+        if (quiet)
+            fprintf(out, "    ([knob]: tunes how a variant runs; [implicit]: its default goes "
+                         "without saying; a case id names either only where set away from its "
+                         "default)\n");
         list_metrics(out, d);
         if (KBI_DESC_HAS(d, size_param) && d->size_param)
             fprintf(out, "  size axis: %s\n", d->size_param);
@@ -241,6 +257,7 @@ static int cmd_run(int argc, char **argv)
          .kind = KBI_OPT_OPTIONAL,
          .target = &a.sanitize,
          .implicit = "memcheck"},
+        {.name = "list", .kind = KBI_OPT_FLAG, .target = &a.list},
         /* Internal, not in --help: used by `kbench profile`. */
         {.name = "in-process", .kind = KBI_OPT_FLAG, .target = &a.in_process},
         {.name = "profile-one-run", .kind = KBI_OPT_FLAG, .target = &a.profile_run},

@@ -3,7 +3,6 @@
 #include "manifest.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,21 +176,22 @@ static void check_run(const json_t *run, const kbi_result_set *ref, const kbi_ca
     size_t stale = 0, lacking = 0;
     const char *stale_id = NULL, *lacking_id = NULL;
     char w[KBI_ERR_SIZE];
+    /* Keyed by full id (every parameter): a reference of results before version 4 names them all in its ids. */
     for (size_t i = 0; i < n; i++)
-        if (!filter || fnmatch(filter, cases[i].id, 0) == 0)
-            json_object_set_new(want, cases[i].id, json_true());
+        if (!filter || kbi_case_selected(&cases[i], filter))
+            json_object_set_new(want, cases[i].full_id, json_true());
     for (size_t i = 0; i < ref->n_cases; i++) {
         const kbi_case_result *c = &ref->cases[i];
         if (strcmp(c->run_id, run_id) != 0)
             continue;
-        json_object_set_new(held, c->id, json_true());
-        if (!json_object_get(want, c->id) && stale++ == 0)
+        json_object_set_new(held, kbi_case_full_id(c), json_true());
+        if (!json_object_get(want, kbi_case_full_id(c)) && stale++ == 0)
             stale_id = c->id;
     }
     if (!shard || strcmp(shard, "1/1") == 0)
         for (size_t i = 0; i < n; i++)
-            if (json_object_get(want, cases[i].id) && !json_object_get(held, cases[i].id) &&
-                lacking++ == 0)
+            if (json_object_get(want, cases[i].full_id) &&
+                !json_object_get(held, cases[i].full_id) && lacking++ == 0)
                 lacking_id = cases[i].id;
     if (lacking) {
         snprintf(w, sizeof w,

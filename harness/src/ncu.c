@@ -4,7 +4,6 @@
 #include "ncu.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>
@@ -295,9 +294,9 @@ static const char *const usage =
     "OUT/results.jsonl` shows them beside the timing.\n"
     "\n"
     "options:\n"
-    "  --case ID        the case id (or a glob matching exactly one), as `kbench run`\n"
-    "                   prints it, e.g.\n"
-    "                   'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5,config=-1'\n"
+    "  --case ID        the case id (or its full id, or a glob matching exactly one),\n"
+    "                   as `kbench run PROFILE --list` prints it, e.g.\n"
+    "                   'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5'\n"
     "  --metrics LIST   comma-separated ncu metrics instead of the default set\n"
     "  --set NAME       an ncu section set (e.g. detailed, full) instead of metrics\n"
     "  --keep-report    keep OUT/profile.ncu-rep for the Nsight Compute GUI\n"
@@ -447,16 +446,16 @@ static void print_summary(FILE *out, json_t *kernels)
     }
 }
 
-/* Finds the single case matching id (exactly, or as a glob). */
+/* Finds the single case matching id (its id or full id exactly, or as a glob). */
 static const kbi_case *find_case(const kbi_case *cases, size_t n, const char *id)
 {
     const kbi_case *hit = NULL;
     size_t matches = 0;
     for (size_t i = 0; i < n; i++)
-        if (strcmp(cases[i].id, id) == 0)
+        if (strcmp(cases[i].id, id) == 0 || strcmp(cases[i].full_id, id) == 0)
             return &cases[i];
     for (size_t i = 0; i < n; i++)
-        if (fnmatch(id, cases[i].id, 0) == 0) {
+        if (kbi_case_selected(&cases[i], id)) {
             if (matches++ < 10)
                 fprintf(stderr, "  matches: %s\n", cases[i].id);
             hit = &cases[i];
@@ -464,7 +463,7 @@ static const kbi_case *find_case(const kbi_case *cases, size_t n, const char *id
     if (matches == 1)
         return hit;
     fprintf(stderr, "kbench profile: --case '%s' matches %zu cases, expected exactly one%s\n", id,
-            matches, matches == 0 ? " (kbench run prints the ids)" : "");
+            matches, matches == 0 ? " (kbench run PROFILE --list prints the ids)" : "");
     return NULL;
 }
 

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <ini.h>
 #include <math.h>
 #include <stdio.h>
@@ -967,6 +968,8 @@ static int init_section(parse_state *st, kbi_section *sec, const kbi_plugin *plu
                       plugin->path, a->param->name, err);
             return KBI_ERR_INPUT;
         }
+        a->default_text = kbi_strdup(a->values[0].text);
+        a->role = kbi_param_role_of(plugin, a->param->name);
     }
     return KBI_OK;
 }
@@ -979,6 +982,7 @@ static void free_section(kbi_section *sec)
         for (size_t j = 0; j < sec->axes[i].n; j++)
             kbi_value_free(&sec->axes[i].values[j]);
         free(sec->axes[i].values);
+        free(sec->axes[i].default_text);
     }
     free(sec->axes);
     free(sec->zip);
@@ -1249,13 +1253,35 @@ int kbi_profile_load(const char *path, const kbi_plugin_set *plugins, kbi_profil
 
 /* ---- cases ---- */
 
-static char *case_id(const kbi_section *sec, int variant, const kbi_value **values)
+/* Which parameters a case's name shows. */
+typedef enum which_params {
+    ID_PARAMS,   /* its id: problem parameters, others where set away from their default */
+    ALL_PARAMS,  /* its full id: every one */
+    VARYING_AXES /* its label: those with more than one value in the section */
+} which_params;
+
+/* "head/variant[/name=value,...]" of a case, naming the parameters `which` says. */
+static char *case_name(const kbi_section *sec, const char *head, int variant,
+                       const kbi_value **values, which_params which)
 {
     kbi_buf b = {0};
-    kbi_buf_printf(&b, "%s/%s", sec->plugin->desc->name, sec->plugin->desc->variants[variant].name);
-    for (size_t i = 0; i < sec->n_axes; i++)
-        kbi_buf_printf(&b, "%c%s=%s", i ? ',' : '/', sec->axes[i].param->name, values[i]->text);
+    size_t named = 0;
+    kbi_buf_printf(&b, "%s/%s", head, sec->plugin->desc->variants[variant].name);
+    for (size_t i = 0; i < sec->n_axes; i++) {
+        const kbi_axis *a = &sec->axes[i];
+        if (which == VARYING_AXES ? a->n < 2
+                                  : which == ID_PARAMS && a->role != KBI_ROLE_PROBLEM &&
+                                        strcmp(values[i]->text, a->default_text) == 0)
+            continue;
+        kbi_buf_printf(&b, "%c%s=%s", named++ ? ',' : '/', a->param->name, values[i]->text);
+    }
     return b.data;
+}
+
+int kbi_case_selected(const kbi_case *c, const char *pattern)
+{
+    return strcmp(pattern, c->id) == 0 || strcmp(pattern, c->full_id) == 0 ||
+           fnmatch(pattern, c->id, 0) == 0 || fnmatch(pattern, c->full_id, 0) == 0;
 }
 
 /* Does axis `a` step here: alone, or as the first key (descriptor order)
@@ -1317,7 +1343,10 @@ int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
                 c->params.defs = sec->plugin->desc->params;
                 c->params.values = c->values;
                 c->params.n = (int)sec->n_axes;
-                c->id = case_id(sec, c->variant, c->values);
+                c->id = case_name(sec, sec->plugin->desc->name, c->variant, c->values, ID_PARAMS);
+                c->full_id =
+                    case_name(sec, sec->plugin->desc->name, c->variant, c->values, ALL_PARAMS);
+                c->label = case_name(sec, sec->name, c->variant, c->values, VARYING_AXES);
             }
             /* Next point: the last step varies fastest. */
             size_t a = sec->n_axes;
@@ -1346,6 +1375,8 @@ void kbi_cases_free(kbi_case *cases, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(cases[i].values);
         free(cases[i].id);
+        free(cases[i].full_id);
+        free(cases[i].label);
     }
     free(cases);
 }

@@ -60,6 +60,8 @@ typedef struct kbi_axis {
     kbi_value *values;
     size_t n;
     int line; /* where it was set; 0 for the plugin's default */
+    kbi_param_role role; /* a knob or implicit one is named in ids only away from its default */
+    char *default_text;  /* the default's canonical text */
 } kbi_axis;
 
 typedef struct kbi_section {
@@ -114,8 +116,18 @@ typedef struct kbi_case {
     int variant;
     const kbi_value **values; /* one per axis */
     struct kb_params params;
-    char *id; /* plugin/variant/name=value,name=value */
+    /* plugin/variant/name=value,...: the problem parameters, and each knob or implicit
+     * parameter (kbi_param_role) that the case sets away from its default */
+    char *id;
+    char *full_id; /* plugin/variant/ and every parameter: what ids were before ABI 1.3 */
+    /* What a person reads in a progress line: section/variant/ and the parameters that take
+     * more than one value in the section (section/variant alone when none does). */
+    char *label;
 } kbi_case;
+
+/* Whether case c is selected by pattern: equal to its id or full id, or a glob (fnmatch)
+ * matching either, so that a pattern written for ids before ABI 1.3 still selects it. */
+int kbi_case_selected(const kbi_case *c, const char *pattern);
 
 /* The most cases a profile may expand to (all sections together); a
  * profile past it is refused by kbi_profile_parse, naming the section. */

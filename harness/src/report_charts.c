@@ -130,7 +130,7 @@ static int chart_points(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
             /* One group holding one bar per variant: chart.c labels the
              * bars with the variant names. */
             bc.n_groups = 1;
-            bc.groups = &q->params_text;
+            bc.groups = (const char *const *)&q->label;
             bc.n_series = n;
             bc.series = (const char *const *)names;
             bc.color = colors;

@@ -638,7 +638,7 @@ static void write_point(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p
     md_col cols[24];
     size_t n = point_columns(&pc, cols);
     fputs("### ", f);
-    kbi_md_cell(f, q->params_text);
+    kbi_md_cell(f, q->label);
     fputs("\n\n|", f);
     for (size_t k = 0; k < n; k++) {
         fprintf(f, " %s", cols[k].pre);
@@ -842,6 +842,29 @@ static void write_metrics_table(FILE *f, const kbi_rep_model *m, const kbi_rep_p
     kbi_strlist_free(&names);
 }
 
+/* The parameters every point of p shares, once, so that the headings can name only what
+ * varies (nvbench's compact state names); nothing when there is one point (its heading names
+ * its problem) or nothing is shared. */
+static void write_shared_params(FILE *f, const kbi_result_set *set, const kbi_rep_plugin *p)
+{
+    int any = 0;
+    if (p->n_points < 2)
+        return;
+    for (size_t k = 0; k < p->n_keys; k++) {
+        char t[256];
+        if (p->varies[k])
+            continue;
+        kbi_param_text(&set->cases[p->points[0].first], p->keys[k], t, sizeof t);
+        fputs(any ? ", " : "Every case has ", f);
+        kbi_md_cell(f, p->keys[k]);
+        fputc('=', f);
+        kbi_md_cell(f, t);
+        any = 1;
+    }
+    if (any)
+        fputs("; each heading names what varies.\n\n", f);
+}
+
 static void write_plugin(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *p)
 {
     const kbi_result_set *set = m->set;
@@ -869,6 +892,7 @@ static void write_plugin(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *
     if (p->kind != KBI_RATE_NONE)
         fprintf(f, "; charts show %s", kbi_rep_kind_label(set, p, ubuf, sizeof ubuf));
     fputs(". Charts show cases whose status is ok.\n\n", f);
+    write_shared_params(f, set, p);
     for (size_t i = 0; i < p->notes.n; i++) {
         fputs("- Note: ", f);
         kbi_md_cell(f, p->notes.s[i]);

@@ -66,6 +66,14 @@ static size_t find_row(kbi_rep_plugin *p, const char *variant, size_t env)
     return KBI_NO_CASE;
 }
 
+/* The name=value part of c's id: what names its problem ("" when the id names none). */
+static const char *id_params(const kbi_case_result *c)
+{
+    const char *rest = strchr(c->id, '/');
+    rest = rest ? strchr(rest + 1, '/') : NULL;
+    return rest ? rest + 1 : "";
+}
+
 static size_t find_point(kbi_rep_plugin *p, const char *params_text)
 {
     for (size_t i = 0; i < p->n_points; i++)
@@ -256,9 +264,9 @@ static void build_plugin(kbi_rep_model *m, kbi_rep_plugin *p)
             kbi_param_text(&set->cases[p->points[i].first], p->keys[k], t, sizeof t);
             kbi_buf_printf(&b, "%s%s=%s", b.len ? ", " : "", p->keys[k], t);
         }
-        p->points[i].label = b.len ? b.data : kbi_strdup(p->points[i].params_text);
-        if (!b.len)
-            kbi_buf_free(&b);
+        if (!b.len) /* one point: what its id names (the problem) */
+            kbi_buf_printf(&b, "%s", id_params(&set->cases[p->points[i].first]));
+        p->points[i].label = b.data;
     }
 }
 

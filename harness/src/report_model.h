@@ -33,7 +33,8 @@ typedef struct kbi_rep_chart {
 
 typedef struct kbi_rep_point {
     const char *params_text;
-    char *label;  /* the varying parameters only, for charts */
+    char *label;  /* the parameters that vary across the plugin's points ("n=4, T=2"), for
+                     headings, tables and charts; with one point, its id's parameters */
     size_t *cell; /* [row] -> case index or KBI_NO_CASE */
     size_t first; /* a case of this point */
     /* The baseline variant of its cases ("" if none): each profile section

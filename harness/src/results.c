@@ -617,6 +617,23 @@ static void read_rounds(kbi_case_result *c, json_t *rounds)
     free(per);
 }
 
+/* A case's full id from its parts (caller frees): plugin/variant/params_text, or a copy of
+ * id when params_text is empty. */
+static char *full_id_of(const char *plugin, const char *variant, const char *params_text,
+                        const char *id)
+{
+    kbi_buf b = {0};
+    if (!params_text || !params_text[0])
+        return kbi_strdup(id);
+    kbi_buf_printf(&b, "%s/%s/%s", plugin, variant, params_text);
+    return b.data;
+}
+
+const char *kbi_case_full_id(const kbi_case_result *c)
+{
+    return c->full_id ? c->full_id : c->id;
+}
+
 /* The string fields of a case record, read alike ("" when absent). */
 static const struct {
     const char *key;
@@ -666,6 +683,7 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     c->source = kbi_strdup("");
     for (size_t i = 0; i < sizeof string_fields / sizeof *string_fields; i++)
         *(char **)((char *)c + string_fields[i].offset) = dup_str(obj, string_fields[i].key);
+    c->full_id = full_id_of(c->plugin, c->variant, c->params_text, c->id);
     c->is_baseline = json_is_true(json_object_get(obj, "is_baseline"));
     c->params = params ? json_incref(params) : json_object();
     c->batch = get_long(obj, "batch", 0);
@@ -833,13 +851,45 @@ static int value_matches(json_t *v, const char *text)
     return 0;
 }
 
-/* NULL when c's id is plugin/variant[/name=value,...] naming exactly what
- * its params hold (the id is what compare matches cases by, so an id that
- * says another problem would pair unlike cases); else what is wrong, in why. */
+/* The length of the name=value entry of a parameter text at *p (entries are split at commas
+ * outside brackets), moving *p past it and its comma; 0 at the end of the text. */
+static size_t next_entry(const char **p)
+{
+    const char *start = *p, *end = start;
+    int depth = 0;
+    if (!*start)
+        return 0;
+    for (; *end && !(*end == ',' && depth == 0); end++)
+        depth += *end == '[' ? 1 : *end == ']' ? -1 : 0;
+    *p = *end ? end + 1 : end;
+    return (size_t)(end - start);
+}
+
+/* Whether every entry of `some` is an entry of `all`, in the same order. */
+static int entries_within(const char *some, const char *all)
+{
+    while (*some) {
+        const char *e = some, *a;
+        size_t len = next_entry(&some), alen;
+        do {
+            a = all;
+            alen = next_entry(&all);
+        } while (alen && !(alen == len && strncmp(a, e, len) == 0));
+        if (!alen)
+            return 0;
+    }
+    return 1;
+}
+
+/* NULL when c's id is plugin/variant[/name=value,...] saying what its params hold, and its
+ * params_text names exactly them (the full id, plugin/variant/params_text, is what compare
+ * matches cases by, so a text that says another problem would pair unlike cases); else what
+ * is wrong, in why.  Before version 4 the id names every parameter; from 4 it names the
+ * problem (kbi_param_role), so its entries are some of params_text's. */
 static const char *id_mismatch(const kbi_case_result *c, json_t *obj, char *why, size_t n)
 {
     size_t lp = strlen(c->plugin), lv = strlen(c->variant), named = 0;
-    const char *rest = c->id + lp + 1 + lv;
+    const char *rest = c->id + lp + 1 + lv, *text;
     json_t *params = json_object_get(obj, "params");
     if (strncmp(c->id, c->plugin, lp) != 0 || c->id[lp] != '/' ||
         strncmp(c->id + lp + 1, c->variant, lv) != 0 || (*rest && *rest != '/')) {
@@ -851,34 +901,41 @@ static const char *id_mismatch(const kbi_case_result *c, json_t *obj, char *why,
         return NULL; /* nothing to hold the rest against */
     if (*rest)
         rest++;
-    if (c->params_text[0] && strcmp(rest, c->params_text) != 0) {
+    if (c->version < 4 && c->params_text[0] && strcmp(rest, c->params_text) != 0) {
         snprintf(why, n, "id \"%.200s\" does not end in its params_text \"%.200s\"", c->id,
                  c->params_text);
         return why;
     }
-    /* name=value entries, split at commas outside brackets. */
-    while (*rest) {
+    if (c->version >= 4 && !entries_within(rest, c->params_text)) {
+        snprintf(why, n, "id \"%.200s\" names what its params_text \"%.200s\" does not", c->id,
+                 c->params_text);
+        return why;
+    }
+    /* Each name=value entry of the text that names every parameter against params. */
+    for (text = c->version < 4 ? rest : c->params_text; *text;) {
         char name[256], value[512];
-        const char *eq = strchr(rest, '='), *end = eq;
-        int depth = 0;
+        const char *entry = text, *eq;
+        size_t len = next_entry(&text);
         json_t *v;
-        if (!eq || (size_t)(eq - rest) >= sizeof name)
+        eq = memchr(entry, '=', len);
+        if (!eq || (size_t)(eq - entry) >= sizeof name) {
+            named = (size_t)-1; /* not an entry: said below */
             break;
-        for (end = eq + 1; *end && !(*end == ',' && depth == 0); end++)
-            depth += *end == '[' ? 1 : *end == ']' ? -1 : 0;
-        snprintf(name, sizeof name, "%.*s", (int)(eq - rest), rest);
-        snprintf(value, sizeof value, "%.*s", (int)(end - eq - 1), eq + 1);
+        }
+        snprintf(name, sizeof name, "%.*s", (int)(eq - entry), entry);
+        snprintf(value, sizeof value, "%.*s", (int)(entry + len - eq - 1), eq + 1);
         v = json_object_get(params, name);
         if (!v || !value_matches(v, value)) {
-            snprintf(why, n, "id \"%.200s\" says %.100s=%.100s, its params %s", c->id, name, value,
-                     v ? "hold another value" : "do not name it");
+            snprintf(why, n, "%s \"%.200s\" says %.100s=%.100s, its params %s",
+                     c->version < 4 ? "id" : "params_text", c->version < 4 ? c->id : c->params_text,
+                     name, value, v ? "hold another value" : "do not name it");
             return why;
         }
         named++;
-        rest = *end ? end + 1 : end;
     }
-    if (*rest || named != json_object_size(params)) {
-        snprintf(why, n, "id \"%.200s\" does not name each of its %zu params once", c->id,
+    if (named != json_object_size(params)) {
+        snprintf(why, n, "%s \"%.200s\" does not name each of its %zu params once",
+                 c->version < 4 ? "id" : "params_text", c->version < 4 ? c->id : c->params_text,
                  json_object_size(params));
         return why;
     }
@@ -929,6 +986,7 @@ void kbi_case_result_free(kbi_case_result *c)
     free(c->source);
     free(c->run_id);
     free(c->id);
+    free(c->full_id);
     free(c->plugin);
     free(c->variant);
     free(c->target);

@@ -25,8 +25,11 @@
 #define KBI_RESULTS_SCHEMA "kbench-results"
 /* 2: typed metrics (uncertainty, better, bound), size_param, timing,
  * prepare_s; dims and integer lists as arrays.  3: round records, so a run
- * cut off mid-rounds keeps every finished round.  4: "energy" of device cases, and the board's
- * idle power in the env record.  Readers take 1 to 4. */
+ * cut off mid-rounds keeps every finished round.  4: a case's id names its
+ * problem (a knob or implicit parameter only where set away from its
+ * default, ABI 1.3); params_text still names every parameter; "energy" of
+ * device cases, and the board's idle power in the env record.  Readers take
+ * 1 to 4. */
 #define KBI_RESULTS_VERSION 4
 #define KBI_RESULTS_OLDEST_VERSION 1
 
@@ -153,7 +156,11 @@ typedef struct kbi_case_result {
     int is_baseline;
     json_t *params;    /* object, owned: numbers, strings, and arrays of integers
                           for dims and integer lists (strings "AxB" in version 1) */
-    char *params_text; /* "name=value,..." as in the id */
+    char *params_text; /* "name=value,..." of every parameter (the id's, before version 4) */
+    /* plugin/variant/params_text (the id where there is no params_text): every parameter,
+     * what ids named before version 4; what compare and the reader match cases by.  Set by
+     * the reader and by kbi_case_record_init; read it through kbi_case_full_id. */
+    char *full_id;
     char *size_param;  /* the plugin's size axis; "" when it names none */
     kbi_status status;
     char *message;
@@ -217,6 +224,9 @@ typedef struct kbi_case_result {
     int has_energy;
     kbi_case_energy energy;
 } kbi_case_result;
+
+/* c's full id; its id for a record built without one. */
+const char *kbi_case_full_id(const kbi_case_result *c);
 
 /* The verdict kbench records for a plugin's: failed when the plugin says
  * so, and also when error exceeds tolerance (both given: not NaN), whatever

@@ -73,14 +73,14 @@ static int collect_dir(const char *dir, int depth, kbi_strlist *out, char *err)
     return rc;
 }
 
-/* Drops the later of two cases with the same run and id (a file merged
+/* Drops the later of two cases with the same run and full id (a file merged
  * twice under two names, or a copy), with a warning naming both lines. */
 static void drop_duplicates(kbi_result_set *set, size_t from)
 {
     for (size_t i = from; i < set->n_cases;) {
         size_t j;
         for (j = 0; j < i; j++)
-            if (strcmp(set->cases[j].id, set->cases[i].id) == 0 &&
+            if (strcmp(kbi_case_full_id(&set->cases[j]), kbi_case_full_id(&set->cases[i])) == 0 &&
                 strcmp(set->cases[j].run_id, set->cases[i].run_id) == 0)
                 break;
         if (j < i) {

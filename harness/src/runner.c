@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <jansson.h>
 #include <math.h>
 #include <poll.h>
@@ -536,14 +535,29 @@ static double eta(double t0, size_t done, size_t total)
     return done > 0 && done < total ? (kbi_now() - t0) / (double)done * (double)(total - done) : -1;
 }
 
+/* The widest a progress line gets, in columns: a message that would run past it is cut. */
+#define KBI_PROGRESS_COLUMNS 160
+
+/* Columns that the UTF-8 text s takes (one per character). */
+static size_t columns(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
 /* One progress line per case measured (per round of it, with rounds): one counter over the
- * whole run, and the time left at the pace so far.  A message equal to `said` (the reason
- * device cases are skipped, printed once before the cases) is not repeated on every line. */
-static void progress(size_t k, size_t n, double left, const char *who, const kbi_case_result *rec,
-                     const char *said)
+ * whole run, the time left at the pace so far, and the case by its label (what varies in its
+ * section; the record holds its id).  A message equal to `said` (the reason device cases are
+ * skipped, printed once before the cases) is not repeated on every line; a longer one than the
+ * line has room for is cut, with "...", at KBI_PROGRESS_COLUMNS (the record keeps it whole). */
+static void progress(size_t k, size_t n, double left, const char *who, const char *label,
+                     const kbi_case_result *rec, const char *said)
 {
     char t[32] = "", eta_text[48] = "";
     const char *msg = rec->message;
+    kbi_buf b = {0};
     format_seconds(rec->stats.median, t, sizeof t);
     if (left >= 3600)
         snprintf(eta_text, sizeof eta_text, ", %dh%02dm left", (int)(left / 3600),
@@ -553,19 +567,32 @@ static void progress(size_t k, size_t n, double left, const char *who, const kbi
                  (int)fmod(left, 60));
     else if (left >= 0)
         snprintf(eta_text, sizeof eta_text, ", %.0fs left", ceil(left));
-    fprintf(stderr, "[%zu/%zu%s] %s%s%s  %s", k, n, eta_text, who ? who : "", who ? " " : "",
-            rec->id, kbi_status_name(rec->status));
+    kbi_buf_printf(&b, "[%zu/%zu%s] %s%s%s  %s", k, n, eta_text, who ? who : "", who ? " " : "",
+                   label, kbi_status_name(rec->status));
     if (rec->has_stats)
-        fprintf(stderr, "  median %s", t);
+        kbi_buf_printf(&b, "  median %s", t);
     if (rec->gflops > 0)
-        fprintf(stderr, "  %.4g GFLOP/s", rec->gflops);
+        kbi_buf_printf(&b, "  %.4g GFLOP/s", rec->gflops);
     if (rec->gbs > 0)
-        fprintf(stderr, "  %.4g GB/s", rec->gbs);
-    if (msg && *msg && said && strcmp(msg, said) == 0)
-        fprintf(stderr, "  (no device: see above)");
-    else if (msg && *msg)
-        fprintf(stderr, "  (%s)", msg);
-    fputc('\n', stderr);
+        kbi_buf_printf(&b, "  %.4g GB/s", rec->gbs);
+    if (msg && *msg && said && strcmp(msg, said) == 0) {
+        kbi_buf_printf(&b, "  (no device: see above)");
+    } else if (msg && *msg) {
+        /* "  (msg)" within the line's columns: msg cut after a whole character, with "...". */
+        size_t used = columns(b.data) + 4, cut = 0;
+        if (used + columns(msg) <= KBI_PROGRESS_COLUMNS) {
+            kbi_buf_printf(&b, "  (%s)", msg);
+        } else {
+            size_t room = KBI_PROGRESS_COLUMNS > used + 3 ? KBI_PROGRESS_COLUMNS - used - 3 : 0;
+            for (size_t cols = 0; msg[cut] && cols < room; cols++)
+                do
+                    cut++;
+                while (((unsigned char)msg[cut] & 0xc0) == 0x80);
+            kbi_buf_printf(&b, "  (%.*s...)", (int)cut, msg);
+        }
+    }
+    fprintf(stderr, "%s\n", b.data);
+    kbi_buf_free(&b);
 }
 
 static char *default_out_dir(const char *profile_path)
@@ -637,8 +664,7 @@ static int select_cases(run_state *rs)
     rs->sel = kbi_xcalloc(rs->n_all ? rs->n_all : 1, sizeof *rs->sel);
     for (size_t i = 0; i < rs->n_all; i++) {
         const kbi_case *c = &rs->all[i];
-        if (args->filter && strcmp(args->filter, c->id) != 0 &&
-            fnmatch(args->filter, c->id, 0) != 0)
+        if (args->filter && !kbi_case_selected(c, args->filter))
             continue;
         if (args->shard_count > 1 &&
             (int)(c->index % (size_t)args->shard_count) != args->shard_index - 1)
@@ -1080,7 +1106,7 @@ static void run_rounds(run_state *rs)
             if (rec.status != KBI_ST_OK)
                 total -= (size_t)(rounds - r - 1); /* its later rounds are not run */
             snprintf(who, sizeof who, "round %d/%d", r + 1, rounds);
-            progress(done, total, eta(rs->started, done, total), who, &rec,
+            progress(done, total, eta(rs->started, done, total), who, rs->sel[k]->label, &rec,
                      rs->ctx.device_ok ? NULL : rs->ctx.device_error);
             if (write_round(rs, &rec, r + 1) != 0)
                 stop = 1;
@@ -1107,8 +1133,8 @@ static void run_cases(run_state *rs)
         kbi_case_result rec;
         if (!run_case_watched(rs, k, &stop, &rec))
             break;
-        progress(k + 1, rs->n_sel, eta(rs->started, k + 1, rs->n_sel), NULL, &rec,
-                 rs->ctx.device_ok ? NULL : rs->ctx.device_error);
+        progress(k + 1, rs->n_sel, eta(rs->started, k + 1, rs->n_sel), NULL, rs->sel[k]->label,
+                 &rec, rs->ctx.device_ok ? NULL : rs->ctx.device_error);
         if (write_case(rs, &rec) != 0 || stop)
             break;
     }
@@ -1453,8 +1479,8 @@ static void finish_multi(run_state *rs, dev_worker *w, size_t k, kbi_case_result
     w->counts[s]++;
     rs->done++;
     w->done++;
-    progress(rs->done, rs->n_sel, eta(rs->started, rs->done, rs->n_sel), w->name, rec,
-             w->ctx.device_ok ? NULL : w->ctx.device_error);
+    progress(rs->done, rs->n_sel, eta(rs->started, rs->done, rs->n_sel), w->name, rs->sel[k]->label,
+             rec, w->ctx.device_ok ? NULL : w->ctx.device_error);
     obj = kbi_case_record_json(rec);
     json_object_set_new(obj, "device", json_integer(w->ordinal));
     json_object_set(obj, "device_uuid", json_object_get(w->summary, "uuid"));
@@ -1668,6 +1694,12 @@ int kbi_run(const kbi_run_args *args)
 {
     run_state rs = {.args = args, .worker = {.pid = 0, .cmd_fd = -1, .res_fd = -1}};
     int rc = select_cases(&rs);
+    if (!rc && args->list) {
+        for (size_t i = 0; i < rs.n_sel; i++)
+            fprintf(kbi_stdout(), "%s\n", rs.sel[i]->id);
+        rc = fflush(kbi_stdout()) == 0 ? 0 : KBI_EXIT_USAGE;
+        goto out;
+    }
     if (!rc)
         rc = resolve_devices(&rs);
     if (!rc)
@@ -1689,6 +1721,7 @@ int kbi_run(const kbi_run_args *args)
         run_cases(&rs);
         rc = write_end(&rs);
     }
+out:
     free_devices(&rs);
     if (worker_log_fd >= 0) {
         close(worker_log_fd);

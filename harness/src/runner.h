@@ -17,6 +17,7 @@ typedef struct kbi_run_args {
     int shard_count;
     int in_process;          /* run cases in this process (for ncu and compute-sanitizer,
                                 which wrap one process); no isolation */
+    int list;                /* --list: print the selected cases' ids, run nothing */
     int profile_run;         /* cudaProfilerStart/Stop around one run of each case */
     const char *sanitize;    /* run device cases under compute-sanitizer with this tool
                                 (memcheck, racecheck, initcheck, synccheck), or NULL */

@@ -159,6 +159,7 @@ void kbi_case_record_init(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_re
     out->is_baseline = (v->flags & KB_VARIANT_BASELINE) != 0;
     out->baseline = kbi_strdup(sec->baseline >= 0 ? d->variants[sec->baseline].name : "");
     out->params_text = kbi_strdup(text.data ? text.data : "");
+    out->full_id = kbi_strdup(c->full_id);
     out->size_param = kbi_strdup(size_param ? size_param : "");
     out->status = KBI_ST_ERROR;
     out->message = kbi_strdup("internal: no status");

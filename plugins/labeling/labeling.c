@@ -959,6 +959,8 @@ static const kb_plugin lb_plugin = {
     .metrics = lb_metrics,
     .n_metrics = sizeof lb_metrics / sizeof lb_metrics[0],
     .size_param = "L",
+    .knobs = "mcs_discard|mcs_measure|seed",
+    .implicit = "T|q",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -868,6 +868,8 @@ static const kb_plugin md_plugin = {
     .metrics = md_metrics,
     .n_metrics = N_METRICS,
     .size_param = "N_e",
+    .knobs = "threads|reorder|ldg|equil|shuffle|l1",
+    .implicit = "rho|T|rc|delta",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

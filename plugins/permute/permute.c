@@ -975,6 +975,8 @@ static const kb_plugin plugin = {
     .metrics = metrics,
     .n_metrics = sizeof metrics / sizeof metrics[0],
     .size_param = "preset",
+    .knobs = "gemm_call|tile_len|lean|tile_direct|mma_ctas|mma_ring|tile_split",
+    .implicit = "dims|perm|n_blocks|rank|dmin|dmax|rows_min|rows_max|cols_min|cols_max",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

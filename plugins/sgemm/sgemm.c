@@ -644,6 +644,7 @@ static const kb_plugin sgemm_plugin = {
     .prepare = sgemm_prepare,
     .release = sgemm_release,
     .size_param = "shape",
+    .knobs = "config",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -40,7 +40,7 @@ extern "C" {
  * meaning or place (the loader refuses another major); the minor number
  * changes when fields are appended (the loader accepts an older minor). */
 #define KB_ABI_MAJOR 1
-#define KB_ABI_MINOR 2
+#define KB_ABI_MINOR 3
 #define KB_ABI_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define KB_ABI_CURRENT KB_ABI_VERSION(KB_ABI_MAJOR, KB_ABI_MINOR)
 #define KB_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -130,7 +130,7 @@ typedef struct kb_param {
                                   e.g. "3", or a range of counts, e.g. "2-8", or NULL */
 } kb_param;
 /* kb_param and kb_variant are array elements: they never grow.  What later
- * versions say about them sits in the descriptor (see size_param). */
+ * versions say about them sits in the descriptor (see size_param, knobs). */
 
 /* Opaque handle to one case's parameter values; read through kb_host. */
 typedef struct kb_params kb_params;
@@ -345,6 +345,17 @@ typedef struct kb_plugin {
     /* Name of the parameter charts use as the size axis (e.g. "L", "shape"),
      * or NULL: the first parameter with more than one value in a profile. */
     const char *size_param;
+
+    /* ABI 1.3: what a case id leaves out, so that it names the problem a case measures.
+     * Each is a list of parameter names, "name|name|..." (NULL: none); a case id names a
+     * parameter of either list only where the case sets it away from its default (the
+     * results record keeps every parameter).  Every other parameter is named always. */
+    const char *knobs;    /* how a variant runs, not what it computes: threads per block, a
+                             tile length, a planner's choice, a fill pipeline */
+    const char *implicit; /* parameters of the problem whose default goes without saying: it
+                             stands for what the others imply (0: the system's density), or
+                             the parameter applies only to some values of another (a count
+                             only preset=custom reads) */
 } kb_plugin;
 
 #ifdef __cplusplus
