@@ -24,3 +24,8 @@ cp -a build-h200/plugins/*.so build-h200-run/plugins/
 cp -a build-h200/tests/plugins/*.so build-h200-run/tests/plugins/
 find build-h200/tests -maxdepth 1 -type f -perm -u+x -exec cp -a {} build-h200-run/tests/ \;
 du -sh build-h200-run | cut -f1
+# The same, packed (36 MB of programs pack to 13 MB): with the checkout's own 33 MB the
+# unpacked folder no longer fits the 64 MiB a call carries.  Carry build-h200/run.tgz and
+# begin the command with `tar xzf build-h200/run.tgz`.
+tar -czf build-h200/run.tgz build-h200-run
+du -sh build-h200/run.tgz | cut -f1
