@@ -2,7 +2,7 @@
 # Builds kbench for the lent H200 into build-h200/ (sm_90a only, to save
 # compile time), and copies the shared libraries the test binaries need
 # that the GPU machine lacks (Criterion and its dependencies) into
-# build-h200/lib.  Carry build-h200-run (the programs without the objects)
+# build-h200/lib.  Carry build-h200/run.tgz (the programs without the objects, packed)
 # with the device call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
