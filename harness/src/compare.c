@@ -1258,8 +1258,6 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
 /* ---- command line ---- */
 
 static const char compare_help[] =
-    "usage: kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]\n"
-    "\n"
     "Matches the cases of BASELINE and RESULTS by id (plugin/variant/parameters) and\n"
     "calls each one slower, faster, same or unsure.  Each side is a results file or a\n"
     "folder holding results*.jsonl files (shards are merged).  A case whose id has\n"
@@ -1269,22 +1267,9 @@ static const char compare_help[] =
     "one) is named run by run, and compare warns when a run's profile, read from the\n"
     "current folder, now expands to cases the reference lacks or no longer holds.\n"
     "BASELINE may also be a baseline's NAME (no file or folder of that name): the one\n"
-    "for the GPU RESULTS ran on, DIR/<gpu>/NAME (kbench baseline --help), named on stderr.\n"
-    "\n"
-    "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
-    "                     percentage (2%); default 2%\n"
-    "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
-    "  -d, --host-drift X how far a whole run of cases that follow the CPU (host-\n"
-    "                     timed, or host_paced device cases) may sit off on a\n"
-    "                     shared CPU, unseen by its rounds; default 25%, 0 on a\n"
-    "                     machine of your own\n"
-    "  -u, --fail-on-unsure  exit 1 when a case could not be judged (unsure, not\n"
-    "                     comparable, or not measured in the results)\n"
-    "  -o, --out FILE     also write the Markdown table to FILE\n"
-    "  -b, --baselines DIR  where named baselines live (default $KBENCH_BASELINES, else\n"
-    "                     ./baselines)\n"
-    "  -h, --help         this text\n"
-    "\n"
+    "for the GPU RESULTS ran on, DIR/<gpu>/NAME (kbench baseline --help), named on stderr.\n";
+
+static const char compare_notes[] =
     "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
     "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
     "Cases measured in rounds ([run] rounds) on both sides: judged by their round\n"
@@ -1379,33 +1364,58 @@ int kbi_cmd_compare(int argc, char **argv)
          .short_name = 't',
          .kind = KBI_OPT_FRACTION,
          .target = &opt.threshold,
-         .expected = "a fraction such as 0.02 or a percentage such as 2%, above 0 and below 1"},
+         .expected = "a fraction such as 0.02 or a percentage such as 2%, above 0 and below 1",
+         .arg = "X",
+         .help = "smallest change that matters: a fraction (0.02) or a\n"
+                 "percentage (2%); default 2%"},
         {.name = "alpha",
          .short_name = 'a',
          .kind = KBI_OPT_FRACTION,
          .target = &opt.alpha,
-         .expected = "a probability such as 0.05, above 0 and below 1"},
+         .expected = "a probability such as 0.05, above 0 and below 1",
+         .arg = "A",
+         .help = "significance level of the Mann-Whitney U test; default 0.05"},
         {.name = "host-drift",
          .short_name = 'd',
          .kind = KBI_OPT_CUSTOM,
          .target = &opt.host_drift,
          .expected = "a fraction such as 0.1 or a percentage such as 10%, from 0 to below 1",
-         .parse = parse_host_drift},
+         .parse = parse_host_drift,
+         .arg = "X",
+         .help = "how far a whole run of cases that follow the CPU (host-\n"
+                 "timed, or host_paced device cases) may sit off on a\n"
+                 "shared CPU, unseen by its rounds; default 25%, 0 on a\n"
+                 "machine of your own"},
         {.name = "fail-on-unsure",
          .short_name = 'u',
          .kind = KBI_OPT_FLAG,
-         .target = &opt.fail_on_unsure},
-        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
-        {.name = "baselines", .short_name = 'b', .kind = KBI_OPT_STRING, .target = &baselines},
+         .target = &opt.fail_on_unsure,
+         .help = "exit 1 when a case could not be judged (unsure, not\n"
+                 "comparable, or not measured in the results)"},
+        {.name = "out",
+         .short_name = 'o',
+         .kind = KBI_OPT_STRING,
+         .target = &out,
+         .arg = "FILE",
+         .help = "also write the Markdown table to FILE"},
+        {.name = "baselines",
+         .short_name = 'b',
+         .kind = KBI_OPT_STRING,
+         .target = &baselines,
+         .arg = "DIR",
+         .help = "where named baselines live (default $KBENCH_BASELINES, else\n"
+                 "./baselines)"},
     };
-    const kbi_verb_spec spec = {"compare",
-                                "BASELINE RESULTS [--threshold X]",
-                                compare_help,
-                                options,
-                                sizeof options / sizeof *options,
-                                2,
-                                2,
-                                "BASELINE and RESULTS (each a results file or folder)"};
+    const kbi_verb_spec spec = {.verb = "compare",
+                                .synopsis = "BASELINE RESULTS",
+                                .help = compare_help,
+                                KBI_SPEC_OPTIONS(options),
+                                .min_operands = 2,
+                                .max_operands = 2,
+                                .operands = "BASELINE and RESULTS (each a results file or folder)",
+                                .summary = "per-case verdicts; exit 1 on regression (BASELINE: "
+                                           "a folder, file or NAME)",
+                                .notes = compare_notes};
     char err[KBI_ERR_SIZE] = "";
     int first, parsed, code = KBI_EXIT_USAGE, have_cmp = 0;
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
