@@ -112,7 +112,7 @@ Test(options, help_is_printed_on_stdout, .init = cr_redirect_stdout)
     /* Written from the table: every option but the hidden one, with its value, its help
      * and the help's further lines under the first. */
     cr_assert_stdout_eq_str("usage: kbench demo A [B] [--out DIR] [--flag] [--n N] [--frac VALUE]\n"
-                            "    [--plugins DIR]... [--mode[=M]] --even E [-- MORE]\n"
+                            "       [--plugins DIR]... [--mode[=M]] --even E [-- MORE]\n"
                             "\n"
                             "help text\n"
                             "\n"
@@ -141,7 +141,7 @@ Test(options, collecting_gives_the_usage_and_summary)
     cr_assert_eq(parse(&p, 2, argv, &first), KBI_EXIT_OK);
     kbi_options_collect(NULL);
     cr_assert_str_eq(b.data, "  kbench demo A [B] [--out DIR] [--flag] [--n N] [--frac VALUE]\n"
-                             "      [--plugins DIR]... [--mode[=M]] --even E [-- MORE]\n"
+                             "         [--plugins DIR]... [--mode[=M]] --even E [-- MORE]\n"
                              "      a demonstration\n");
     kbi_buf_free(&b);
 }

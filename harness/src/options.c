@@ -70,9 +70,9 @@ static void option_usage(const kbi_option *o, kbi_buf *b)
 static void wrap_word(kbi_buf *out, size_t *col, size_t indent, const char *word)
 {
     size_t len = strlen(word);
-    if (*col + 1 + len > 80 && *col > indent + 4) {
-        kbi_buf_printf(out, "\n%*s%s", (int)(indent + 4), "", word);
-        *col = indent + 4 + len;
+    if (*col + 1 + len > 80 && *col > indent + 7) {
+        kbi_buf_printf(out, "\n%*s%s", (int)(indent + 7), "", word);
+        *col = indent + 7 + len;
     } else {
         kbi_buf_printf(out, " %s", word);
         *col += 1 + len;

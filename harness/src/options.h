@@ -65,7 +65,7 @@ int kbi_options_parse(const kbi_verb_spec *spec, int argc, char **argv, int *fir
 
 /* Appends the verb's full usage to out: "kbench VERB OPERANDS --required ARG
  * [--option ARG] [--flag] [--plugins DIR]... [TRAILER]", wrapped under 80
- * columns, continuation lines indented by indent + 4 spaces. */
+ * columns, continuation lines indented by indent + 7 spaces (under "kbench"). */
 void kbi_options_synopsis(const kbi_verb_spec *spec, size_t indent, kbi_buf *out);
 
 /* While out is not NULL, kbi_options_parse parses nothing: it appends the
