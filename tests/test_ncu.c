@@ -78,6 +78,15 @@ Test(ncu, command_line_profiles_one_case)
     kbi_ncu_argv_free(v);
 }
 
+/* argv holds ncu's option flag with value, before the program ncu runs. */
+static void expect_ncu_arg(char **argv, const char *flag, const char *value)
+{
+    int i = index_of(argv, flag);
+    cr_assert_geq(i, 0, "%s", flag);
+    cr_expect_str_eq(argv[i + 1], value, "%s", flag);
+    cr_expect_lt(i, index_of(argv, "/x/kbench"), "%s comes before the program", flag);
+}
+
 /* --launches, --skip and --kernel reach ncu as its own filters, before the program. */
 Test(ncu, command_line_passes_the_launch_limits)
 {
@@ -91,23 +100,11 @@ Test(ncu, command_line_passes_the_launch_limits)
                          .launch_skip = 90,
                          .kernel_regex = "force|integrate"};
     char **v = kbi_ncu_argv(&o);
-    int i, program = index_of(v, "/x/kbench");
-    i = index_of(v, "--launch-count");
-    cr_assert_geq(i, 0);
-    cr_expect_str_eq(v[i + 1], "12");
-    cr_expect_lt(i, program);
-    i = index_of(v, "--launch-skip");
-    cr_assert_geq(i, 0);
-    cr_expect_str_eq(v[i + 1], "90");
-    cr_expect_lt(i, program);
-    i = index_of(v, "--kernel-name");
-    cr_assert_geq(i, 0);
-    cr_expect_str_eq(v[i + 1], "regex:force|integrate");
-    cr_expect_lt(i, program);
+    expect_ncu_arg(v, "--launch-count", "12");
+    expect_ncu_arg(v, "--launch-skip", "90");
+    expect_ncu_arg(v, "--kernel-name", "regex:force|integrate");
     /* Matched against the demangled name, the one the CSV and the summary print. */
-    i = index_of(v, "--kernel-name-base");
-    cr_assert_geq(i, 0);
-    cr_expect_str_eq(v[i + 1], "demangled");
+    expect_ncu_arg(v, "--kernel-name-base", "demangled");
     cr_expect_lt(index_of(v, "--device"), 0, "no --device for the profile's own");
     kbi_ncu_argv_free(v);
 

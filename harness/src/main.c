@@ -56,10 +56,14 @@ static const char *const notes_run =
     "crashed or timed out; 2 bad profile, usage, or results not writable;\n"
     "130 interrupted by SIGINT/SIGTERM (the results file is marked incomplete).\n";
 
-/* --plugins, as list, run and profile take it. */
-#define PLUGINS_HELP                                                                               \
-    "also load plugins from DIR (repeatable; DIR:DIR too), before\n"                               \
-    "$" KBI_PLUGIN_PATH_ENV " and the built-in folder"
+/* --plugins, as list and run take it, into dir (char[KBI_PLUGIN_DIRS_MAX]). */
+#define PLUGINS_OPTION(dir)                                                                        \
+    {                                                                                              \
+        .name = "plugins", .short_name = 'p', .kind = KBI_OPT_PLUGINS, .target = dir,              \
+        .arg = "DIR",                                                                              \
+        .help = "also load plugins from DIR (repeatable; DIR:DIR too), before\n"                   \
+                "$" KBI_PLUGIN_PATH_ENV " and the built-in folder"                                 \
+    }
 
 static const char *type_name(kb_param_type t)
 {
@@ -98,12 +102,7 @@ static int cmd_list(int argc, char **argv)
 {
     static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
     const kbi_option options[] = {
-        {.name = "plugins",
-         .short_name = 'p',
-         .kind = KBI_OPT_PLUGINS,
-         .target = plugins_dir,
-         .arg = "DIR",
-         .help = PLUGINS_HELP},
+        PLUGINS_OPTION(plugins_dir),
     };
     const kbi_verb_spec spec = {.verb = "list",
                                 .help = help_list,
@@ -233,12 +232,7 @@ static int cmd_run(int argc, char **argv)
          .expected = "I/N with 1 <= I <= N",
          .arg = "I/N",
          .help = "run the I-th of N deterministic slices of the cases (1 <= I <= N)"},
-        {.name = "plugins",
-         .short_name = 'p',
-         .kind = KBI_OPT_PLUGINS,
-         .target = plugins_dir,
-         .arg = "DIR",
-         .help = PLUGINS_HELP},
+        PLUGINS_OPTION(plugins_dir),
         {.name = "sanitize",
          .kind = KBI_OPT_OPTIONAL,
          .target = &a.sanitize,
