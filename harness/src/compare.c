@@ -1352,6 +1352,51 @@ static int load_sides(const char **base_path, const char *res_path, const char *
     return load_side("baseline", base_dir, base);
 }
 
+/* compare --out FILE: the Markdown table into out too.  Returns KBI_OK, or an error
+ * said on stderr. */
+static int write_markdown_file(const kbi_comparison *cmp, const char *base_path,
+                               const char *res_path, const char *out)
+{
+    FILE *f = fopen(out, "w");
+    int rc;
+    if (!f) {
+        fprintf(stderr, "kbench compare: %s: cannot create: %s\n", out, strerror(errno));
+        return KBI_ERR_IO;
+    }
+    rc = kbi_compare_write_markdown(cmp, base_path, res_path, f);
+    if (fclose(f) != 0 || rc != KBI_OK) {
+        fprintf(stderr, "kbench compare: %s: cannot write: %s\n", out, strerror(errno));
+        return KBI_ERR_IO;
+    }
+    return KBI_OK;
+}
+
+/* The outcome's line on stderr: not timings, a regression, or cases not judged. */
+static void say_outcome(const kbi_comparison *c, int fail_on_unsure)
+{
+    if (c->not_timing_base || c->not_timing_results)
+        fprintf(stderr,
+                "kbench compare: the %s a --sanitize run: its times are not timings, so no "
+                "timing verdict is given (statuses are compared above); compare runs "
+                "without --sanitize\n",
+                c->not_timing_base && c->not_timing_results ? "baseline and the results are"
+                : c->not_timing_base                        ? "baseline is"
+                                                            : "results are");
+    else if (regressed(c))
+        fprintf(stderr,
+                "kbench compare: regression: %zu slower, %zu failed, %zu metrics worse, %zu "
+                "metrics out of bound\n",
+                c->count[KBI_VERDICT_SLOWER], c->count[KBI_VERDICT_FAILED],
+                c->metric_count[KBI_MV_WORSE], c->out_of_bound);
+    else if (c->unjudged)
+        fprintf(stderr,
+                "kbench compare: unsure: %zu of %zu cases could not be judged (the why column "
+                "says why)%s\n",
+                c->unjudged, c->matched,
+                fail_on_unsure ? "; --fail-on-unsure: exit 1"
+                               : "; --fail-on-unsure makes that exit 1");
+}
+
 int kbi_cmd_compare(int argc, char **argv)
 {
     kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT, 0};
@@ -1445,41 +1490,10 @@ int kbi_cmd_compare(int argc, char **argv)
         fprintf(stderr, "kbench compare: warning: %s\n", cmp.warnings[i]);
     kbi_compare_write_markdown(&cmp, base_path, argv[first + 1], stdout);
     fflush(stdout);
-    if (out) {
-        FILE *f = fopen(out, "w");
-        int rc;
-        if (!f) {
-            fprintf(stderr, "kbench compare: %s: cannot create: %s\n", out, strerror(errno));
-            goto done;
-        }
-        rc = kbi_compare_write_markdown(&cmp, base_path, argv[first + 1], f);
-        if (fclose(f) != 0 || rc != KBI_OK) {
-            fprintf(stderr, "kbench compare: %s: cannot write: %s\n", out, strerror(errno));
-            goto done;
-        }
-    }
+    if (out && write_markdown_file(&cmp, base_path, argv[first + 1], out) != KBI_OK)
+        goto done;
     code = kbi_comparison_exit_code(&cmp);
-    if (cmp.not_timing_base || cmp.not_timing_results)
-        fprintf(stderr,
-                "kbench compare: the %s a --sanitize run: its times are not timings, so no "
-                "timing verdict is given (statuses are compared above); compare runs "
-                "without --sanitize\n",
-                cmp.not_timing_base && cmp.not_timing_results ? "baseline and the results are"
-                : cmp.not_timing_base                         ? "baseline is"
-                                                              : "results are");
-    else if (regressed(&cmp))
-        fprintf(stderr,
-                "kbench compare: regression: %zu slower, %zu failed, %zu metrics worse, %zu "
-                "metrics out of bound\n",
-                cmp.count[KBI_VERDICT_SLOWER], cmp.count[KBI_VERDICT_FAILED],
-                cmp.metric_count[KBI_MV_WORSE], cmp.out_of_bound);
-    else if (cmp.unjudged)
-        fprintf(stderr,
-                "kbench compare: unsure: %zu of %zu cases could not be judged (the why column "
-                "says why)%s\n",
-                cmp.unjudged, cmp.matched,
-                opt.fail_on_unsure ? "; --fail-on-unsure: exit 1"
-                                   : "; --fail-on-unsure makes that exit 1");
+    say_outcome(&cmp, opt.fail_on_unsure);
 done:
     if (have_cmp)
         kbi_comparison_free(&cmp);

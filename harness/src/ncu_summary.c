@@ -180,14 +180,15 @@ static void print_heading(FILE *out, json_t *summary, size_t n_launches,
         fprintf(out, ", %s of kernel time", t);
     }
     if (limits && (limits->launch_count || limits->launch_skip || limits->kernel_regex)) {
-        fprintf(out, " (profiled:");
-        if (limits->launch_skip)
-            fprintf(out, " after the first %d", limits->launch_skip);
         if (limits->launch_count)
-            fprintf(out, " at most %d", limits->launch_count);
-        fprintf(out, " launch%s", limits->launch_count == 1 ? "" : "es");
+            fprintf(out, " (profiled: at most %d launch%s", limits->launch_count,
+                    limits->launch_count == 1 ? "" : "es");
+        else
+            fprintf(out, " (profiled: the launches");
         if (limits->kernel_regex)
             fprintf(out, " of kernels matching /%s/", limits->kernel_regex);
+        if (limits->launch_skip)
+            fprintf(out, " after the first %d", limits->launch_skip);
         fprintf(out, "; the run may launch more)");
     }
     fputc('\n', out);
