@@ -37,32 +37,46 @@ static int parse(parsed *p, int argc, char **argv, int *first)
 {
     int dummy;
     const kbi_option options[] = {
-        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &p->out},
-        {.name = "flag", .kind = KBI_OPT_FLAG, .target = &p->flag},
+        {.name = "out",
+         .short_name = 'o',
+         .kind = KBI_OPT_STRING,
+         .target = &p->out,
+         .arg = "DIR",
+         .help = "where to write\nits second line"},
+        {.name = "flag", .kind = KBI_OPT_FLAG, .target = &p->flag, .help = "a flag"},
         {.name = "n",
          .kind = KBI_OPT_INT,
          .target = &p->n,
          .min = 1,
          .max = 8,
-         .expected = "an integer from 1 to 8"},
+         .expected = "an integer from 1 to 8",
+         .arg = "N"},
         {.name = "frac", .kind = KBI_OPT_FRACTION, .target = &p->frac, .expected = "a fraction"},
-        {.name = "plugins", .kind = KBI_OPT_PLUGINS, .target = p->plugins},
-        {.name = "mode", .kind = KBI_OPT_OPTIONAL, .target = &p->mode, .implicit = "dflt"},
+        {.name = "plugins", .kind = KBI_OPT_PLUGINS, .target = p->plugins, .arg = "DIR"},
+        {.name = "mode",
+         .kind = KBI_OPT_OPTIONAL,
+         .target = &p->mode,
+         .implicit = "dflt",
+         .arg = "M"},
         {.name = "even",
          .kind = KBI_OPT_CUSTOM,
          .target = &dummy,
          .parse = even,
          .expected = "an even number",
-         .required = 1},
+         .required = 1,
+         .arg = "E"},
+        {.name = "secret", .kind = KBI_OPT_FLAG, .target = &p->flag, .hidden = 1, .help = "no"},
     };
-    const kbi_verb_spec spec = {"demo",
-                                "A [B] [OPTIONS]",
-                                "usage: kbench demo A [B]\nhelp text\n",
-                                options,
-                                sizeof options / sizeof *options,
-                                1,
-                                2,
-                                "A and maybe B"};
+    const kbi_verb_spec spec = {.verb = "demo",
+                                .synopsis = "A [B]",
+                                .help = "help text\n",
+                                KBI_SPEC_OPTIONS(options),
+                                .min_operands = 1,
+                                .max_operands = 2,
+                                .operands = "A and maybe B",
+                                .summary = "a demonstration",
+                                .notes = "notes\n",
+                                .trailer = "[-- MORE]"};
     memset(p, 0, sizeof *p);
     return kbi_options_parse(&spec, argc, argv, first);
 }
@@ -95,7 +109,41 @@ Test(options, help_is_printed_on_stdout, .init = cr_redirect_stdout)
     char *argv[] = {"demo", "--help", NULL};
     cr_assert_eq(parse(&p, 2, argv, &first), KBI_EXIT_OK);
     fflush(stdout);
-    cr_assert_stdout_eq_str("usage: kbench demo A [B]\nhelp text\n");
+    /* Written from the table: every option but the hidden one, with its value, its help
+     * and the help's further lines under the first. */
+    cr_assert_stdout_eq_str("usage: kbench demo A [B] [--out DIR] [--flag] [--n N] [--frac VALUE]\n"
+                            "       [--plugins DIR]... [--mode[=M]] --even E [-- MORE]\n"
+                            "\n"
+                            "help text\n"
+                            "\n"
+                            "options:\n"
+                            "  -o, --out DIR      where to write\n"
+                            "                     its second line\n"
+                            "      --flag         a flag\n"
+                            "      --n N\n"
+                            "      --frac VALUE\n"
+                            "      --plugins DIR\n"
+                            "      --mode[=M]\n"
+                            "      --even E\n"
+                            "  -h, --help         this text\n"
+                            "\n"
+                            "notes\n");
+}
+
+/* `kbench --help` asks each verb for its usage: parse then parses nothing. */
+Test(options, collecting_gives_the_usage_and_summary)
+{
+    parsed p;
+    int first;
+    kbi_buf b = {0};
+    char *argv[] = {"demo", "--bogus", NULL};
+    kbi_options_collect(&b);
+    cr_assert_eq(parse(&p, 2, argv, &first), KBI_EXIT_OK);
+    kbi_options_collect(NULL);
+    cr_assert_str_eq(b.data, "  kbench demo A [B] [--out DIR] [--flag] [--n N] [--frac VALUE]\n"
+                             "         [--plugins DIR]... [--mode[=M]] --even E [-- MORE]\n"
+                             "      a demonstration\n");
+    kbi_buf_free(&b);
 }
 
 /* Each bad command line and the first line said about it. */
@@ -113,7 +161,8 @@ static void expect_usage(int argc, char **argv, const char *want)
     cr_assert_not_null(fgets(line, sizeof line, err));
     cr_assert_str_eq(line, want);
     cr_assert_not_null(fgets(line, sizeof line, err));
-    cr_assert_str_eq(line, "usage: kbench demo A [B] [OPTIONS] (see kbench demo --help)\n");
+    cr_assert_str_eq(
+        line, "usage: kbench demo A [B] --even E [OPTIONS] [-- MORE] (see kbench demo --help)\n");
     fclose(err);
 }
 

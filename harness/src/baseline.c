@@ -439,9 +439,6 @@ done:
 /* ---- the verb ---- */
 
 static const char baseline_help[] =
-    "usage: kbench baseline save NAME RESULTS... [--force] [--gpu SLUG] [--baselines DIR]\n"
-    "       kbench baseline list [--baselines DIR]\n"
-    "\n"
     "Named baselines: the reference results of a profile on one GPU, in DIR/<gpu>/<NAME>/\n"
     "with their manifest.json.  DIR is --baselines, else $" KBI_BASELINES_ENV ", else\n"
     "./" KBI_BASELINES_DIR " (the repository's references: baselines/h200/sgemm).\n"
@@ -455,15 +452,9 @@ static const char baseline_help[] =
     "                     NVIDIA H100 80GB HBM3: h100-80gb-hbm3).  NAME: letters, digits,\n"
     "                     '.', '_', '-', segments joined by '/' (labeling/2d).\n"
     "  list               every baseline under DIR (a folder with a manifest.json), by GPU:\n"
-    "                     name, profile, revision, date of the latest run, cases, runs\n"
-    "\n"
-    "  -f, --force        save over a baseline of that name (its results*.jsonl and\n"
-    "                     manifest.json are removed first; other files stay)\n"
-    "  -g, --gpu SLUG     file the baseline under SLUG instead of the runs' GPU (for runs\n"
-    "                     that name no GPU, or two)\n"
-    "  -b, --baselines DIR  where baselines live\n"
-    "  -h, --help         this text\n"
-    "\n"
+    "                     name, profile, revision, date of the latest run, cases, runs\n";
+
+static const char baseline_notes[] =
     "`kbench compare NAME RESULTS` finds NAME for the GPU the results ran on.\n"
     "Exit status: 0 done; 2 bad usage, unreadable results, results of no GPU or two GPUs\n"
     "without --gpu, a baseline there already without --force, or a file not written.\n";
@@ -473,13 +464,35 @@ int kbi_cmd_baseline(int argc, char **argv)
     save_args a = {0};
     const char *dir = NULL;
     const kbi_option options[] = {
-        {.name = "force", .short_name = 'f', .kind = KBI_OPT_FLAG, .target = &a.force},
-        {.name = "gpu", .short_name = 'g', .kind = KBI_OPT_STRING, .target = &a.gpu_slug},
-        {.name = "baselines", .short_name = 'b', .kind = KBI_OPT_STRING, .target = &dir},
+        {.name = "force",
+         .short_name = 'f',
+         .kind = KBI_OPT_FLAG,
+         .target = &a.force,
+         .help = "save: over a baseline of that name (its results*.jsonl and\n"
+                 "manifest.json are removed first; other files stay)"},
+        {.name = "gpu",
+         .short_name = 'g',
+         .kind = KBI_OPT_STRING,
+         .target = &a.gpu_slug,
+         .arg = "SLUG",
+         .help = "save: file the baseline under SLUG instead of the runs' GPU\n"
+                 "(for runs that name no GPU, or two)"},
+        {.name = "baselines",
+         .short_name = 'b',
+         .kind = KBI_OPT_STRING,
+         .target = &dir,
+         .arg = "DIR",
+         .help = "where baselines live"},
     };
-    const kbi_verb_spec spec =
-        KBI_VERB_SPEC("baseline", "save NAME RESULTS... | list [--baselines DIR]", baseline_help,
-                      options, 1, SIZE_MAX, "save NAME RESULTS... or list");
+    const kbi_verb_spec spec = {.verb = "baseline",
+                                .synopsis = "save NAME RESULTS... | list",
+                                .help = baseline_help,
+                                KBI_SPEC_OPTIONS(options),
+                                .min_operands = 1,
+                                .max_operands = SIZE_MAX,
+                                .operands = "save NAME RESULTS... or list",
+                                .summary = "named baselines: baselines/<gpu>/NAME/",
+                                .notes = baseline_notes};
     kbi_result_set set = {0};
     char err[KBI_ERR_SIZE] = "", target[PATH_MAX];
     int first, parsed, code = KBI_EXIT_USAGE, n_ops;

@@ -1342,8 +1342,6 @@ int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, c
 /* ---- command line ---- */
 
 static const char compare_help[] =
-    "usage: kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--out FILE]\n"
-    "\n"
     "Matches the cases of BASELINE and RESULTS by id (plugin/variant/parameters) and\n"
     "calls each one slower, faster, same or unsure.  Each side is a results file or a\n"
     "folder holding results*.jsonl files (shards are merged).  A case whose id has\n"
@@ -1353,22 +1351,9 @@ static const char compare_help[] =
     "one) is named run by run, and compare warns when a run's profile, read from the\n"
     "current folder, now expands to cases the reference lacks or no longer holds.\n"
     "BASELINE may also be a baseline's NAME (no file or folder of that name): the one\n"
-    "for the GPU RESULTS ran on, DIR/<gpu>/NAME (kbench baseline --help), named on stderr.\n"
-    "\n"
-    "  -t, --threshold X  smallest change that matters: a fraction (0.02) or a\n"
-    "                     percentage (2%); default 2%\n"
-    "  -a, --alpha A      significance level of the Mann-Whitney U test; default 0.05\n"
-    "  -d, --host-drift X how far a whole run of cases that follow the CPU (host-\n"
-    "                     timed, or host_paced device cases) may sit off on a\n"
-    "                     shared CPU, unseen by its rounds; default 25%, 0 on a\n"
-    "                     machine of your own\n"
-    "  -u, --fail-on-unsure  exit 1 when a case could not be judged (unsure, not\n"
-    "                     comparable, or not measured in the results)\n"
-    "  -o, --out FILE     also write the Markdown table to FILE\n"
-    "  -b, --baselines DIR  where named baselines live (default $KBENCH_BASELINES, else\n"
-    "                     ./baselines)\n"
-    "  -h, --help         this text\n"
-    "\n"
+    "for the GPU RESULTS ran on, DIR/<gpu>/NAME (kbench baseline --help), named on stderr.\n";
+
+static const char compare_notes[] =
     "slower/faster: |change| > threshold, > both runs' noise together, and p < alpha.\n"
     "same: |change| <= threshold and each run's noise <= threshold.  unsure: otherwise.\n"
     "Cases measured in rounds ([run] rounds) on both sides: judged by their round\n"
@@ -1451,6 +1436,51 @@ static int load_sides(const char **base_path, const char *res_path, const char *
     return load_side("baseline", base_dir, base);
 }
 
+/* compare --out FILE: the Markdown table into out too.  Returns KBI_OK, or an error
+ * said on stderr. */
+static int write_markdown_file(const kbi_comparison *cmp, const char *base_path,
+                               const char *res_path, const char *out)
+{
+    FILE *f = fopen(out, "w");
+    int rc;
+    if (!f) {
+        fprintf(stderr, "kbench compare: %s: cannot create: %s\n", out, strerror(errno));
+        return KBI_ERR_IO;
+    }
+    rc = kbi_compare_write_markdown(cmp, base_path, res_path, f);
+    if (fclose(f) != 0 || rc != KBI_OK) {
+        fprintf(stderr, "kbench compare: %s: cannot write: %s\n", out, strerror(errno));
+        return KBI_ERR_IO;
+    }
+    return KBI_OK;
+}
+
+/* The outcome's line on stderr: not timings, a regression, or cases not judged. */
+static void say_outcome(const kbi_comparison *c, int fail_on_unsure)
+{
+    if (c->not_timing_base || c->not_timing_results)
+        fprintf(stderr,
+                "kbench compare: the %s a --sanitize run: its times are not timings, so no "
+                "timing verdict is given (statuses are compared above); compare runs "
+                "without --sanitize\n",
+                c->not_timing_base && c->not_timing_results ? "baseline and the results are"
+                : c->not_timing_base                        ? "baseline is"
+                                                            : "results are");
+    else if (regressed(c))
+        fprintf(stderr,
+                "kbench compare: regression: %zu slower, %zu failed, %zu metrics worse, %zu "
+                "metrics out of bound\n",
+                c->count[KBI_VERDICT_SLOWER], c->count[KBI_VERDICT_FAILED],
+                c->metric_count[KBI_MV_WORSE], c->out_of_bound);
+    else if (c->unjudged)
+        fprintf(stderr,
+                "kbench compare: unsure: %zu of %zu cases could not be judged (the why column "
+                "says why)%s\n",
+                c->unjudged, c->matched,
+                fail_on_unsure ? "; --fail-on-unsure: exit 1"
+                               : "; --fail-on-unsure makes that exit 1");
+}
+
 int kbi_cmd_compare(int argc, char **argv)
 {
     kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT, 0};
@@ -1463,33 +1493,58 @@ int kbi_cmd_compare(int argc, char **argv)
          .short_name = 't',
          .kind = KBI_OPT_FRACTION,
          .target = &opt.threshold,
-         .expected = "a fraction such as 0.02 or a percentage such as 2%, above 0 and below 1"},
+         .expected = "a fraction such as 0.02 or a percentage such as 2%, above 0 and below 1",
+         .arg = "X",
+         .help = "smallest change that matters: a fraction (0.02) or a\n"
+                 "percentage (2%); default 2%"},
         {.name = "alpha",
          .short_name = 'a',
          .kind = KBI_OPT_FRACTION,
          .target = &opt.alpha,
-         .expected = "a probability such as 0.05, above 0 and below 1"},
+         .expected = "a probability such as 0.05, above 0 and below 1",
+         .arg = "A",
+         .help = "significance level of the Mann-Whitney U test; default 0.05"},
         {.name = "host-drift",
          .short_name = 'd',
          .kind = KBI_OPT_CUSTOM,
          .target = &opt.host_drift,
          .expected = "a fraction such as 0.1 or a percentage such as 10%, from 0 to below 1",
-         .parse = parse_host_drift},
+         .parse = parse_host_drift,
+         .arg = "X",
+         .help = "how far a whole run of cases that follow the CPU (host-\n"
+                 "timed, or host_paced device cases) may sit off on a\n"
+                 "shared CPU, unseen by its rounds; default 25%, 0 on a\n"
+                 "machine of your own"},
         {.name = "fail-on-unsure",
          .short_name = 'u',
          .kind = KBI_OPT_FLAG,
-         .target = &opt.fail_on_unsure},
-        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
-        {.name = "baselines", .short_name = 'b', .kind = KBI_OPT_STRING, .target = &baselines},
+         .target = &opt.fail_on_unsure,
+         .help = "exit 1 when a case could not be judged (unsure, not\n"
+                 "comparable, or not measured in the results)"},
+        {.name = "out",
+         .short_name = 'o',
+         .kind = KBI_OPT_STRING,
+         .target = &out,
+         .arg = "FILE",
+         .help = "also write the Markdown table to FILE"},
+        {.name = "baselines",
+         .short_name = 'b',
+         .kind = KBI_OPT_STRING,
+         .target = &baselines,
+         .arg = "DIR",
+         .help = "where named baselines live (default $KBENCH_BASELINES, else\n"
+                 "./baselines)"},
     };
-    const kbi_verb_spec spec = {"compare",
-                                "BASELINE RESULTS [--threshold X]",
-                                compare_help,
-                                options,
-                                sizeof options / sizeof *options,
-                                2,
-                                2,
-                                "BASELINE and RESULTS (each a results file or folder)"};
+    const kbi_verb_spec spec = {.verb = "compare",
+                                .synopsis = "BASELINE RESULTS",
+                                .help = compare_help,
+                                KBI_SPEC_OPTIONS(options),
+                                .min_operands = 2,
+                                .max_operands = 2,
+                                .operands = "BASELINE and RESULTS (each a results file or folder)",
+                                .summary = "per-case verdicts; exit 1 on regression (BASELINE: "
+                                           "a folder, file or NAME)",
+                                .notes = compare_notes};
     char err[KBI_ERR_SIZE] = "";
     int first, parsed, code = KBI_EXIT_USAGE, have_cmp = 0;
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
@@ -1519,41 +1574,10 @@ int kbi_cmd_compare(int argc, char **argv)
         fprintf(stderr, "kbench compare: warning: %s\n", cmp.warnings[i]);
     kbi_compare_write_markdown(&cmp, base_path, argv[first + 1], stdout);
     fflush(stdout);
-    if (out) {
-        FILE *f = fopen(out, "w");
-        int rc;
-        if (!f) {
-            fprintf(stderr, "kbench compare: %s: cannot create: %s\n", out, strerror(errno));
-            goto done;
-        }
-        rc = kbi_compare_write_markdown(&cmp, base_path, argv[first + 1], f);
-        if (fclose(f) != 0 || rc != KBI_OK) {
-            fprintf(stderr, "kbench compare: %s: cannot write: %s\n", out, strerror(errno));
-            goto done;
-        }
-    }
+    if (out && write_markdown_file(&cmp, base_path, argv[first + 1], out) != KBI_OK)
+        goto done;
     code = kbi_comparison_exit_code(&cmp);
-    if (cmp.not_timing_base || cmp.not_timing_results)
-        fprintf(stderr,
-                "kbench compare: the %s a --sanitize run: its times are not timings, so no "
-                "timing verdict is given (statuses are compared above); compare runs "
-                "without --sanitize\n",
-                cmp.not_timing_base && cmp.not_timing_results ? "baseline and the results are"
-                : cmp.not_timing_base                         ? "baseline is"
-                                                              : "results are");
-    else if (regressed(&cmp))
-        fprintf(stderr,
-                "kbench compare: regression: %zu slower, %zu failed, %zu metrics worse, %zu "
-                "metrics out of bound\n",
-                cmp.count[KBI_VERDICT_SLOWER], cmp.count[KBI_VERDICT_FAILED],
-                cmp.metric_count[KBI_MV_WORSE], cmp.out_of_bound);
-    else if (cmp.unjudged)
-        fprintf(stderr,
-                "kbench compare: unsure: %zu of %zu cases could not be judged (the why column "
-                "says why)%s\n",
-                cmp.unjudged, cmp.matched,
-                opt.fail_on_unsure ? "; --fail-on-unsure: exit 1"
-                                   : "; --fail-on-unsure makes that exit 1");
+    say_outcome(&cmp, opt.fail_on_unsure);
 done:
     if (have_cmp)
         kbi_comparison_free(&cmp);

@@ -158,8 +158,6 @@ int kbi_export_has_metric(const kbi_metric *m)
 /* ---- the verb ---- */
 
 static const char export_help[] =
-    "usage: kbench export RESULTS... --format gbench|bmf|gab [--out FILE] [--time-unit U]\n"
-    "\n"
     "Writes the measured cases of RESULTS (results files or folders, read as report and\n"
     "compare read them; several are merged) in a format a CI tracker ingests:\n"
     "\n"
@@ -180,13 +178,9 @@ static const char export_help[] =
     "          extra}], two files: --out PREFIX writes PREFIX-times.json (median times,\n"
     "          and metrics where lower is better: tool customSmallerIsBetter) and\n"
     "          PREFIX-rates.json (GFLOP/s, GB/s, items/s, and metrics where higher is\n"
-    "          better: tool customBiggerIsBetter); range is half the interval's width.\n"
-    "\n"
-    "  -f, --format F     gbench, bmf or gab (required)\n"
-    "  -o, --out FILE     where to write (default: stdout); for gab a PREFIX (required)\n"
-    "  -u, --time-unit U  gbench's and gab's time unit: ns (default), us, ms or s\n"
-    "  -h, --help         this text\n"
-    "\n"
+    "          better: tool customBiggerIsBetter); range is half the interval's width.\n";
+
+static const char export_notes[] =
     "Every benchmark is named by its case id.  Cases that were not measured (failed,\n"
     "skipped, timed out, or times of a --sanitize run) are left out, each named on\n"
     "stderr: a tracker would chart their missing time as a change.  A case read twice\n"
@@ -239,13 +233,32 @@ int kbi_cmd_export(int argc, char **argv)
          .kind = KBI_OPT_STRING,
          .target = &format,
          .required = 1,
-         .expected = "--format gbench, bmf or gab"},
-        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
-        {.name = "time-unit", .short_name = 'u', .kind = KBI_OPT_STRING, .target = &time_unit},
+         .expected = "--format gbench, bmf or gab",
+         .arg = "gbench|bmf|gab",
+         .help = "the format (required)"},
+        {.name = "out",
+         .short_name = 'o',
+         .kind = KBI_OPT_STRING,
+         .target = &out,
+         .arg = "FILE",
+         .help = "where to write (default: stdout); for gab a PREFIX (required)"},
+        {.name = "time-unit",
+         .short_name = 'u',
+         .kind = KBI_OPT_STRING,
+         .target = &time_unit,
+         .arg = "U",
+         .help = "gbench's and gab's time unit: ns (default), us, ms or s"},
     };
-    const kbi_verb_spec spec =
-        KBI_VERB_SPEC("export", "RESULTS... --format gbench|bmf|gab [--out FILE]", export_help,
-                      options, 1, SIZE_MAX, "one or more results files or folders");
+    const kbi_verb_spec spec = {.verb = "export",
+                                .synopsis = "RESULTS...",
+                                .help = export_help,
+                                KBI_SPEC_OPTIONS(options),
+                                .min_operands = 1,
+                                .max_operands = SIZE_MAX,
+                                .operands = "one or more results files or folders",
+                                .summary = "for CI trackers (Google Benchmark, Bencher, "
+                                           "github-action-benchmark)",
+                                .notes = export_notes};
     kbi_result_set set = {0};
     kbi_export_set x = {0};
     char err[KBI_ERR_SIZE] = "";

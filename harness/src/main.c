@@ -17,27 +17,17 @@
 #include "report.h"
 #include "runner.h"
 
-static const char *const usage_main =
+/* `kbench --help`: this text, then each verb's usage and summary from its own
+ * table (kbi_options_collect), then what every verb shares. */
+static const char *const usage_head =
     "usage: kbench VERB [OPTIONS]\n"
     "\n"
     "Measures GPU (and CPU) kernels loaded as plugins, verifies every result, and\n"
     "compares variants and runs.\n"
     "\n"
-    "verbs:\n"
-    "  list     [--plugins DIR]                      plugins, variants, parameters, defaults\n"
-    "  run      PROFILE.ini [--out DIR] [--filter GLOB] [--device N | --devices all]\n"
-    "           [--shard I/N]\n"
-    "                                                run a profile, write results.jsonl\n"
-    "  report   RESULTS... [--out DIR]               report.md + results.csv + charts\n"
-    "  compare  BASELINE RESULTS [--threshold X]     per-case verdicts; exit 1 on regression\n"
-    "                                                (BASELINE: a folder, a file, or a NAME)\n"
-    "  export   RESULTS... --format gbench|bmf|gab [--out FILE]\n"
-    "                                                for CI trackers (Google Benchmark JSON,\n"
-    "                                                Bencher, github-action-benchmark)\n"
-    "  baseline save NAME RESULTS... | list          named baselines: baselines/<gpu>/NAME/\n"
-    "  profile  PROFILE.ini --case ID [-- NCU-ARGS]  one case under Nsight Compute\n"
-    "  manifest DIR                                  write DIR/manifest.json (a reference's\n"
-    "                                                profile, revision, command, GPU, ...)\n"
+    "verbs:\n";
+
+static const char *const usage_tail =
     "\n"
     "Run `kbench VERB --help` for a verb's options.\n"
     "\n"
@@ -48,56 +38,32 @@ static const char *const usage_main =
     "exit codes: 0 ok; 1 a case failed, did not verify, crashed, timed out, or\n"
     "regressed; 2 bad usage or input; 130 interrupted (finished cases are kept).\n";
 
-static const char *const usage_list =
-    "usage: kbench list [--plugins DIR]...\n"
-    "\n"
+static const char *const help_list =
     "Lists every plugin found, with its variants (host or device, baseline), its\n"
     "parameters (type, default, help, allowed rank or count), its declared\n"
     "metrics (unit, better direction, bound) and its size axis.  Plugins that\n"
     "cannot be loaded are listed on stderr with the reason.  Runs nothing.\n";
 
-static const char *const usage_run =
-    "usage: kbench run PROFILE.ini [OPTIONS]\n"
-    "\n"
+static const char *const help_run =
     "Runs every case of the profile: each in a child process, verified before it\n"
     "is timed, timed until the profile's sample and noise targets are met, and\n"
     "written to OUT/results.jsonl as it ends, with OUT/manifest.json (the run's\n"
     "profile, revision, command, GPU, driver) at the end.  Progress goes to stderr;\n"
-    "the path of the results file is printed on stdout at the end.\n"
-    "\n"
-    "options:\n"
-    "  --out DIR        where to write results.jsonl (default results/PROFILE-TIME);\n"
-    "                   an existing results.jsonl is never overwritten\n"
-    "  --filter GLOB    run only cases whose id matches GLOB, e.g. 'sgemm/cublas/*'\n"
-    "                   (or whose full id does: plugin/variant/ and every parameter,\n"
-    "                   knobs at their defaults too, as ids of results before version 4)\n"
-    "  --device N       CUDA device ordinal (overrides [run] device)\n"
-    "  --devices all|I,J,...  run on several GPUs of this node at once, one worker per\n"
-    "                   device, cases dealt to whichever is idle: OUT/results.jsonl\n"
-    "                   holds every case (each names its device), OUT/gpuN/results.jsonl\n"
-    "                   each device's own; not with --sanitize, nor with [run]\n"
-    "                   rounds > 1 (each case is dealt out once)\n"
-    "  --shard I/N      run the I-th of N deterministic slices of the cases (1 <= I <= N)\n"
-    "  --plugins DIR    also load plugins from DIR (repeatable; DIR:DIR too), before\n"
-    "                   $" KBI_PLUGIN_PATH_ENV " and the built-in folder\n"
-    "  --sanitize[=TOOL]  run each device case under compute-sanitizer (memcheck by\n"
-    "                   default; racecheck, initcheck, synccheck); its findings make\n"
-    "                   the case an error; logs in OUT/sanitize/\n"
-    "  --list           print the id of each case it would run (after --filter and\n"
-    "                   --shard), one a line on stdout, and run nothing\n"
-    "  --help           this text\n"
-    "\n"
-    "kbench's own use (under compute-sanitizer and Nsight Compute):\n"
-    "  --in-process     run the cases in this process, with no worker (a sanitizer\n"
-    "                   then sees the plugin's kernels directly)\n"
-    "  --profile-one-run  put one run of each device case, after its first verify,\n"
-    "                   between cudaProfilerStart and Stop, so Nsight Compute started\n"
-    "                   with profiling off sees that run alone (what `kbench profile`\n"
-    "                   runs)\n"
-    "\n"
+    "the path of the results file is printed on stdout at the end.\n";
+
+static const char *const notes_run =
     "exit codes: 0 every case ok or skipped; 1 a case failed, did not verify,\n"
     "crashed or timed out; 2 bad profile, usage, or results not writable;\n"
     "130 interrupted by SIGINT/SIGTERM (the results file is marked incomplete).\n";
+
+/* --plugins, as list and run take it, into dir (char[KBI_PLUGIN_DIRS_MAX]). */
+#define PLUGINS_OPTION(dir)                                                                        \
+    {                                                                                              \
+        .name = "plugins", .short_name = 'p', .kind = KBI_OPT_PLUGINS, .target = dir,              \
+        .arg = "DIR",                                                                              \
+        .help = "also load plugins from DIR (repeatable; DIR:DIR too), before\n"                   \
+                "$" KBI_PLUGIN_PATH_ENV " and the built-in folder"                                 \
+    }
 
 static const char *type_name(kb_param_type t)
 {
@@ -136,10 +102,13 @@ static int cmd_list(int argc, char **argv)
 {
     static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
     const kbi_option options[] = {
-        {.name = "plugins", .short_name = 'p', .kind = KBI_OPT_PLUGINS, .target = plugins_dir},
+        PLUGINS_OPTION(plugins_dir),
     };
-    const kbi_verb_spec spec =
-        KBI_VERB_SPEC("list", "[--plugins DIR]...", usage_list, options, 0, 0, "no arguments");
+    const kbi_verb_spec spec = {.verb = "list",
+                                .help = help_list,
+                                KBI_SPEC_OPTIONS(options),
+                                .operands = "no arguments",
+                                .summary = "plugins, variants, parameters, defaults"};
     char *dirs[16], err[KBI_ERR_SIZE];
     int required[16], first, parsed;
     size_t n_dirs;
@@ -236,34 +205,84 @@ static int cmd_run(int argc, char **argv)
     static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
     kbi_run_args a = {.device = -1, .argc = argc, .argv = argv};
     const kbi_option options[] = {
-        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &a.out_dir},
-        {.name = "filter", .short_name = 'f', .kind = KBI_OPT_STRING, .target = &a.filter},
+        {.name = "out",
+         .short_name = 'o',
+         .kind = KBI_OPT_STRING,
+         .target = &a.out_dir,
+         .arg = "DIR",
+         .help = "where to write results.jsonl (default results/PROFILE-TIME);\n"
+                 "an existing results.jsonl is never overwritten"},
+        {.name = "filter",
+         .short_name = 'f',
+         .kind = KBI_OPT_STRING,
+         .target = &a.filter,
+         .arg = "GLOB",
+         .help = "run only cases whose id matches GLOB, e.g. 'sgemm/cublas/*'\n"
+                 "(or whose full id does: plugin/variant/ and every parameter,\n"
+                 "knobs at their defaults too, as ids of results before version 4)"},
         {.name = "device",
          .short_name = 'd',
          .kind = KBI_OPT_INT,
          .target = &a.device,
          .min = 0,
          .max = 1024,
-         .expected = "a device ordinal, an integer >= 0"},
-        {.name = "devices", .kind = KBI_OPT_STRING, .target = &a.devices},
+         .expected = "a device ordinal, an integer >= 0",
+         .arg = "N",
+         .help = "CUDA device ordinal (overrides [run] device)"},
+        {.name = "devices",
+         .kind = KBI_OPT_STRING,
+         .target = &a.devices,
+         .arg = "all|I,J,...",
+         .help = "run on several GPUs of this node at once, one worker per\n"
+                 "device, cases dealt to whichever is idle: OUT/results.jsonl\n"
+                 "holds every case (each names its device), OUT/gpuN/results.jsonl\n"
+                 "each device's own; not with --device or --sanitize, nor with\n"
+                 "[run] rounds > 1 (each case is dealt out once)"},
         {.name = "shard",
          .short_name = 's',
          .kind = KBI_OPT_CUSTOM,
          .target = &a,
          .parse = parse_shard,
-         .expected = "I/N with 1 <= I <= N"},
-        {.name = "plugins", .short_name = 'p', .kind = KBI_OPT_PLUGINS, .target = plugins_dir},
+         .expected = "I/N with 1 <= I <= N",
+         .arg = "I/N",
+         .help = "run the I-th of N deterministic slices of the cases (1 <= I <= N)"},
+        PLUGINS_OPTION(plugins_dir),
         {.name = "sanitize",
          .kind = KBI_OPT_OPTIONAL,
          .target = &a.sanitize,
-         .implicit = "memcheck"},
-        {.name = "list", .kind = KBI_OPT_FLAG, .target = &a.list},
-        /* Internal, not in --help: used by `kbench profile`. */
-        {.name = "in-process", .kind = KBI_OPT_FLAG, .target = &a.in_process},
-        {.name = "profile-one-run", .kind = KBI_OPT_FLAG, .target = &a.profile_run},
+         .implicit = "memcheck",
+         .arg = "TOOL",
+         .help = "run each device case under compute-sanitizer (memcheck by\n"
+                 "default; racecheck, initcheck, synccheck); its findings make\n"
+                 "the case an error; logs in OUT/sanitize/"},
+        {.name = "list",
+         .kind = KBI_OPT_FLAG,
+         .target = &a.list,
+         .help = "print the id of each case it would run (after --filter and\n"
+                 "--shard), one a line on stdout, and run nothing"},
+        /* kbench's own use: `kbench profile` runs `kbench run` with these under ncu
+         * (and compute-sanitizer sees the plugin's kernels in this process). */
+        {.name = "in-process",
+         .kind = KBI_OPT_FLAG,
+         .target = &a.in_process,
+         .hidden = 1,
+         .help = "run the cases in this process, with no worker"},
+        {.name = "profile-one-run",
+         .kind = KBI_OPT_FLAG,
+         .target = &a.profile_run,
+         .hidden = 1,
+         .help = "open the profiler (cudaProfilerStart/Stop) around one run of\n"
+                 "each device case, after its first verify"},
     };
-    const kbi_verb_spec spec =
-        KBI_VERB_SPEC("run", "PROFILE.ini [OPTIONS]", usage_run, options, 1, 1, "PROFILE.ini");
+    const kbi_verb_spec spec = {.verb = "run",
+                                .synopsis = "PROFILE.ini",
+                                .help = help_run,
+                                KBI_SPEC_OPTIONS(options),
+                                .min_operands = 1,
+                                .max_operands = 1,
+                                .operands = "PROFILE.ini",
+                                .summary = "run a profile, write results.jsonl",
+                                .notes = notes_run};
     int first, parsed;
     char err[KBI_ERR_SIZE];
     plugins_dir[0] = '\0';
@@ -284,37 +303,50 @@ static int cmd_run(int argc, char **argv)
     a.profile_path = argv[first];
     return kbi_run(&a);
 }
+/* Every verb, in the order `kbench --help` lists them. */
+static const struct verb {
+    const char *name;
+    int (*cmd)(int argc, char **argv);
+} verbs[] = {
+    {"list", cmd_list},           {"run", cmd_run},
+    {"report", kbi_cmd_report},   {"compare", kbi_cmd_compare},
+    {"export", kbi_cmd_export},   {"baseline", kbi_cmd_baseline},
+    {"profile", kbi_cmd_profile}, {"manifest", kbi_cmd_manifest},
+};
+
+/* `kbench --help` on f: each verb's usage from its own table. */
+static void print_usage(FILE *f)
+{
+    kbi_buf b = {0};
+    kbi_options_collect(&b);
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
+        char *argv[] = {(char *)verbs[i].name, NULL};
+        verbs[i].cmd(1, argv);
+    }
+    kbi_options_collect(NULL);
+    fprintf(f, "%s%s%s", usage_head, b.data, usage_tail);
+    kbi_buf_free(&b);
+}
+
 int main(int argc, char **argv)
 {
     const char *verb = argc > 1 ? argv[1] : NULL;
     if (!verb) {
-        fputs(usage_main, stderr);
+        print_usage(stderr);
         return KBI_EXIT_USAGE;
     }
     if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "help") == 0) {
-        fputs(usage_main, stdout);
+        print_usage(stdout);
         return KBI_EXIT_OK;
     }
     if (strcmp(verb, "--version") == 0) {
         printf("kbench %s (plugin ABI %d.%d)\n", KBENCH_VERSION, KB_ABI_MAJOR, KB_ABI_MINOR);
         return KBI_EXIT_OK;
     }
-    if (strcmp(verb, "list") == 0)
-        return cmd_list(argc - 1, argv + 1);
-    if (strcmp(verb, "run") == 0)
-        return cmd_run(argc - 1, argv + 1);
-    if (strcmp(verb, "report") == 0)
-        return kbi_cmd_report(argc - 1, argv + 1);
-    if (strcmp(verb, "compare") == 0)
-        return kbi_cmd_compare(argc - 1, argv + 1);
-    if (strcmp(verb, "profile") == 0)
-        return kbi_cmd_profile(argc - 1, argv + 1);
-    if (strcmp(verb, "manifest") == 0)
-        return kbi_cmd_manifest(argc - 1, argv + 1);
-    if (strcmp(verb, "export") == 0)
-        return kbi_cmd_export(argc - 1, argv + 1);
-    if (strcmp(verb, "baseline") == 0)
-        return kbi_cmd_baseline(argc - 1, argv + 1);
-    fprintf(stderr, "kbench: unknown verb '%s'\n%s", verb, usage_main);
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+        if (strcmp(verb, verbs[i].name) == 0)
+            return verbs[i].cmd(argc - 1, argv + 1);
+    fprintf(stderr, "kbench: unknown verb '%s'\n", verb);
+    print_usage(stderr);
     return KBI_EXIT_USAGE;
 }

@@ -263,8 +263,6 @@ void kbi_manifest_check(const json_t *manifest, const kbi_result_set *ref, const
 /* ---- kbench manifest DIR ---- */
 
 static const char *const manifest_help =
-    "usage: kbench manifest DIR\n"
-    "\n"
     "Writes DIR/" KBI_MANIFEST_FILE ", the manifest of a results folder: for each run it holds\n"
     "(every results*.jsonl under DIR, as report and compare read it), the profile,\n"
     "filter and shard, the git revision, the command, the date, the GPU, the driver,\n"
@@ -273,15 +271,22 @@ static const char *const manifest_help =
     "several runs (a profile run in parts), or one measured before kbench wrote\n"
     "manifests.  `kbench compare DIR RESULTS` then names the reference it used and warns\n"
     "when a profile has gained or lost cases since the reference was measured.\n"
-    "Prints one line per run.\n"
-    "\n"
+    "Prints one line per run.\n";
+
+static const char *const manifest_notes =
     "exit codes: 0 written; 2 DIR holds no results, or the file cannot be written.\n";
 
 int kbi_cmd_manifest(int argc, char **argv)
 {
-    const kbi_option options[] = {{.name = NULL}};
-    const kbi_verb_spec spec = {"manifest", "DIR", manifest_help,           options, 0,
-                                1,          1,     "DIR (a results folder)"};
+    const kbi_verb_spec spec = {.verb = "manifest",
+                                .synopsis = "DIR",
+                                .help = manifest_help,
+                                .min_operands = 1,
+                                .max_operands = 1,
+                                .operands = "DIR (a results folder)",
+                                .summary = "write DIR/manifest.json: a reference's profile, "
+                                           "revision, command, GPU",
+                                .notes = manifest_notes};
     char err[KBI_ERR_SIZE], why[KBI_ERR_SIZE];
     int first, parsed;
     json_t *m, *run;

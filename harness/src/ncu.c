@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "loader.h"
+#include "ncu_summary.h"
 #include "options.h"
 #include "profile.h"
 
@@ -63,6 +64,34 @@ static void push(char ***v, size_t *n, const char *s)
     (*v)[*n] = NULL;
 }
 
+/* ncu's own filters.  The kernel regex is matched (anywhere) in the demangled
+ * name, the one ncu's CSV and kbench's tables print; ncu counts --launch-skip
+ * and --launch-count over the launches its other filters select (the case's
+ * NVTX range, the kernel name) while profiling is on: the one profiled run. */
+static void push_limits(char ***v, size_t *n, const kbi_ncu_options *o)
+{
+    char num[24];
+    if (o->kernel_regex) {
+        kbi_buf re = {0};
+        kbi_buf_printf(&re, "regex:%s", o->kernel_regex);
+        push(v, n, "--kernel-name-base");
+        push(v, n, "demangled");
+        push(v, n, "--kernel-name");
+        push(v, n, re.data);
+        kbi_buf_free(&re);
+    }
+    if (o->launch_skip > 0) {
+        snprintf(num, sizeof num, "%d", o->launch_skip);
+        push(v, n, "--launch-skip");
+        push(v, n, num);
+    }
+    if (o->launch_count > 0) {
+        snprintf(num, sizeof num, "%d", o->launch_count);
+        push(v, n, "--launch-count");
+        push(v, n, num);
+    }
+}
+
 char **kbi_ncu_argv(const kbi_ncu_options *o)
 {
     char **v = NULL, *filter = kbi_ncu_nvtx_filter(o->case_id), *glob = kbi_glob_escape(o->case_id);
@@ -82,6 +111,7 @@ char **kbi_ncu_argv(const kbi_ncu_options *o)
     push(&v, &n, "--nvtx");
     push(&v, &n, "--nvtx-include");
     push(&v, &n, filter);
+    push_limits(&v, &n, o);
     if (o->set) {
         push(&v, &n, "--set");
         push(&v, &n, o->set);
@@ -283,28 +313,23 @@ fail:
 
 /* ---- running it ---- */
 
-static const char *const usage =
-    "usage: kbench profile PROFILE.ini --case ID [OPTIONS] [-- EXTRA-NCU-ARGS]\n"
-    "\n"
+static const char *const help =
     "Runs one case of the profile under Nsight Compute (ncu): profiling is off\n"
     "until the case has verified and warmed up, then exactly one run() is\n"
     "profiled, inside the case's NVTX range.  Writes OUT/results.jsonl (the\n"
     "case's timing), OUT/ncu.csv and OUT/profile.json (the metrics, one entry per\n"
-    "kernel the run launched), and prints the key figures; `kbench report\n"
+    "kernel launch the run made, and a summary per kernel name), and prints the\n"
+    "summary first (launches, total and mean duration, share of the profiled\n"
+    "time, metrics averaged per kernel), then each launch; `kbench report\n"
     "OUT/results.jsonl` shows them beside the timing.\n"
     "\n"
-    "options:\n"
-    "  --case ID        the case id (or its full id, or a glob matching exactly one),\n"
-    "                   as `kbench run PROFILE --list` prints it, e.g.\n"
-    "                   'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5'\n"
-    "  --metrics LIST   comma-separated ncu metrics instead of the default set\n"
-    "  --set NAME       an ncu section set (e.g. detailed, full) instead of metrics\n"
-    "  --keep-report    keep OUT/profile.ncu-rep for the Nsight Compute GUI\n"
-    "  --out DIR        output folder (default results/profile-TIME)\n"
-    "  --device N       CUDA device ordinal\n"
-    "  --plugins DIR    also load plugins from DIR (repeatable; DIR:DIR too)\n"
-    "  --help           this text\n"
-    "\n"
+    "What it costs: ncu replays every profiled launch once per pass its metrics\n"
+    "need (the default set takes several), serialised, so the time grows with\n"
+    "the launches of one run().  A run of many kernels is slow to profile: one md\n"
+    "case of 100 steps (about 900 launches) took 279 s under ncu on an H200.\n"
+    "--launches N (with --skip and --kernel) profiles a sample of the launches.\n";
+
+static const char *const notes =
     "ncu is found through $KBENCH_NCU, PATH, $CUDA_HOME/bin or /usr/local/cuda/bin.\n"
     "exit codes: 0 profiled; 1 ncu or the case failed; 2 bad usage or input.\n";
 
@@ -394,9 +419,9 @@ size_t kbi_ncu_top_stalls(json_t *kernel, char reasons[][64], double *values, si
 
 #define metric(k, name) kbi_ncu_metric((k), (name), NULL)
 
-/* Prints the key figures of each kernel, with its three largest stall
+/* Prints the key figures of each launch, with its three largest stall
  * reasons. */
-static void print_summary(FILE *out, json_t *kernels)
+static void print_launches(FILE *out, json_t *kernels)
 {
     size_t i;
     json_t *k;
@@ -488,23 +513,81 @@ static int profile_options(profile_job *j, int argc, char **argv)
          .kind = KBI_OPT_STRING,
          .target = &j->case_arg,
          .required = 1,
-         .expected = "the id of one case (kbench run prints them)"},
-        {.name = "metrics", .kind = KBI_OPT_STRING, .target = &j->o.metrics},
-        {.name = "set", .kind = KBI_OPT_STRING, .target = &j->o.set},
-        {.name = "keep-report", .kind = KBI_OPT_FLAG, .target = &j->keep},
-        {.name = "out", .kind = KBI_OPT_STRING, .target = &j->o.out_dir},
+         .expected = "the id of one case (kbench run prints them)",
+         .arg = "ID",
+         .help = "the case id (or its full id, or a glob matching exactly one),\n"
+                 "as `kbench run PROFILE --list` prints it, e.g.\n"
+                 "'sgemm/cp_async/shape=4096x4096x4096,alpha=1,beta=0.5'"},
+        {.name = "launches",
+         .kind = KBI_OPT_INT,
+         .target = &j->o.launch_count,
+         .min = 1,
+         .max = 1000000000,
+         .expected = "a number of launches, an integer >= 1",
+         .arg = "N",
+         .help = "profile at most N kernel launches of the run (ncu --launch-count)"},
+        {.name = "skip",
+         .kind = KBI_OPT_INT,
+         .target = &j->o.launch_skip,
+         .min = 0,
+         .max = 1000000000,
+         .expected = "a number of launches, an integer >= 0",
+         .arg = "N",
+         .help = "first let N launches of the run go by unprofiled (ncu\n"
+                 "--launch-skip): --skip 100 --launches 10 profiles ten launches\n"
+                 "from further into the run"},
+        {.name = "kernel",
+         .kind = KBI_OPT_STRING,
+         .target = &j->o.kernel_regex,
+         .arg = "REGEX",
+         .help = "profile only launches of kernels whose demangled name (as the\n"
+                 "summary prints it) holds a match of REGEX (ncu --kernel-name\n"
+                 "regex:REGEX --kernel-name-base demangled); --skip and\n"
+                 "--launches then count those launches alone"},
+        {.name = "metrics",
+         .kind = KBI_OPT_STRING,
+         .target = &j->o.metrics,
+         .arg = "LIST",
+         .help = "comma-separated ncu metrics instead of the default set"},
+        {.name = "set",
+         .kind = KBI_OPT_STRING,
+         .target = &j->o.set,
+         .arg = "NAME",
+         .help = "an ncu section set (e.g. detailed, full) instead of metrics"},
+        {.name = "keep-report",
+         .kind = KBI_OPT_FLAG,
+         .target = &j->keep,
+         .help = "keep OUT/profile.ncu-rep for the Nsight Compute GUI"},
+        {.name = "out",
+         .kind = KBI_OPT_STRING,
+         .target = &j->o.out_dir,
+         .arg = "DIR",
+         .help = "output folder (default results/profile-TIME)"},
         {.name = "device",
          .kind = KBI_OPT_INT,
          .target = &j->o.device,
          .min = 0,
          .max = 1024,
-         .expected = "a device ordinal, an integer >= 0"},
-        {.name = "plugins", .kind = KBI_OPT_PLUGINS, .target = j->plugins_dir},
+         .expected = "a device ordinal, an integer >= 0",
+         .arg = "N",
+         .help = "CUDA device ordinal"},
+        {.name = "plugins",
+         .kind = KBI_OPT_PLUGINS,
+         .target = j->plugins_dir,
+         .arg = "DIR",
+         .help = "also load plugins from DIR (repeatable; DIR:DIR too)"},
     };
     /* Operands: the profile, then (after "--") ncu's own arguments. */
-    const kbi_verb_spec spec =
-        KBI_VERB_SPEC("profile", "PROFILE.ini --case ID [OPTIONS] [-- NCU-ARGS]", usage, options, 1,
-                      SIZE_MAX, "PROFILE.ini");
+    const kbi_verb_spec spec = {.verb = "profile",
+                                .synopsis = "PROFILE.ini",
+                                .help = help,
+                                KBI_SPEC_OPTIONS(options),
+                                .min_operands = 1,
+                                .max_operands = SIZE_MAX,
+                                .operands = "PROFILE.ini",
+                                .summary = "one case under Nsight Compute",
+                                .notes = notes,
+                                .trailer = "[-- NCU-ARGS]"};
     int first, parsed;
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
         return parsed;
@@ -649,10 +732,12 @@ static json_t *profile_run_ncu(profile_job *j)
     return kernels;
 }
 
-/* Writes OUT/profile.json: the case, the tools and the kernels. */
-static int profile_write_json(const profile_job *j, json_t *kernels, char *path, size_t n)
+/* Writes OUT/profile.json: the case, the tools, what limited the launches,
+ * the summary per kernel name and every launch. */
+static int profile_write_json(const profile_job *j, json_t *kernels, json_t *summary, char *path,
+                              size_t n)
 {
-    json_t *doc = json_object();
+    json_t *doc = json_object(), *limits = json_object();
     char *filter = kbi_ncu_nvtx_filter(j->case_id);
     int rc;
     json_object_set_new(doc, "schema", json_string(KBI_PROFILE_SCHEMA));
@@ -663,6 +748,13 @@ static int profile_write_json(const profile_job *j, json_t *kernels, char *path,
     json_object_set_new(doc, "nvtx_filter", json_string(filter));
     free(filter);
     json_object_set_new(doc, "report", j->keep ? json_string(j->rep) : json_null());
+    json_object_set_new(limits, "launch_count",
+                        j->o.launch_count ? json_integer(j->o.launch_count) : json_null());
+    json_object_set_new(limits, "launch_skip", json_integer(j->o.launch_skip));
+    json_object_set_new(limits, "kernel_regex",
+                        j->o.kernel_regex ? json_string(j->o.kernel_regex) : json_null());
+    json_object_set_new(doc, "limits", limits);
+    json_object_set_new(doc, "summary", json_incref(summary));
     json_object_set_new(doc, "kernels", json_incref(kernels));
     snprintf(path, n, "%s/profile.json", j->o.out_dir);
     rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 ? KBI_OK : KBI_ERR;
@@ -675,8 +767,9 @@ static int profile_write_json(const profile_job *j, json_t *kernels, char *path,
 int kbi_cmd_profile(int argc, char **argv)
 {
     profile_job *j = kbi_xcalloc(1, sizeof *j);
-    json_t *kernels = NULL;
+    json_t *kernels = NULL, *summary = NULL;
     char path[4400], err[KBI_ERR_SIZE];
+    kbi_ncu_limits limits;
     FILE *dest;
     int rc;
     j->o.device = -1;
@@ -695,11 +788,17 @@ int kbi_cmd_profile(int argc, char **argv)
     j->o.case_id = j->case_id;
     rc = KBI_EXIT_FAILED;
     kernels = profile_run_ncu(j);
-    if (!kernels || profile_write_json(j, kernels, path, sizeof path) != KBI_OK)
+    if (!kernels)
         goto out;
-    fprintf(dest, "%s: %zu kernel%s profiled\n", j->case_id, json_array_size(kernels),
-            json_array_size(kernels) == 1 ? "" : "s");
-    print_summary(dest, kernels);
+    summary = kbi_ncu_summarize(kernels);
+    limits = (kbi_ncu_limits){j->o.launch_count, j->o.launch_skip, j->o.kernel_regex};
+    if (profile_write_json(j, kernels, summary, path, sizeof path) != KBI_OK)
+        goto out;
+    fprintf(dest, "%s: %zu kernel launch%s profiled\n", j->case_id, json_array_size(kernels),
+            json_array_size(kernels) == 1 ? "" : "es");
+    kbi_ncu_print_kernel_table(dest, summary, json_array_size(kernels), &limits);
+    fprintf(dest, "launches:\n");
+    print_launches(dest, kernels);
     fprintf(dest, "profile: %s\n", path);
     if (j->keep)
         fprintf(dest, "ncu report: %s (open it in the Nsight Compute GUI)\n", j->rep);
@@ -708,6 +807,7 @@ int kbi_cmd_profile(int argc, char **argv)
     rc = KBI_EXIT_OK;
 out:
     json_decref(kernels);
+    json_decref(summary);
     kbi_buf_free(&j->out_default);
     free((char *)j->case_id);
     free(j);

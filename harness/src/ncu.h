@@ -11,7 +11,8 @@
 #include "common.h"
 
 #define KBI_PROFILE_SCHEMA "kbench-profile"
-#define KBI_PROFILE_VERSION 1
+/* Version 2 added "summary" (ncu_summary.h) and "limits". */
+#define KBI_PROFILE_VERSION 2
 
 /* The metrics asked for when neither --metrics nor --set is given: time,
  * speed-of-light, DRAM, occupancy, resources, bank conflicts, hit rates and
@@ -28,6 +29,9 @@ typedef struct kbi_ncu_options {
     const char *set;          /* an ncu section set (e.g. "full"), or NULL */
     const char *plugins_dir;  /* --plugins for the child, or NULL */
     int device;               /* -1: the profile's */
+    int launch_count;         /* ncu --launch-count: profile at most this many launches; 0 all */
+    int launch_skip;          /* ncu --launch-skip: skip this many matching launches first */
+    const char *kernel_regex; /* ncu --kernel-name regex:...: only kernels matching it, or NULL */
     char **extra;             /* extra ncu arguments, NULL-terminated, or NULL */
 } kbi_ncu_options;
 

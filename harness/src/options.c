@@ -1,6 +1,7 @@
 /* One parser for every verb's options (options.h): getopt_long driven by
  * the verb's table, so that every verb checks values, reports errors and
- * answers --help the same way. */
+ * answers --help the same way, and its usage and --help are written from
+ * the same table. */
 #define _GNU_SOURCE
 #include "options.h"
 
@@ -47,12 +48,139 @@ static int parse_int(const char *value, long min, long max, int *out)
     return 0;
 }
 
-/* The one-line usage and where the rest is, after an error. */
+/* Where kbi_options_collect sends the verbs' synopses, or NULL. */
+static kbi_buf *collecting;
+
+void kbi_options_collect(kbi_buf *out)
+{
+    collecting = out;
+}
+
+/* The option as usage shows it: "--out DIR", "--sanitize[=TOOL]", "--force". */
+static void option_usage(const kbi_option *o, kbi_buf *b)
+{
+    kbi_buf_printf(b, "--%s", o->name);
+    if (o->kind == KBI_OPT_OPTIONAL)
+        kbi_buf_printf(b, "[=%s]", o->arg ? o->arg : "VALUE");
+    else if (o->kind != KBI_OPT_FLAG)
+        kbi_buf_printf(b, " %s", o->arg ? o->arg : "VALUE");
+}
+
+/* Appends word to out, first breaking the line when it would pass 80 columns. */
+static void wrap_word(kbi_buf *out, size_t *col, size_t indent, const char *word)
+{
+    size_t len = strlen(word);
+    if (*col + 1 + len > 80 && *col > indent + 7) {
+        kbi_buf_printf(out, "\n%*s%s", (int)(indent + 7), "", word);
+        *col = indent + 7 + len;
+    } else {
+        kbi_buf_printf(out, " %s", word);
+        *col += 1 + len;
+    }
+}
+
+/* The synopsis after prefix ("usage: "), which counts in the first line's width. */
+static void synopsis_at(const kbi_verb_spec *spec, const char *prefix, size_t indent, kbi_buf *out)
+{
+    size_t col = indent + strlen(prefix) + strlen("kbench ") + strlen(spec->verb);
+    kbi_buf_printf(out, "%*s%skbench %s", (int)indent, "", prefix, spec->verb);
+    if (spec->synopsis && *spec->synopsis)
+        wrap_word(out, &col, indent, spec->synopsis);
+    for (size_t i = 0; i < spec->n_options; i++) {
+        const kbi_option *o = &spec->options[i];
+        kbi_buf w = {0};
+        if (o->hidden)
+            continue;
+        if (!o->required)
+            kbi_buf_printf(&w, "[");
+        option_usage(o, &w);
+        if (!o->required)
+            kbi_buf_printf(&w, "]");
+        if (o->kind == KBI_OPT_PLUGINS)
+            kbi_buf_printf(&w, "...");
+        wrap_word(out, &col, indent, w.data);
+        kbi_buf_free(&w);
+    }
+    if (spec->trailer)
+        wrap_word(out, &col, indent, spec->trailer);
+    kbi_buf_printf(out, "\n");
+}
+
+void kbi_options_synopsis(const kbi_verb_spec *spec, size_t indent, kbi_buf *out)
+{
+    synopsis_at(spec, "", indent, out);
+}
+
+/* The one-line usage and where the rest is, after an error: the operands,
+ * the required options, and [OPTIONS] for the rest. */
 static int usage_error(const kbi_verb_spec *spec)
 {
-    fprintf(stderr, "usage: kbench %s %s (see kbench %s --help)\n", spec->verb, spec->synopsis,
-            spec->verb);
+    int optional = 0;
+    fprintf(stderr, "usage: kbench %s", spec->verb);
+    if (spec->synopsis && *spec->synopsis)
+        fprintf(stderr, " %s", spec->synopsis);
+    for (size_t i = 0; i < spec->n_options; i++) {
+        const kbi_option *o = &spec->options[i];
+        kbi_buf w = {0};
+        optional |= !o->required && !o->hidden;
+        if (!o->required)
+            continue;
+        option_usage(o, &w);
+        fprintf(stderr, " %s", w.data);
+        kbi_buf_free(&w);
+    }
+    fprintf(stderr, "%s%s%s (see kbench %s --help)\n", optional ? " [OPTIONS]" : "",
+            spec->trailer ? " " : "", spec->trailer ? spec->trailer : "", spec->verb);
     return KBI_EXIT_USAGE;
+}
+
+/* One option of --help: "  -o, --out DIR      what it does", its further
+ * lines under the first. */
+static void help_option(kbi_buf *b, char short_name, const kbi_option *o, const char *help)
+{
+    enum { COLUMN = 21 };
+    kbi_buf label = {0};
+    const char *line = help, *nl;
+    if (short_name)
+        kbi_buf_printf(&label, "  -%c, ", short_name);
+    else
+        kbi_buf_printf(&label, "      ");
+    if (o)
+        option_usage(o, &label);
+    else
+        kbi_buf_printf(&label, "--help");
+    if (!*help)
+        kbi_buf_printf(b, "%s", label.data);
+    else if (label.len + 2 <= COLUMN)
+        kbi_buf_printf(b, "%-*s", COLUMN, label.data);
+    else
+        kbi_buf_printf(b, "%s  ", label.data);
+    for (int first = 1; line; first = 0) {
+        nl = strchr(line, '\n');
+        kbi_buf_printf(b, "%*s%.*s\n", first ? 0 : COLUMN, "",
+                       (int)(nl ? (size_t)(nl - line) : strlen(line)), line);
+        line = nl ? nl + 1 : NULL;
+    }
+    kbi_buf_free(&label);
+}
+
+/* The verb's --help: usage, text, options (from the table), notes. */
+static void print_help(const kbi_verb_spec *spec)
+{
+    kbi_buf b = {0};
+    synopsis_at(spec, "usage: ", 0, &b);
+    if (spec->help)
+        kbi_buf_printf(&b, "\n%s", spec->help);
+    kbi_buf_printf(&b, "\noptions:\n");
+    for (size_t i = 0; i < spec->n_options; i++)
+        if (!spec->options[i].hidden)
+            help_option(&b, spec->options[i].short_name, &spec->options[i],
+                        spec->options[i].help ? spec->options[i].help : "");
+    help_option(&b, 'h', NULL, "this text");
+    if (spec->notes)
+        kbi_buf_printf(&b, "\n%s", spec->notes);
+    fputs(b.data, stdout);
+    kbi_buf_free(&b);
 }
 
 /* Stores value into option o's target; says why not on stderr. */
@@ -160,16 +288,23 @@ int kbi_options_parse(const kbi_verb_spec *spec, int argc, char **argv, int *fir
 {
     struct option *longopts;
     char *shortopts;
-    unsigned char *seen = kbi_xcalloc(spec->n_options + 1, 1);
+    unsigned char *seen;
     const kbi_option *o;
     int c, rc = KBI_OPTS_GO_ON;
+    if (collecting) {
+        kbi_options_synopsis(spec, 2, collecting);
+        kbi_buf_printf(collecting, "      %s\n", spec->summary ? spec->summary : "");
+        *first = argc;
+        return KBI_EXIT_OK;
+    }
+    seen = kbi_xcalloc(spec->n_options + 1, 1);
     build_tables(spec, &longopts, &shortopts);
     /* 0 restarts getopt: a verb may run more than once in a process. */
     optind = 0;
     opterr = 0;
     while (rc == KBI_OPTS_GO_ON && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (c == 'h') {
-            fputs(spec->help, stdout);
+            print_help(spec);
             rc = KBI_EXIT_OK;
         } else if (c == ':') {
             o = option_of(spec, optopt);

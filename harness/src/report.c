@@ -146,20 +146,12 @@ fail:
 }
 
 static const char report_help[] =
-    "usage: kbench report RESULTS... [--out DIR] [--title TEXT] [--no-charts]\n"
-    "\n"
     "Writes report.md, results.csv and gnuplot charts (PNG, SVG, with their .gp\n"
     "scripts and .dat data in charts/) for one or more results files.  Each RESULTS\n"
     "is a results file or a folder holding results*.jsonl files (searched three\n"
-    "levels deep); several are merged (shards of one sweep, runs on several GPUs).\n"
-    "\n"
-    "  -o, --out DIR      where to write (default reports/<name>, name from the\n"
-    "                     first RESULTS: its folder, or the file's stem)\n"
-    "  -t, --title TEXT   heading of the report (default: the folder's name)\n"
-    "      --no-charts    write no charts\n"
-    "      --gnuplot PATH gnuplot to run (default $KBENCH_GNUPLOT, else PATH)\n"
-    "  -h, --help         this text\n"
-    "\n"
+    "levels deep); several are merged (shards of one sweep, runs on several GPUs).\n";
+
+static const char report_notes[] =
     "Without gnuplot the report is still written and says why charts are missing.\n"
     "Exit status: 0 written, 2 bad usage or unreadable/invalid results.\n";
 
@@ -169,14 +161,38 @@ int kbi_cmd_report(int argc, char **argv)
     kbi_result_set set = {0};
     const char *out = NULL;
     const kbi_option options[] = {
-        {.name = "out", .short_name = 'o', .kind = KBI_OPT_STRING, .target = &out},
-        {.name = "title", .short_name = 't', .kind = KBI_OPT_STRING, .target = &opt.title},
-        {.name = "no-charts", .kind = KBI_OPT_FLAG, .target = &opt.no_charts},
-        {.name = "gnuplot", .kind = KBI_OPT_STRING, .target = &opt.gnuplot},
+        {.name = "out",
+         .short_name = 'o',
+         .kind = KBI_OPT_STRING,
+         .target = &out,
+         .arg = "DIR",
+         .help = "where to write (default reports/<name>, name from the\n"
+                 "first RESULTS: its folder, or the file's stem)"},
+        {.name = "title",
+         .short_name = 't',
+         .kind = KBI_OPT_STRING,
+         .target = &opt.title,
+         .arg = "TEXT",
+         .help = "heading of the report (default: the folder's name)"},
+        {.name = "no-charts",
+         .kind = KBI_OPT_FLAG,
+         .target = &opt.no_charts,
+         .help = "write no charts"},
+        {.name = "gnuplot",
+         .kind = KBI_OPT_STRING,
+         .target = &opt.gnuplot,
+         .arg = "PATH",
+         .help = "gnuplot to run (default $KBENCH_GNUPLOT, else PATH)"},
     };
-    const kbi_verb_spec spec =
-        KBI_VERB_SPEC("report", "RESULTS... [--out DIR]", report_help, options, 1, SIZE_MAX,
-                      "one or more results files or folders");
+    const kbi_verb_spec spec = {.verb = "report",
+                                .synopsis = "RESULTS...",
+                                .help = report_help,
+                                KBI_SPEC_OPTIONS(options),
+                                .min_operands = 1,
+                                .max_operands = SIZE_MAX,
+                                .operands = "one or more results files or folders",
+                                .summary = "report.md + results.csv + charts",
+                                .notes = report_notes};
     char outdir[PATH_MAX], err[KBI_ERR_SIZE] = "";
     int rc, first, parsed, code = KBI_EXIT_USAGE;
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)

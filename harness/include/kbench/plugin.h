@@ -18,11 +18,14 @@
  *     them only after checking the plugin's version.
  *   - Host services reach the plugin through the kb_host pointer passed to
  *     init; a plugin never links against harness symbols.
- *   - Every entry point returns a kb_status and may write one line of text
- *     into the caller's message buffer (KB_MSG_SIZE bytes, use kb_msgf).
+ *   - Every entry point returns an int, KB_OK or another kb_status value, and
+ *     may write one line of text into the caller's message buffer
+ *     (KB_MSG_SIZE bytes, use kb_msgf).
  *   - Nothing in a plugin calls exit() or abort(), or prints to stdout.
  *
- * A minimal plugin is plugins/stream; tests/plugins/ holds broken ones.
+ * A complete minimal plugin is docs/example-plugin/example.c (docs/plugin.md);
+ * plugins/stream is the template with device variants; tests/plugins/ holds
+ * broken ones.
  */
 #ifndef KBENCH_PLUGIN_H
 #define KBENCH_PLUGIN_H
