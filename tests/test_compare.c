@@ -749,6 +749,26 @@ Test(compare_metric, out_of_bound_is_flagged_on_the_results_side)
     cr_expect(strstr(o.why, "below its bound 2") != NULL, "%s", o.why);
 }
 
+/* Writes tmp/NAME.jsonl (its path into path): an env record without a device, case c, and a
+ * complete end record; frees c's params. */
+static void write_one_case(const char *name, kbi_case_result *c, char *path, size_t n)
+{
+    kbi_results_writer w;
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_pack("{s:n}", "device"), *rec = kbi_case_record_json(c),
+           *end = json_pack("{s:b}", "complete", 1);
+    snprintf(path, n, "%s/%s.jsonl", tmp, name);
+    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
+    kbi_results_close(&w);
+    json_decref(env);
+    json_decref(rec);
+    json_decref(end);
+    json_decref(c->params);
+}
+
 /* Writes a results file at tmp/NAME.jsonl with one case of the metrics
  * fixture reporting drift = 0.1 + shift, rate = 10 - shift (uncertainty
  * noise) and count; `status` as the worker would set it.  The samples are
@@ -763,9 +783,6 @@ static void write_metrics_run(const char *name, double shift, double noise, doub
         {"count", "1", count, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0},
     };
     kbi_case_result c;
-    kbi_results_writer w;
-    char err[KBI_ERR_SIZE];
-    json_t *env = json_pack("{s:n}", "device"), *rec, *end = json_pack("{s:b}", "complete", 1);
     m[0].in_bound = kbi_metric_within(&m[0], m[0].value);
     memset(&c, 0, sizeof c);
     c.index = 0;
@@ -788,17 +805,7 @@ static void write_metrics_run(const char *name, double shift, double noise, doub
     kbi_stats_compute(samples, 6, &c.stats);
     c.metrics = m;
     c.n_metrics = 3;
-    rec = kbi_case_record_json(&c);
-    snprintf(path, n, "%s/%s.jsonl", tmp, name);
-    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
-    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
-    cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
-    cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
-    kbi_results_close(&w);
-    json_decref(env);
-    json_decref(rec);
-    json_decref(end);
-    json_decref(c.params);
+    write_one_case(name, &c, path, n);
 }
 
 Test(compare_metrics_cmd, within_noise_is_0_beyond_it_in_the_bad_direction_is_1, .init = make_tmp,
@@ -1021,9 +1028,6 @@ static void write_energy_run(const char *name, double j, double u, char *path, s
 {
     static double samples[] = {2e-3, 2.01e-3, 1.99e-3, 2e-3, 2.02e-3, 1.98e-3};
     kbi_case_result c;
-    kbi_results_writer w;
-    char err[KBI_ERR_SIZE];
-    json_t *env = json_pack("{s:n}", "device"), *rec, *end = json_pack("{s:b}", "complete", 1);
     memset(&c, 0, sizeof c);
     c.index = 0;
     c.id = "stream/copy/n=1024";
@@ -1055,17 +1059,7 @@ static void write_energy_run(const char *name, double j, double u, char *path, s
                                  .runs = 3000};
     if (j <= 0)
         kbi_energy_not_measured(&c.energy, "this GPU has no energy counter");
-    rec = kbi_case_record_json(&c);
-    snprintf(path, n, "%s/%s.jsonl", tmp, name);
-    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
-    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
-    cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
-    cr_assert_eq(kbi_results_write(&w, "end", end, err), KBI_OK, "%s", err);
-    kbi_results_close(&w);
-    json_decref(env);
-    json_decref(rec);
-    json_decref(end);
-    json_decref(c.params);
+    write_one_case(name, &c, path, n);
 }
 
 Test(compare_energy_cmd, energy_per_run_is_judged_like_a_timing, .init = make_tmp,
