@@ -778,7 +778,8 @@ static void write_metrics_run(const char *name, double shift, double noise, doub
 {
     static double samples[] = {2e-4, 2.01e-4, 1.99e-4, 2e-4, 2.02e-4, 1.98e-4};
     kbi_metric m[3] = {
-        {"drift", "1", 0.1 + shift, noise, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0, 0, 0, 0},
+        {"drift", "1", 0.1 + shift, noise, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0, 0, 0,
+         0},
         {"rate", "1/s", 10 - shift, noise, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0, 0, 0, 0},
         {"count", "1", count, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0},
     };
