@@ -99,3 +99,10 @@ step_md_eos_ldg() {
     --out "$OUT/results/md-ldg"
   "$B/tests/test_md_gpu" --jobs 1 --verbose
 }
+
+# kbench profile of one many-kernel md case with a sample of its launches (about 900 launches in
+# one run of 100 steps; the whole run took 279 s under ncu): 30 launches after the first 90.
+step_md_profile() {
+  "$B/kbench" profile profiles/md.ini --case 'md/sorted/system=lj,N_e=24,steps=100,shifted=0' \
+    --skip 90 --launches 30 --out "$OUT/results/md-profile"
+}
