@@ -29,6 +29,15 @@ __device__ __forceinline__ float4 apply(float4 a, float4 b)
         return make_float4(q * a.x, q * a.y, q * a.z, q * a.w);
     case OP_ADD:
         return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+    case OP_FMA:
+#pragma unroll 16
+        for (int k = 0; k < STREAM_FMA_STEPS; k++) {
+            a.x = fmaf(a.x, 0.5f, 0.5f);
+            a.y = fmaf(a.y, 0.5f, 0.5f);
+            a.z = fmaf(a.z, 0.5f, 0.5f);
+            a.w = fmaf(a.w, 0.5f, 0.5f);
+        }
+        return a;
     default: // triad
         return make_float4(a.x + q * b.x, a.y + q * b.y, a.z + q * b.z, a.w + q * b.w);
     }
@@ -104,6 +113,11 @@ __global__ void check(stream_op op, const float *c, size_t n, uint64_t seed, dou
         case OP_ADD:
             want = a + b;
             break;
+        case OP_FMA:
+            want = a;
+            for (int k = 0; k < STREAM_FMA_STEPS; k++)
+                want = fma(want, 0.5, 0.5);
+            break;
         default:
             want = a + (double)STREAM_Q * b;
         }
@@ -171,6 +185,9 @@ extern "C" int stream_device_run(stream_op op, float *c, const float *a, const f
         break;
     case OP_TRIAD:
         stream_kernel<OP_TRIAD><<<(unsigned)blocks, kThreads, 0, s>>>(c, a, b, n);
+        break;
+    case OP_FMA:
+        stream_kernel<OP_FMA><<<(unsigned)blocks, kThreads, 0, s>>>(c, a, b, n);
         break;
     }
     return (int)cudaGetLastError();

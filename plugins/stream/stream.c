@@ -23,6 +23,7 @@ enum {
     V_ADD,
     V_TRIAD,
     V_MEMCPY,
+    V_FMA,
     V_COUNT
 };
 
@@ -37,6 +38,8 @@ static const kb_variant variants[V_COUNT] = {
     [V_TRIAD] = {"triad", "c[i] = a[i] + q*b[i], grid-stride float4 kernel", KB_DEVICE, 0},
     [V_MEMCPY] = {"memcpy", "cudaMemcpyAsync device to device (the roof)", KB_DEVICE,
                   KB_VARIANT_BASELINE},
+    [V_FMA] = {"fma", "c[i] = a[i] after 1,024 dependent FMAs: bound by the FP32 pipes, not memory",
+               KB_DEVICE, 0},
 };
 
 static const kb_param params[] = {
@@ -69,6 +72,8 @@ static stream_op op_of(int v)
     case V_HOST_TRIAD:
     case V_TRIAD:
         return OP_TRIAD;
+    case V_FMA:
+        return OP_FMA;
     default:
         return OP_COPY;
     }
@@ -172,7 +177,10 @@ static int counts(void *p, kb_counts *k, char *msg)
     (void)msg;
     /* Each input read once, the output written once. */
     k->bytes = (double)s->n * sizeof(float) * (uses_b(s->op) ? 3.0 : 2.0);
-    k->flops = (double)s->n * (s->op == OP_TRIAD ? 2.0 : s->op == OP_COPY ? 0.0 : 1.0);
+    k->flops = (double)s->n * (s->op == OP_FMA     ? 2.0 * STREAM_FMA_STEPS
+                               : s->op == OP_TRIAD ? 2.0
+                               : s->op == OP_COPY  ? 0.0
+                                                   : 1.0);
     k->items = (double)s->n;
     k->item_unit = "elements";
     return KB_OK;
@@ -201,6 +209,8 @@ static void host_run(state *s)
         for (size_t i = 0; i < n; i++)
             c[i] = a[i] + q * b[i];
         break;
+    case OP_FMA: /* device only: no host variant computes it */
+        break;
     }
 }
 
@@ -225,7 +235,8 @@ static int run(void *p, void *stream, char *msg)
 
 /* Relative error of c against the op in double precision.  Copy must be
  * exact; scale, add and triad round at most twice in fp32 on positive
- * inputs (no cancellation), so 2^-22 is twice the worst case.  Device
+ * inputs (no cancellation), so 2^-22 is twice the worst case; fma's chain
+ * carries at most 2^-23 (stream.h), inside the same bound.  Device
  * results are checked on the device (gigabytes would take seconds on the
  * host). */
 static int verify(void *p, kb_verdict *v, char *msg)

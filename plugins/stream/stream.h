@@ -15,10 +15,16 @@
 extern "C" {
 #endif
 
-typedef enum stream_op { OP_COPY, OP_SCALE, OP_ADD, OP_TRIAD } stream_op;
+typedef enum stream_op { OP_COPY, OP_SCALE, OP_ADD, OP_TRIAD, OP_FMA } stream_op;
 
 /* The scalar of scale and triad. */
 #define STREAM_Q 3.0f
+
+/* The fma op: c[i] is a[i] after STREAM_FMA_STEPS dependent steps x = x/2 + 1/2 (one fused
+ * multiply-add each, 2 flops), 2,048 flops per 8 bytes moved: bound by the FP32 FMA pipes, not by
+ * memory.  Each step halves the error carried in, so the fp32 result stays within 2^-23 of the
+ * same steps in double. */
+#define STREAM_FMA_STEPS 1024
 
 /* Input element i of array `which` (0: a, 1: b): a seeded value in [1, 2),
  * never zero, computed the same way on host and device so verify needs no
