@@ -52,7 +52,7 @@ Test(loader, fixture_directory)
     cr_expect(strstr(r, "ABI version 2.0, wanted 1.x"), "%s", r);
     r = refusal(&set, "libkbench_newer_minor.so");
     cr_assert_not_null(r);
-    cr_expect(strstr(r, "ABI version 1.4 is newer than this kbench's 1.3"), "%s", r);
+    cr_expect(strstr(r, "ABI version 1.5 is newer than this kbench's 1.4"), "%s", r);
     r = refusal(&set, "libkbench_short_struct.so");
     cr_assert_not_null(r);
     cr_expect(strstr(r, "descriptor of 16 bytes is shorter than ABI 1.0's"), "%s", r);
@@ -127,6 +127,25 @@ Test(loader, names_that_break_case_ids_are_refused)
     copy.n_params = 2;
     cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
     cr_expect_str_eq(err, "parameter 'n' is declared twice");
+    kbi_plugins_free(&set);
+}
+
+/* An ABI 1.4 descriptor must hold 1.4's fields; a 1.3 one of 1.3's length loads. */
+Test(loader, abi_1_4_descriptors_are_whole)
+{
+    const char *dirs[] = {KBENCH_TEST_FIXTURES, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    kb_plugin copy;
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    copy = *kbi_plugins_find(&set, "good")->desc;
+    copy.abi_version = KB_ABI_VERSION(1, 4);
+    copy.struct_size = (uint32_t)offsetof(kb_plugin, instrument);
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "is shorter than ABI 1.4's"), "%s", err);
+    copy.abi_version = KB_ABI_VERSION(1, 3);
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "%s", err);
     kbi_plugins_free(&set);
 }
 

@@ -158,6 +158,29 @@ static int check_abi_1_3(const kb_plugin *d, char *err)
     return KBI_OK;
 }
 
+/* ABI 1.4's descriptor is whole: its fields are read only once the size says they are there.
+ * What each holds is checked by the harness module that reads it. */
+static int check_abi_1_4(const kb_plugin *d, char *err)
+{
+    static const char *const what[] = {"knob_variants", "roofs", "headline"};
+    size_t want = offsetof(kb_plugin, headline) + sizeof d->headline;
+    const char *texts[3];
+    if (d->struct_size < want) {
+        kbi_errf(err, "descriptor of %u bytes is shorter than ABI 1.4's %zu bytes", d->struct_size,
+                 want);
+        return KBI_ERR;
+    }
+    texts[0] = d->knob_variants;
+    texts[1] = d->roofs;
+    texts[2] = d->headline;
+    for (int l = 0; l < 3; l++)
+        if (too_long(texts[l], KBI_DESC_MAX_TEXT)) {
+            kbi_errf(err, "%s is longer than %d characters", what[l], KBI_DESC_MAX_TEXT);
+            return KBI_ERR;
+        }
+    return KBI_OK;
+}
+
 kbi_param_role kbi_param_role_of(const kbi_plugin *p, const char *name)
 {
     const kb_plugin *d = p->desc;
@@ -310,7 +333,9 @@ int kbi_check_abi(const kb_plugin *d, char *err)
     }
     if (minor >= 1 && check_abi_1_1(d, minor, err) != KBI_OK)
         return KBI_ERR;
-    return minor >= 3 ? check_abi_1_3(d, err) : KBI_OK;
+    if (minor >= 3 && check_abi_1_3(d, err) != KBI_OK)
+        return KBI_ERR;
+    return minor >= 4 ? check_abi_1_4(d, err) : KBI_OK;
 }
 
 /* A plugin's file must be named after it (libkbench_NAME.so), so that the file a user sees is

@@ -43,7 +43,7 @@ extern "C" {
  * meaning or place (the loader refuses another major); the minor number
  * changes when fields are appended (the loader accepts an older minor). */
 #define KB_ABI_MAJOR 1
-#define KB_ABI_MINOR 3
+#define KB_ABI_MINOR 4
 #define KB_ABI_VERSION(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define KB_ABI_CURRENT KB_ABI_VERSION(KB_ABI_MAJOR, KB_ABI_MINOR)
 #define KB_ABI_MAJOR_OF(v) ((uint32_t)(v) >> 16)
@@ -359,6 +359,37 @@ typedef struct kb_plugin {
                              stands for what the others imply (0: the system's density), or
                              the parameter applies only to some values of another (a count
                              only preset=custom reads) */
+
+    /* ABI 1.4 (every field optional: NULL) */
+
+    /* Instrumented measurements, apart from the timed samples and from verify(): the time
+     * of a sub-phase (a neighbor-list build against the force pass, labeling alone inside a
+     * Monte Carlo step), a figure only an instrumented run can give.  Called once per case,
+     * after a verify() that passed and before teardown(), on the harness's stream (NULL for
+     * a host variant), never inside a sample nor against the case's samples.  It reports
+     * declared metrics through host->report; the record names the metrics it reported and
+     * the seconds it took ("instrumented"), so a reader knows which figures come from an
+     * instrumented run.  verify() only verifies. */
+    int (*instrument)(void *state, void *stream, char *msg);
+
+    /* Which variants each knob applies to: "knob=variant|variant;knob=variant|..." (a knob
+     * not named applies to every variant).  A profile section that sets a knob away from its
+     * default while its variants include one the knob does not apply to is refused at load
+     * with FILE:LINE, naming the knob, that variant and the variants it applies to. */
+    const char *knob_variants;
+
+    /* The roof each variant's rate is drawn against in charts, where it is not the one its
+     * counts imply (the FP32 FMA peak for flops, the copy bandwidth for bytes):
+     * "variant=roof;variant=roof", roof one of "fp32" (FP32 FMA peak), "tf32" (the TF32
+     * tensor-core peak), "tf32x3" (a third of it: three TF32 products stand for one fp32
+     * product), "memory" (the copy bandwidth). */
+    const char *roofs;
+
+    /* The plugin's headline figure as its source quotes it, for the report's rate chart:
+     * NULL or "rate" (GFLOP/s, GB/s or items/s from the counts), or "time_per_item" (the
+     * median time over the counts' items: ns per spin flip, us per atom-step; lower is
+     * better). */
+    const char *headline;
 } kb_plugin;
 
 #ifdef __cplusplus
