@@ -437,6 +437,92 @@ Test(export, gab_writes_times_and_rates_as_two_custom_arrays, .init = setup, .fi
     json_decref(rates);
 }
 
+/* ---- energy ---- */
+
+#define IDE "fx/copy/bytes=1000000000"
+
+/* Exports a run of one copy case whose energy was measured (0.15 J per run at 600 W, 1 GB a
+ * run: 6.67 GB/J) and one whose energy could not be, as format into tmp/energy-NAME. */
+static void export_energy(const char *format, const char *name)
+{
+    char in[300], out[300];
+    kbi_case_result c[2];
+    syn_case(&c[0], "fx", "copy", "{\"bytes\":1000000000}", "bytes=1000000000", 2.5e-4);
+    c[0].has_counts = 1;
+    c[0].bytes = 1e9;
+    c[0].has_energy = 1;
+    c[0].energy = (kbi_case_energy){.measured = 1,
+                                    .j_per_run = 0.15,
+                                    .j_per_run_u = 0.003,
+                                    .watts = 600,
+                                    .watts_u = 2,
+                                    .run_s = 2.5e-4,
+                                    .window_s = 2,
+                                    .period_s = 0.1,
+                                    .windows = 3,
+                                    .runs = 24000};
+    syn_case(&c[1], "fx", "copy", "{\"bytes\":4096}", "bytes=4096", 2e-6);
+    c[1].has_energy = 1;
+    snprintf(c[1].energy.why, sizeof c[1].energy.why, "the windows were too short");
+    snprintf(in, sizeof in, "%s/energy.jsonl", tmp);
+    syn_write(in, "NVIDIA H200", "run-e", c, 2);
+    syn_free(&c[0]);
+    syn_free(&c[1]);
+    snprintf(out, sizeof out, "%s/energy-%s", tmp, name);
+    cr_assert_eq(export_cmd(in, format, out, NULL, NULL), 0);
+}
+
+/* The energy of the timed work goes along in every format, named as results.csv names it:
+ * joules per run (lower is better), watts (no direction: in gbench and bmf, in neither gab
+ * file) and GB per joule (higher is better); a case whose energy was not measured has none. */
+Test(export, energy_goes_along_in_every_format, .init = setup, .fini = teardown)
+{
+    json_t *j, *times, *rates;
+    const json_t *b, *m;
+    cr_redirect_stderr();
+    export_energy("gbench", "gbench.json");
+    j = load("energy-gbench.json");
+    b = find_named(json_object_get(j, "benchmarks"), IDE);
+    cr_assert_not_null(b);
+    check_gbench_entry(b);
+    cr_expect(near(json_number_value(json_object_get(b, "energy_j_per_run")), 0.15));
+    cr_expect(near(json_number_value(json_object_get(b, "energy_watts")), 600));
+    cr_expect(near(json_number_value(json_object_get(b, "energy_gb_per_j")), 1.0 / 0.15));
+    cr_expect_null(json_object_get(b, "energy_gflop_per_j"), "no flops counted");
+    b = find_named(json_object_get(j, "benchmarks"), "fx/copy/bytes=4096");
+    cr_assert_not_null(b);
+    cr_expect_null(json_object_get(b, "energy_j_per_run"), "not measured: not written");
+    json_decref(j);
+
+    export_energy("bmf", "bmf.json");
+    j = load("energy-bmf.json");
+    m = json_object_get(json_object_get(j, IDE), "energy_j_per_run");
+    cr_assert_not_null(m);
+    cr_expect(near(json_number_value(json_object_get(m, "value")), 0.15));
+    cr_expect(near(json_number_value(json_object_get(m, "lower_value")),
+                   0.15 - 1.959963984540054 * 0.003));
+    cr_expect(near(json_number_value(json_object_get(m, "upper_value")),
+                   0.15 + 1.959963984540054 * 0.003));
+    cr_expect_not_null(json_object_get(json_object_get(j, IDE), "energy_gb_per_j"));
+    cr_expect_null(json_object_get(json_object_get(j, "fx/copy/bytes=4096"), "energy_watts"));
+    json_decref(j);
+
+    export_energy("gab", "gab");
+    times = load("energy-gab-times.json");
+    rates = load("energy-gab-rates.json");
+    check_gab_array(times, "energy-gab-times.json");
+    check_gab_array(rates, "energy-gab-rates.json");
+    b = entry_named(times, IDE " (energy_j_per_run)");
+    cr_assert_not_null(b);
+    cr_expect_str_eq(json_string_value(json_object_get(b, "unit")), "J");
+    cr_expect(strstr(json_string_value(json_object_get(b, "extra")), "energy of the timed work"));
+    cr_expect_not_null(entry_named(rates, IDE " (energy_gb_per_j)"));
+    cr_expect_null(entry_named(times, IDE " (energy_watts)"));
+    cr_expect_null(entry_named(rates, IDE " (energy_watts)"));
+    json_decref(times);
+    json_decref(rates);
+}
+
 /* ---- inputs, notes, exit codes ---- */
 
 Test(export, several_files_merge_and_a_repeated_id_takes_the_later_record, .init = setup,

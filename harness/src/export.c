@@ -155,6 +155,53 @@ int kbi_export_has_metric(const kbi_metric *m)
     return isfinite(m->value);
 }
 
+/* An energy figure as a metric; names and units are static strings, never freed. */
+static kbi_metric energy_metric(const char *name, const char *unit, double value, double u,
+                                kb_better better)
+{
+    return (kbi_metric){.name = (char *)name,
+                        .unit = (char *)unit,
+                        .value = value,
+                        .uncertainty = u,
+                        .better = better,
+                        .in_bound = 1};
+}
+
+void kbi_export_metrics_of(const kbi_case_result *c, kbi_export_metrics *m)
+{
+    const kbi_case_energy *e = &c->energy;
+    size_t k = 0;
+    memset(m, 0, sizeof *m);
+    if (c->has_energy && e->measured && e->j_per_run > 0) {
+        /* Work per joule is a count over the energy: its relative error is the energy's. */
+        double rel = e->j_per_run_u / e->j_per_run;
+        m->energy[k++] =
+            energy_metric("energy_j_per_run", "J", e->j_per_run, e->j_per_run_u, KB_BETTER_LOWER);
+        m->energy[k++] = energy_metric("energy_watts", "W", e->watts, e->watts_u, KB_BETTER_NONE);
+        if (e->gflop_per_j > 0)
+            m->energy[k++] = energy_metric("energy_gflop_per_j", "GFLOP/J", e->gflop_per_j,
+                                           e->gflop_per_j * rel, KB_BETTER_HIGHER);
+        if (e->gb_per_j > 0)
+            m->energy[k++] = energy_metric("energy_gb_per_j", "GB/J", e->gb_per_j,
+                                           e->gb_per_j * rel, KB_BETTER_HIGHER);
+    }
+    m->all = calloc(c->n_metrics + k + 1, sizeof *m->all);
+    if (!m->all)
+        return;
+    for (size_t i = 0; i < c->n_metrics; i++)
+        if (kbi_export_has_metric(&c->metrics[i]))
+            m->all[m->n++] = &c->metrics[i];
+    for (size_t i = 0; i < k; i++)
+        if (kbi_export_has_metric(&m->energy[i]))
+            m->all[m->n++] = &m->energy[i];
+}
+
+void kbi_export_metrics_free(kbi_export_metrics *m)
+{
+    free(m->all);
+    memset(m, 0, sizeof *m);
+}
+
 /* ---- the verb ---- */
 
 static const char export_help[] =
@@ -178,7 +225,11 @@ static const char export_help[] =
     "          extra}], two files: --out PREFIX writes PREFIX-times.json (median times,\n"
     "          and metrics where lower is better: tool customSmallerIsBetter) and\n"
     "          PREFIX-rates.json (GFLOP/s, GB/s, items/s, and metrics where higher is\n"
-    "          better: tool customBiggerIsBetter); range is half the interval's width.\n";
+    "          better: tool customBiggerIsBetter); range is half the interval's width.\n"
+    "A case whose energy was measured ([run] energy = on) carries it in every format like\n"
+    "a metric, named as results.csv names it: energy_j_per_run (J, lower is better),\n"
+    "energy_watts (W, no better direction: in neither gab file), energy_gflop_per_j and\n"
+    "energy_gb_per_j (higher is better), uncertainties one standard error.\n";
 
 static const char export_notes[] =
     "Every benchmark is named by its case id.  Cases that were not measured (failed,\n"

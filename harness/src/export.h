@@ -58,6 +58,22 @@ void kbi_export_rate_values(const kbi_case_result *c, const kbi_export_rate *r, 
 /* Whether metric m goes along: a number (a metric whose value is null does not). */
 int kbi_export_has_metric(const kbi_metric *m);
 
+/* The figures of a case that every format writes as metrics: its declared metrics that go
+ * along, then the energy of its timed work where the run measured it, as results.csv names
+ * it (energy_j_per_run J, lower is better; energy_watts W, no better direction;
+ * energy_gflop_per_j and energy_gb_per_j where it counts flops or bytes, higher is better;
+ * uncertainties one standard error). */
+#define KBI_EXPORT_ENERGY_MAX 4
+typedef struct kbi_export_metrics {
+    const kbi_metric **all; /* n of them: into the case's metrics and `energy` */
+    size_t n;
+    kbi_metric energy[KBI_EXPORT_ENERGY_MAX];
+} kbi_export_metrics;
+
+/* Fills m with the metrics of c (m points into c: keep it); kbi_export_metrics_free frees. */
+void kbi_export_metrics_of(const kbi_case_result *c, kbi_export_metrics *m);
+void kbi_export_metrics_free(kbi_export_metrics *m);
+
 /* The format writers (new references).  bmf adds a note for each name it shortened and
  * one naming its measures with their better direction; gab's `rates` picks the file. */
 json_t *kbi_export_gbench(const kbi_export_set *x);

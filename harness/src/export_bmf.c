@@ -70,15 +70,15 @@ static int builtin_measure(const char *name)
     return 0;
 }
 
-/* Adds the declared metrics of c to bench; records each measure's direction in dirs. */
+/* Adds the metrics of c (declared, energy) to bench; records each measure's direction in dirs. */
 static void add_metrics(json_t *bench, const kbi_case_result *c, json_t *dirs)
 {
-    for (size_t i = 0; i < c->n_metrics; i++) {
-        const kbi_metric *m = &c->metrics[i];
+    kbi_export_metrics ms;
+    kbi_export_metrics_of(c, &ms);
+    for (size_t i = 0; i < ms.n; i++) {
+        const kbi_metric *m = ms.all[i];
         char name[96], dir[160];
         double u = m->uncertainty;
-        if (!kbi_export_has_metric(m))
-            continue;
         snprintf(name, sizeof name, "%s%.64s", builtin_measure(m->name) ? "metric-" : "", m->name);
         json_object_set_new(bench, name,
                             isfinite(u) ? measure(m->value, m->value - Z95 * u, m->value + Z95 * u)
@@ -89,6 +89,7 @@ static void add_metrics(json_t *bench, const kbi_case_result *c, json_t *dirs)
                                                  : "lower is better");
         json_object_set_new(dirs, dir, json_true());
     }
+    kbi_export_metrics_free(&ms);
 }
 
 /* The note naming every measure written and which way is better. */

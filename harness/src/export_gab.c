@@ -40,22 +40,28 @@ static void measured(const kbi_case_result *c, const kbi_export_set *x, kbi_buf 
         kbi_buf_printf(b, "\nrevision: %.12s", c->env->git_revision);
 }
 
-/* The metrics of c whose better direction is `better`, into a. */
+/* The metrics of c (declared, energy) whose better direction is `better`, into a. */
 static void add_metrics(json_t *a, const kbi_case_result *c, kb_better better)
 {
-    for (size_t i = 0; i < c->n_metrics; i++) {
-        const kbi_metric *m = &c->metrics[i];
+    kbi_export_metrics ms;
+    kbi_export_metrics_of(c, &ms);
+    for (size_t i = 0; i < ms.n; i++) {
+        const kbi_metric *m = ms.all[i];
         kbi_buf name = {0}, extra = {0};
-        if (!kbi_export_has_metric(m) || m->better != better)
+        if (m->better != better)
             continue;
         kbi_buf_printf(&name, "%s (%s)", c->id, m->name);
-        kbi_buf_printf(&extra, "declared metric, %s is better; range: one standard error",
+        kbi_buf_printf(&extra, "%s, %s is better; range: one standard error",
+                       m >= ms.energy && m < ms.energy + KBI_EXPORT_ENERGY_MAX
+                           ? "energy of the timed work"
+                           : "metric",
                        better == KB_BETTER_HIGHER ? "higher" : "lower");
         json_array_append_new(
             a, entry(name.data, m->value, m->unit[0] ? m->unit : "1", m->uncertainty, extra.data));
         kbi_buf_free(&name);
         kbi_buf_free(&extra);
     }
+    kbi_export_metrics_free(&ms);
 }
 
 json_t *kbi_export_gab(const kbi_export_set *x, int rates)

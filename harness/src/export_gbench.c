@@ -121,11 +121,11 @@ static void add_counters(json_t *b, const kbi_case_result *c)
     kbi_buf label = {0};
     for (size_t i = 0; i < n; i++)
         json_object_set_new(b, rates[i].counter, json_real(rates[i].per_run / c->stats.median));
-    for (size_t i = 0; i < c->n_metrics; i++) {
-        const kbi_metric *m = &c->metrics[i];
+    kbi_export_metrics ms;
+    kbi_export_metrics_of(c, &ms);
+    for (size_t i = 0; i < ms.n; i++) {
+        const kbi_metric *m = ms.all[i];
         char name[96];
-        if (!kbi_export_has_metric(m))
-            continue;
         counter_name(m, name, sizeof name);
         json_object_set_new(b, name, json_real(m->value));
         kbi_buf_printf(&label, "%s%s [%s, %s]", label.len ? "; " : "", name,
@@ -134,6 +134,7 @@ static void add_counters(json_t *b, const kbi_case_result *c)
                        : m->better == KB_BETTER_HIGHER ? "higher is better"
                                                        : "lower is better");
     }
+    kbi_export_metrics_free(&ms);
     if (label.len)
         put_string(b, "label", label.data);
     kbi_buf_free(&label);
