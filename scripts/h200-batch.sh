@@ -41,6 +41,9 @@ step_tests_gpu() {
   return $rc
 }
 
+# One GPU test binary by name: step_test stream runs tests/test_stream_gpu.
+step_test_stream() { "$B/tests/test_stream_gpu" --jobs 1 --verbose; }
+
 step_stream() {
   "$B/kbench" run profiles/stream.ini --out "$OUT/results/stream"
 }
@@ -212,6 +215,34 @@ step_multigpu() {
   echo "wall time: all GPUs $((t1 - t0)) s, one GPU $((t2 - t1)) s"
   return $rc
 }
+
+# A reference baseline re-measured: `kbench run PROFILE --out results/NAME` from the checkout
+# (so the recorded command is one a user can run), then the same again (results/NAME-fresh,
+# the same build on the same lease), each compared: against the committed reference
+# baselines/h200/NAME (compare-previous.md: every case must match) and against the fresh run
+# (compare-fresh.md: unchanged code must say so).  With FRESH=0 the second run is left out.
+# Everything lands in $OUT/results/ref-NAME/ for baselines/h200/NAME/.
+reference() {
+  local name=$1 profile=$2 rc=0 d="$OUT/results/ref-$1"
+  mkdir -p "$d"
+  rm -rf "results/$name" "results/$name-fresh"
+  "$B/kbench" run "$profile" --out "results/$name" || rc=1
+  cp -a "results/$name/." "$d/"
+  "$B/kbench" compare "baselines/h200/$name" "results/$name" --out "$d/compare-previous.md" || rc=1
+  if [ "${FRESH:-1}" = 1 ]; then
+    "$B/kbench" run "$profile" --out "results/$name-fresh" || rc=1
+    cp "results/$name-fresh/results.jsonl" "$d/fresh.jsonl"
+    "$B/kbench" compare "results/$name" "results/$name-fresh" --out "$d/compare-fresh.md" || rc=1
+  fi
+  return $rc
+}
+step_ref_stream() { reference stream profiles/stream.ini; }
+step_ref_stream_hot() { reference stream-hot profiles/stream-hot.ini; }
+step_ref_sgemm() { reference sgemm profiles/sgemm.ini; }
+step_ref_sgemm_configs() { FRESH=0 reference sgemm-configs profiles/sgemm-configs.ini; }
+step_ref_md() { reference md profiles/md.ini; }
+step_ref_labeling() { reference labeling profiles/labeling.ini; }
+step_ref_permute() { reference permute profiles/permute.ini; }
 
 # Each plugin may bring its own steps (step_<name>_...) in
 # Energy per case (lab/h200/energy): the same profile twice (energy per run within 5%, power
