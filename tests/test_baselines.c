@@ -33,7 +33,6 @@ static const reference references[] = {
     {"md", "profiles/md.ini"},           {"labeling", "profiles/labeling.ini"},
     {"permute", "profiles/permute.ini"},
 };
-/* baselines/h200/sanitize holds compute-sanitizer runs (not timings compare reads). */
 
 /* Whether full_id is that of one of the n cases. */
 static int has_case(const kbi_case *cases, size_t n, const char *full_id)

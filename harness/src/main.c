@@ -54,7 +54,11 @@ static const char *const help_run =
 static const char *const notes_run =
     "exit codes: 0 every case ok or skipped; 1 a case failed, did not verify,\n"
     "crashed or timed out; 2 bad profile, usage, or results not writable;\n"
-    "130 interrupted by SIGINT/SIGTERM (the results file is marked incomplete).\n";
+    "130 interrupted by SIGINT/SIGTERM (the results file is marked incomplete).\n"
+    "Two options are kbench's own and left out above: `kbench profile` runs\n"
+    "`kbench run --in-process --profile-one-run --filter ID` under ncu (the case in\n"
+    "this process, no worker, so the profiler sees its kernels; the profiler opened\n"
+    "around one run after the first verify).\n";
 
 /* --plugins, as list and run take it, into dir (char[KBI_PLUGIN_DIRS_MAX]). */
 #define PLUGINS_OPTION(dir)                                                                        \
