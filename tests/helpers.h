@@ -59,6 +59,19 @@ static inline char *slurp(const char *path)
     return buf;
 }
 
+/* What the redirected stream f holds so far (caller frees). */
+static inline char *redirected(FILE *f)
+{
+    kbi_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk - 1, f)) > 0) {
+        chunk[n] = '\0';
+        kbi_buf_printf(&b, "%s", chunk);
+    }
+    return b.data ? b.data : kbi_strdup("");
+}
+
 /* kbi_run(a), then its results (a->out_dir/results.jsonl) loaded into *set; returns kbi_run's
  * exit code. */
 static inline int run_and_load(kbi_run_args *a, kbi_result_set *set)

@@ -92,19 +92,6 @@ static int baseline_cmd(const char *a, const char *b, const char *c, const char 
     return kbi_cmd_baseline(argc, argv);
 }
 
-/* What the redirected stream f holds so far (caller frees). */
-static char *redirected(FILE *f)
-{
-    kbi_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk - 1, f)) > 0) {
-        chunk[n] = '\0';
-        kbi_buf_printf(&b, "%s", chunk);
-    }
-    return b.data ? b.data : kbi_strdup("");
-}
-
 /* Expects files a and b to hold the same bytes. */
 static void expect_same_file(const char *a, const char *b, const char *what)
 {

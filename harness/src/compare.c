@@ -998,6 +998,11 @@ static int regressed(const kbi_comparison *c)
            c->metric_count[KBI_MV_WORSE] || c->out_of_bound;
 }
 
+int kbi_comparison_regressed(const kbi_comparison *c)
+{
+    return regressed(c);
+}
+
 int kbi_comparison_exit_code(const kbi_comparison *c)
 {
     if (c->not_timing_base || c->not_timing_results)
@@ -1389,6 +1394,46 @@ static int parse_host_drift(const char *value, void *target)
     return kbi_parse_fraction(value, out);
 }
 
+size_t kbi_compare_rule_options(kbi_compare_options *opt, kbi_option *out)
+{
+    const kbi_option rule[KBI_COMPARE_RULE_OPTIONS] = {
+        {.name = "threshold",
+         .short_name = 't',
+         .kind = KBI_OPT_FRACTION,
+         .target = &opt->threshold,
+         .expected = "a fraction such as 0.02 or a percentage such as 2%, above 0 and below 1",
+         .arg = "X",
+         .help = "smallest change that matters: a fraction (0.02) or a\n"
+                 "percentage (2%); default 2%"},
+        {.name = "alpha",
+         .short_name = 'a',
+         .kind = KBI_OPT_FRACTION,
+         .target = &opt->alpha,
+         .expected = "a probability such as 0.05, above 0 and below 1",
+         .arg = "A",
+         .help = "significance level of the Mann-Whitney U test; default 0.05"},
+        {.name = "host-drift",
+         .short_name = 'd',
+         .kind = KBI_OPT_CUSTOM,
+         .target = &opt->host_drift,
+         .expected = "a fraction such as 0.1 or a percentage such as 10%, from 0 to below 1",
+         .parse = parse_host_drift,
+         .arg = "X",
+         .help = "how far a whole run of cases that follow the CPU (host-\n"
+                 "timed, or host_paced device cases) may sit off on a\n"
+                 "shared CPU, unseen by its rounds; default 25%, 0 on a\n"
+                 "machine of your own"},
+        {.name = "fail-on-unsure",
+         .short_name = 'u',
+         .kind = KBI_OPT_FLAG,
+         .target = &opt->fail_on_unsure,
+         .help = "exit 1 when a case could not be judged (unsure, not\n"
+                 "comparable, or not measured in the results)"},
+    };
+    memcpy(out, rule, sizeof rule);
+    return KBI_COMPARE_RULE_OPTIONS;
+}
+
 /* Parses "0.02" or "2%" into a fraction in (0, 1).  Returns 0 on success. */
 static int load_side(const char *what, const char *path, kbi_result_set *set)
 {
@@ -1488,39 +1533,8 @@ int kbi_cmd_compare(int argc, char **argv)
     kbi_comparison cmp = {0};
     const char *out = NULL, *baselines = NULL, *base_path;
     char base_dir[PATH_MAX];
-    const kbi_option options[] = {
-        {.name = "threshold",
-         .short_name = 't',
-         .kind = KBI_OPT_FRACTION,
-         .target = &opt.threshold,
-         .expected = "a fraction such as 0.02 or a percentage such as 2%, above 0 and below 1",
-         .arg = "X",
-         .help = "smallest change that matters: a fraction (0.02) or a\n"
-                 "percentage (2%); default 2%"},
-        {.name = "alpha",
-         .short_name = 'a',
-         .kind = KBI_OPT_FRACTION,
-         .target = &opt.alpha,
-         .expected = "a probability such as 0.05, above 0 and below 1",
-         .arg = "A",
-         .help = "significance level of the Mann-Whitney U test; default 0.05"},
-        {.name = "host-drift",
-         .short_name = 'd',
-         .kind = KBI_OPT_CUSTOM,
-         .target = &opt.host_drift,
-         .expected = "a fraction such as 0.1 or a percentage such as 10%, from 0 to below 1",
-         .parse = parse_host_drift,
-         .arg = "X",
-         .help = "how far a whole run of cases that follow the CPU (host-\n"
-                 "timed, or host_paced device cases) may sit off on a\n"
-                 "shared CPU, unseen by its rounds; default 25%, 0 on a\n"
-                 "machine of your own"},
-        {.name = "fail-on-unsure",
-         .short_name = 'u',
-         .kind = KBI_OPT_FLAG,
-         .target = &opt.fail_on_unsure,
-         .help = "exit 1 when a case could not be judged (unsure, not\n"
-                 "comparable, or not measured in the results)"},
+    /* compare's rule's own options first (kbi_compare_rule_options), then these. */
+    const kbi_option own[] = {
         {.name = "out",
          .short_name = 'o',
          .kind = KBI_OPT_STRING,
@@ -1535,6 +1549,7 @@ int kbi_cmd_compare(int argc, char **argv)
          .help = "where named baselines live (default $KBENCH_BASELINES, else\n"
                  "./baselines)"},
     };
+    kbi_option options[KBI_COMPARE_RULE_OPTIONS + sizeof own / sizeof *own];
     const kbi_verb_spec spec = {.verb = "compare",
                                 .synopsis = "BASELINE RESULTS",
                                 .help = compare_help,
@@ -1547,6 +1562,8 @@ int kbi_cmd_compare(int argc, char **argv)
                                 .notes = compare_notes};
     char err[KBI_ERR_SIZE] = "";
     int first, parsed, code = KBI_EXIT_USAGE, have_cmp = 0;
+    kbi_compare_rule_options(&opt, options);
+    memcpy(options + KBI_COMPARE_RULE_OPTIONS, own, sizeof own);
     if ((parsed = kbi_options_parse(&spec, argc, argv, &first)) != KBI_OPTS_GO_ON)
         return parsed;
     base_path = argv[first];

@@ -146,6 +146,7 @@
 #include <stdio.h>
 
 #include "common.h"
+#include "options.h"
 #include "results.h"
 
 typedef enum kbi_verdict {
@@ -302,10 +303,20 @@ void kbi_compare_use_manifest(kbi_comparison *c, const char *base_path,
 int kbi_compare_write_markdown(const kbi_comparison *c, const char *base_name, const char *res_name,
                                FILE *f);
 
+/* Whether c found a regression: a case slower or failed, a metric worse or out of bound (the
+ * headline's REGRESSION). */
+int kbi_comparison_regressed(const kbi_comparison *c);
+
 /* 2 when a side holds a --sanitize run's cases (not timings); else 1 when
  * a case is slower or failed, or a metric worse or out of bound, or (with
  * opt.fail_on_unsure) a case could not be judged; else 0. */
 int kbi_comparison_exit_code(const kbi_comparison *c);
+
+/* The options of compare's rule (--threshold, --alpha, --host-drift, --fail-on-unsure), with
+ * their values going into opt, written into out[0..KBI_COMPARE_RULE_OPTIONS): so a verb that
+ * judges as compare does (history) takes them as compare does.  Returns their count. */
+#define KBI_COMPARE_RULE_OPTIONS 4
+size_t kbi_compare_rule_options(kbi_compare_options *opt, kbi_option *out);
 
 /* `kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--host-drift X]
  * [--fail-on-unsure] [--out FILE]`.  argv[0] is "compare".  Returns the exit

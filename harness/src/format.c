@@ -252,3 +252,21 @@ void kbi_md_cell(FILE *f, const char *s)
             fputc(*s, f);
     }
 }
+
+/* Writes s as one CSV field (RFC 4180 quoting when needed). */
+void kbi_csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        s = "";
+    if (strpbrk(s, ",\"\n\r") == NULL) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}

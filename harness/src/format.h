@@ -45,6 +45,9 @@ void kbi_fmt_cuda_version(double v, char *out, size_t n);
  * flattened, < as &lt;. */
 void kbi_md_cell(FILE *f, const char *s);
 
+/* Writes s as one CSV field (RFC 4180 quoting when needed; NULL is empty). */
+void kbi_csv_field(FILE *f, const char *s);
+
 /* obj.a or obj.a.b (b NULL: one level), as JSON, string or number; NULL,
  * NULL and 0 when absent (*present, when given, says which). */
 json_t *kbi_jpath(json_t *obj, const char *a, const char *b);

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "compare.h"
 #include "export.h"
+#include "history.h"
 #include "loader.h"
 #include "manifest.h"
 #include "ncu.h"
@@ -312,10 +313,15 @@ static const struct verb {
     const char *name;
     int (*cmd)(int argc, char **argv);
 } verbs[] = {
-    {"list", cmd_list},           {"run", cmd_run},
-    {"report", kbi_cmd_report},   {"compare", kbi_cmd_compare},
-    {"export", kbi_cmd_export},   {"baseline", kbi_cmd_baseline},
-    {"profile", kbi_cmd_profile}, {"manifest", kbi_cmd_manifest},
+    {"list", cmd_list},
+    {"run", cmd_run},
+    {"report", kbi_cmd_report},
+    {"compare", kbi_cmd_compare},
+    {"history", kbi_cmd_history},
+    {"export", kbi_cmd_export},
+    {"baseline", kbi_cmd_baseline},
+    {"profile", kbi_cmd_profile},
+    {"manifest", kbi_cmd_manifest},
 };
 
 /* `kbench --help` on f: each verb's usage from its own table. */

@@ -14,24 +14,6 @@
 #include "format.h"
 #include "report_model.h"
 
-/* Writes s as one CSV field (RFC 4180 quoting when needed). */
-static void csv_field(FILE *f, const char *s)
-{
-    if (!s)
-        s = "";
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void csv_num(FILE *f, double v, int present)
 {
     if (present && isfinite(v))
@@ -42,7 +24,7 @@ static void csv_num(FILE *f, double v, int present)
 static void next_field(FILE *f, const char *s)
 {
     fputc(',', f);
-    csv_field(f, s);
+    kbi_csv_field(f, s);
 }
 
 static void next_num(FILE *f, double v, int present)
@@ -188,7 +170,7 @@ static void write_checks(FILE *f, const kbi_result_set *set, size_t i)
 static void write_row(FILE *f, const kbi_result_set *set, size_t i, const csv_columns *cols)
 {
     const kbi_case_result *c = &set->cases[i];
-    csv_field(f, c->id);
+    kbi_csv_field(f, c->id);
     next_field(f, c->plugin);
     next_field(f, c->variant);
     next_field(f, c->target);
@@ -198,7 +180,7 @@ static void write_row(FILE *f, const kbi_result_set *set, size_t i, const csv_co
         fputc(',', f);
         if (json_object_get(c->params, cols->params.s[k])) {
             kbi_param_text(c, cols->params.s[k], t, sizeof t);
-            csv_field(f, t);
+            kbi_csv_field(f, t);
         }
     }
     write_figures(f, c);
