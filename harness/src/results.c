@@ -701,14 +701,60 @@ static const struct {
 #undef KBI_STRING_FIELD
 };
 
+/* Reads a case record's "verify" (an object, or null: not verified) into c, after its status
+ * and message. */
+static void read_verify(kbi_case_result *c, json_t *verify)
+{
+    if (json_is_object(verify)) {
+        c->has_verify = 1;
+        /* NAN where the plugin gave no figure (null), as it gave it: read back as 0, a
+         * missing tolerance would become a bound that every error exceeds. */
+        c->verify_error = get_num_or_nan(verify, "error");
+        c->verify_tolerance = get_num_or_nan(verify, "tolerance");
+        c->verify_metric = dup_str(verify, "metric");
+        /* The verdict is judged again from its figures (a record edited, or
+         * written before kbench judged them, cannot pass an error over its
+         * tolerance); such a case reads as failed. */
+        c->verify_passed =
+            kbi_verdict_passed(json_is_true(json_object_get(verify, "passed")), c->verify_error,
+                               c->verify_tolerance, c->verify_note, sizeof c->verify_note);
+        if (c->verify_note[0] && c->status == KBI_ST_OK) {
+            char msg[KBI_ERR_SIZE];
+            snprintf(msg, sizeof msg, "verification failed: %s", c->verify_note);
+            c->status = KBI_ST_VERIFY_FAILED;
+            free(c->message);
+            c->message = kbi_strdup(msg);
+        }
+    } else {
+        c->verify_metric = kbi_strdup("");
+    }
+}
+
+/* Reads a case record's "metrics" and "instrumented" (which marks some of them) into c.
+ * Returns NULL, or what was malformed. */
+static const char *read_metrics(kbi_case_result *c, json_t *obj, int version)
+{
+    json_t *metrics = json_object_get(obj, "metrics"), *val;
+    const char *key;
+    if (json_is_object(metrics)) {
+        c->metrics = kbi_xcalloc(json_object_size(metrics), sizeof *c->metrics);
+        json_object_foreach(metrics, key, val)
+        {
+            if (!json_is_object(val))
+                return "\"metrics\" (name -> an object with \"value\")";
+            read_metric(&c->metrics[c->n_metrics++], key, val, version);
+        }
+    }
+    return read_instrumented(c, json_object_get(obj, "instrumented"));
+}
+
 /* Parses a case record; returns NULL on success or the name of what was
  * missing or malformed.  On failure c may hold part of the record (the
  * caller frees it). */
 static const char *read_case(kbi_case_result *c, json_t *obj, int version)
 {
-    json_t *samples, *stats, *counts, *rates, *verify, *metrics, *clocks, *params;
-    const char *key, *bad;
-    json_t *val;
+    json_t *samples, *stats, *counts, *rates, *clocks, *params;
+    const char *bad;
     int st;
     memset(c, 0, sizeof *c);
     c->prepare_s = c->wall_s = c->cpu_wait = NAN;
@@ -787,41 +833,8 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     c->items_per_s = get_num(rates, "items_per_s");
     c->frac_bandwidth = get_num(rates, "frac_bandwidth");
     c->frac_peak = get_num(rates, "frac_peak");
-    verify = json_object_get(obj, "verify");
-    if (json_is_object(verify)) {
-        c->has_verify = 1;
-        /* NAN where the plugin gave no figure (null), as it gave it: read back as 0, a
-         * missing tolerance would become a bound that every error exceeds. */
-        c->verify_error = get_num_or_nan(verify, "error");
-        c->verify_tolerance = get_num_or_nan(verify, "tolerance");
-        c->verify_metric = dup_str(verify, "metric");
-        /* The verdict is judged again from its figures (a record edited, or
-         * written before kbench judged them, cannot pass an error over its
-         * tolerance); such a case reads as failed. */
-        c->verify_passed =
-            kbi_verdict_passed(json_is_true(json_object_get(verify, "passed")), c->verify_error,
-                               c->verify_tolerance, c->verify_note, sizeof c->verify_note);
-        if (c->verify_note[0] && c->status == KBI_ST_OK) {
-            char msg[KBI_ERR_SIZE];
-            snprintf(msg, sizeof msg, "verification failed: %s", c->verify_note);
-            c->status = KBI_ST_VERIFY_FAILED;
-            free(c->message);
-            c->message = kbi_strdup(msg);
-        }
-    } else {
-        c->verify_metric = kbi_strdup("");
-    }
-    metrics = json_object_get(obj, "metrics");
-    if (json_is_object(metrics)) {
-        c->metrics = kbi_xcalloc(json_object_size(metrics), sizeof *c->metrics);
-        json_object_foreach(metrics, key, val)
-        {
-            if (!json_is_object(val))
-                return "\"metrics\" (name -> an object with \"value\")";
-            read_metric(&c->metrics[c->n_metrics++], key, val, version);
-        }
-    }
-    if ((bad = read_instrumented(c, json_object_get(obj, "instrumented"))))
+    read_verify(c, json_object_get(obj, "verify"));
+    if ((bad = read_metrics(c, obj, version)))
         return bad;
     clocks = json_object_get(obj, "clocks");
     if (json_is_object(clocks)) {

@@ -8,14 +8,13 @@
  * instrumented13.c builds this same code as an ABI 1.3 plugin (FIXTURE_ABI_1_3): its
  * descriptor ends before `instrument`, which the harness must then never call. */
 #define _POSIX_C_SOURCE 200809L
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "fixture_log.h"
 #include "kbench/plugin.h"
 
 #ifndef FIXTURE_NAME
@@ -46,22 +45,6 @@ typedef struct state {
     char id[256];
     int ran, verifies;
 } state;
-
-static void log_line(const char *what, const char *id)
-{
-    const char *path = getenv("KBENCH_FIXTURE_LOG");
-    char line[512];
-    int fd, n;
-    if (!path)
-        return;
-    n = snprintf(line, sizeof line, "%s %s %ld\n", what, id, (long)getpid());
-    fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd < 0)
-        return;
-    if (write(fd, line, (size_t)n) != n)
-        n = 0;
-    close(fd);
-}
 
 static int init(const kb_case *c, void **out, char *msg)
 {
