@@ -330,7 +330,7 @@ static void write_lab(char *path, size_t n, int vary_t)
             double T = 2.2 + 0.1 * ti;
             char id[128], text[96];
             kbi_metric m = {
-                "moment_ratio", "1", 1.2 - 0.01 * ti * L, 0.005 * L, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0};
+                "moment_ratio", "1", 1.2 - 0.01 * ti * L, 0.005 * L, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
             kbi_case_result c;
             json_t *rec;
             memset(&c, 0, sizeof c);

@@ -626,7 +626,7 @@ Test(compare_binary, compare_x_x_is_0_and_slower_copy_is_1)
 
 static kbi_metric metric(const char *name, double v, double u, kb_better better)
 {
-    kbi_metric m = {(char *)name, "1", v, u, better, 0, 0, 0, 1, 1, 0, 0, 0, 0};
+    kbi_metric m = {(char *)name, "1", v, u, better, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
     return m;
 }
 
@@ -778,10 +778,10 @@ static void write_metrics_run(const char *name, double shift, double noise, doub
 {
     static double samples[] = {2e-4, 2.01e-4, 1.99e-4, 2e-4, 2.02e-4, 1.98e-4};
     kbi_metric m[3] = {
-        {"drift", "1", 0.1 + shift, noise, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0, 0, 0,
+        {"drift", "1", 0.1 + shift, noise, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0, 0, 0, 0,
          0},
-        {"rate", "1/s", 10 - shift, noise, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0, 0, 0, 0},
-        {"count", "1", count, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0},
+        {"rate", "1/s", 10 - shift, noise, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+        {"count", "1", count, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
     };
     kbi_case_result c;
     m[0].in_bound = kbi_metric_within(&m[0], m[0].value);

@@ -45,9 +45,9 @@ static void make_tmp(void)
 #define N_CASES 6
 static kbi_case_result cases[N_CASES];
 static kbi_metric metrics[3] = {
-    {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, 0, 0, 0, 1, 1, 0, 0, 0, 0},
-    {"ratio", "1", 2.5, 0.05, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0, 0, 0, 0},
-    {"count", "1", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0},
+    {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {"ratio", "1", 2.5, 0.05, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
+    {"count", "1", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
 };
 static char long_params[2][1800], long_text[2][1400];
 

@@ -273,7 +273,8 @@ Test(labeling, potts3_2d_energy_at_tc, .timeout = 120)
 }
 
 /* The host variant through kbench: every model, 2-D and 3-D, both modes, verified, with the
- * declared metrics reported. */
+ * declared metrics reported: the measurement's by instrument (ABI 1.4), after the last verify
+ * and recorded as instrumented, none by verify. */
 Test(labeling, host_variant_runs_and_verifies, .timeout = 300)
 {
     kbi_result_set set = {0};
@@ -287,8 +288,18 @@ Test(labeling, host_variant_runs_and_verifies, .timeout = 300)
     cr_assert_eq(set.n_cases, 12);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
+        const int only = strstr(c->id, "mode=labeling_only") != NULL;
+        const char *timing = only ? "ns_per_flip_label" : "ns_per_flip";
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         cr_expect(c->has_verify && c->verify_passed, "%s", c->id);
+        cr_expect(c->instrumented.ran && c->instrumented.status == KBI_ST_OK, "%s", c->id);
+        cr_expect(case_metric(c, timing) && case_metric(c, timing)->instrumented, "%s: %s", c->id,
+                  timing);
+        cr_expect(only || (case_metric(c, "m2") && case_metric(c, "m2")->instrumented), "%s",
+                  c->id);
+        for (size_t k = 0; k < c->n_metrics; k++)
+            cr_expect(c->metrics[k].instrumented, "%s: %s reported outside instrument", c->id,
+                      c->metrics[k].name);
     }
     kbi_results_free(&set);
 }

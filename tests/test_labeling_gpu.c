@@ -46,8 +46,13 @@ Test(labeling_gpu, every_variant_verifies_every_model_and_mode, .timeout = 600)
     cr_assert_eq(set.n_cases, 2 * 5 * 3 * 2 * 2);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];
+        const char *timing =
+            strstr(c->id, "mode=labeling_only") ? "ns_per_flip_label" : "ns_per_flip";
         cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
         cr_expect(c->has_verify && c->verify_passed, "%s: %s", c->id, c->message);
+        /* The measurement is instrument's (ABI 1.4), after the last verify. */
+        cr_expect(case_metric(c, timing) && case_metric(c, timing)->instrumented, "%s: %s", c->id,
+                  timing);
     }
     kbi_results_free(&set);
 }

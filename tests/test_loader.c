@@ -26,8 +26,11 @@ Test(loader, fixture_directory)
     char err[KBI_ERR_SIZE];
     const char *r;
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 12);
+    cr_expect_eq(set.n, 14);
     cr_expect_not_null(kbi_plugins_find(&set, "good"));
+    cr_expect_not_null(kbi_plugins_find(&set, "instrumented"), "an ABI 1.4 plugin loads");
+    cr_expect_not_null(kbi_plugins_find(&set, "instrumented13"),
+                       "an ABI 1.3 plugin with a 1.3 descriptor loads");
     cr_expect_not_null(kbi_plugins_find(&set, "knobs"), "an ABI 1.3 plugin with knobs loads");
     cr_expect_not_null(kbi_plugins_find(&set, "liar"));
     cr_expect_not_null(kbi_plugins_find(&set, "v10"));
@@ -243,7 +246,7 @@ Test(loader, first_directory_wins_and_duplicates_are_noted)
     kbi_plugin_set set;
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
-    cr_expect_eq(set.n, 12);
+    cr_expect_eq(set.n, 14);
     cr_expect_not_null(refusal(&set, "already loaded"));
     kbi_plugins_free(&set);
 }

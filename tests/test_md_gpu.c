@@ -50,6 +50,16 @@ static void check_metrics(const kbi_case_result *c)
     int hl = is_one_of(c->variant, ",cell_block,layer_matrix,");
     for (size_t k = 0; k < sizeof always / sizeof always[0]; k++)
         cr_expect(case_metric(c, always[k]) != NULL, "%s: no %s", c->id, always[k]);
+    /* The phase timings come from instrument (ABI 1.4), after the last verify; the run's
+     * figures from verify. */
+    for (size_t k = 0; k < 3; k++)
+        cr_expect(case_metric(c, always[k]) && case_metric(c, always[k])->instrumented,
+                  "%s: %s not instrumented", c->id, always[k]);
+    for (size_t k = 3; k < sizeof always / sizeof always[0]; k++)
+        cr_expect(!case_metric(c, always[k]) || !case_metric(c, always[k])->instrumented,
+                  "%s: %s instrumented", c->id, always[k]);
+    cr_expect(c->instrumented.ran && c->instrumented.status == KBI_ST_OK, "%s: instrument %s",
+              c->id, c->instrumented.message);
     if (w || strcmp(c->variant, "host_layer") == 0)
         cr_expect(case_metric(c, "layers") != NULL, "%s: no layers", c->id);
     for (size_t k = 0; hl && k < sizeof host_layers / sizeof host_layers[0]; k++) {

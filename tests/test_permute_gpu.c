@@ -53,6 +53,11 @@ Test(permute_gpu, every_variant_verifies_on_every_preset, .timeout = 900)
                       "%s", c->id);
             cr_expect((case_metric(c, "copy_ratio") != NULL), "%s: no copy_ratio", c->id);
         }
+        /* The self-timing is instrument's (ABI 1.4), the plan's figures init's. */
+        cr_expect(case_metric(c, "copy_ratio") && case_metric(c, "copy_ratio")->instrumented &&
+                      case_metric(c, "self_us") && case_metric(c, "self_us")->instrumented,
+                  "%s: copy_ratio and self_us not instrumented", c->id);
+        cr_expect(!case_metric(c, "tiles") || !case_metric(c, "tiles")->instrumented, "%s", c->id);
         /* Abelian blocks with alpha = 1, beta = 0 are copies: exact. */
         if (strstr(c->id, "preset=abelian_small") && strstr(c->id, "alpha=1,beta=0,"))
             cr_expect_eq(c->verify_error, 0.0, "%s: %g", c->id, c->verify_error);

@@ -216,8 +216,8 @@ Test(profile, unknown_section)
 {
     expect_error("[run]\n\n[nosuch]\nn = 1\n",
                  "t.ini:3: unknown section [nosuch]: no plugin of that name is loaded, expected "
-                 "[run] or a plugin (good, hot, knobs, liar, metrics, misbehave, oob, params11, "
-                 "rogue, stateful, timed, v10)\n");
+                 "[run] or a plugin (good, hot, instrumented, instrumented13, knobs, liar, "
+                 "metrics, misbehave, oob, params11, rogue, stateful, timed, v10)\n");
 }
 
 Test(profile, unknown_key_in_run)

@@ -425,7 +425,7 @@ Test(report_input, another_schema_version)
 {
     char err[KBI_ERR_SIZE] = "";
     cr_assert_eq(load_err("bad_version.jsonl", err), KBI_ERR_INPUT);
-    cr_assert(strstr(err, "bad_version.jsonl:1: results schema version 99, expected 1 to 4") !=
+    cr_assert(strstr(err, "bad_version.jsonl:1: results schema version 99, expected 1 to 5") !=
                   NULL,
               "%s", err);
 }
@@ -527,10 +527,10 @@ static void write_lab(char *path, size_t n, int vary_t)
             char id[128], text[96];
             int oob = L == 16 && ti == 2;
             kbi_metric m[2] = {
-                {"moment_ratio", "1", 1.2 - 0.1 * ti * L / 8.0, 0.01, KB_BETTER_NONE, 0, 0, 0, 1,
-                 1, 0, 0, 0, 0},
+                {"moment_ratio", "1", 1.2 - 0.1 * ti * L / 8.0, 0.01, KB_BETTER_NONE, 0, 0, 0, 1, 1,
+                 0, 0, 0, 0, 0},
                 {"energy_drift", "1", oob ? 4e-4 : 1e-5 * L, 1e-6, KB_BETTER_LOWER, KB_BOUND_HIGH,
-                 0, 3e-4, 1, !oob, 0, 0, 0, 0},
+                 0, 3e-4, 1, !oob, 0, 0, 0, 0, 0},
             };
             kbi_case_result c;
             json_t *rec;

@@ -148,12 +148,12 @@ static void expect_load_error(const char *content, const char *want_suffix)
 Test(results, bad_inputs_name_file_and_line)
 {
     expect_load_error(
-        "{\"schema\":\"kbench-results\",\"version\":5,\"record\":\"env\",\"run_id\":\"r\"}\n",
-        ":1: results schema version 5, expected 1 to 4 (written by another kbench "
+        "{\"schema\":\"kbench-results\",\"version\":6,\"record\":\"env\",\"run_id\":\"r\"}\n",
+        ":1: results schema version 6, expected 1 to 5 (written by another kbench "
         "version)");
     expect_load_error(
         "{\"schema\":\"kbench-results\",\"version\":0,\"record\":\"env\",\"run_id\":\"r\"}\n",
-        ":1: results schema version 0, expected 1 to 4 (written by another kbench "
+        ":1: results schema version 0, expected 1 to 5 (written by another kbench "
         "version)");
     expect_load_error("\n{\"hello\":1}\n", ":2: not a kbench results record, expected "
                                            "\"schema\":\"kbench-results\"");
@@ -297,8 +297,8 @@ static void build_case(kbi_case_result *c, kbi_status st)
     c->wall_s = 0.5;
     if (st == KBI_ST_OK || st == KBI_ST_VERIFY_FAILED) {
         static kbi_metric m[2] = {
-            {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0, 0, 0, 0},
-            {"count", "", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0},
+            {"drift", "1", 0.1, 0.01, KB_BETTER_LOWER, KB_BOUND_HIGH, 0, 1.0, 1, 1, 0, 0, 0, 0, 0},
+            {"count", "", 3, 0, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0},
         };
         c->timing = "host";
         c->batch = 1;
@@ -380,7 +380,7 @@ Test(results, case_record_round_trip_for_every_status)
 Test(results, unknown_uncertainty_and_nan_value_become_null)
 {
     kbi_case_result c, back;
-    kbi_metric m = {"x", "s", NAN, NAN, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0, 0, 0, 0};
+    kbi_metric m = {"x", "s", NAN, NAN, KB_BETTER_HIGHER, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
     json_t *j, *mj;
     build_case(&c, KBI_ST_SKIPPED);
     c.metrics = &m;
@@ -1075,5 +1075,73 @@ Test(results, energy_of_rounds_is_their_mean)
               set.cases[0].energy.j_per_run_u);
     cr_expect_eq(set.cases[0].energy.windows, 6);
     cr_expect_eq(set.cases[0].energy.runs, 200);
+    kbi_results_free(&set);
+}
+
+/* ---- instrumented (version 5) ---- */
+
+/* The "instrumented" object round-trips: its time, status and message, and which metrics it
+ * reported; a record without it (every record before version 5) reads with none. */
+Test(results, instrumented_round_trips_and_older_records_read_unchanged)
+{
+    kbi_case_result built, read, old;
+    kbi_metric m[2];
+    json_t *a, *names, *v4 = case_record(4, "ok", 1e-3);
+    build_case(&built, KBI_ST_OK);
+    memcpy(m, built.metrics, sizeof m);
+    m[0].instrumented = 1; /* drift: reported by instrument; count: by verify */
+    built.metrics = m;
+    built.instrumented =
+        (kbi_case_instrumented){.ran = 1, .wall_s = 0.25, .status = KBI_ST_SKIPPED};
+    snprintf(built.instrumented.message, sizeof built.instrumented.message, "no graph here");
+    a = kbi_case_record_json(&built);
+    names = json_object_get(json_object_get(a, "instrumented"), "metrics");
+    cr_assert_eq(json_array_size(names), 1);
+    cr_expect_str_eq(json_string_value(json_array_get(names, 0)), "drift");
+    cr_assert_null(kbi_case_record_read(&read, a, KBI_RESULTS_VERSION));
+    cr_expect(read.instrumented.ran);
+    cr_expect_float_eq(read.instrumented.wall_s, 0.25, 0);
+    cr_expect_eq(read.instrumented.status, KBI_ST_SKIPPED);
+    cr_expect_str_eq(read.instrumented.message, "no graph here");
+    cr_expect(read.metrics[0].instrumented && !read.metrics[1].instrumented);
+    cr_assert_null(kbi_case_record_read(&old, v4, 4));
+    cr_expect_not(old.instrumented.ran);
+    cr_expect_not(old.metrics[0].instrumented);
+    cr_expect_null(json_object_get(kbi_case_record_json(&old), "instrumented"));
+    kbi_case_result_free(&read);
+    kbi_case_result_free(&old);
+    json_decref(a);
+    json_decref(built.params);
+}
+
+Test(results, a_malformed_instrumented_object_is_refused)
+{
+    kbi_case_result r;
+    json_t *rec = case_record(1, "ok", 1e-3);
+    json_object_set_new(rec, "instrumented", json_pack("{s:f, s:i}", "wall_s", 0.1, "metrics", 3));
+    cr_expect(strstr(kbi_case_record_read(&r, rec, KBI_RESULTS_VERSION), "\"instrumented\""));
+    json_object_set_new(rec, "instrumented", json_pack("{s:[i]}", "metrics", 3));
+    cr_expect(strstr(kbi_case_record_read(&r, rec, KBI_RESULTS_VERSION), "metric names"));
+    json_decref(rec);
+}
+
+Test(results, instrumented_rounds_add_their_times)
+{
+    kbi_result_set set = {0};
+    char err[KBI_ERR_SIZE];
+    FILE *f = open_run(2);
+    for (int r = 1; r <= 2; r++) {
+        json_t *rec = round_record(0, r, "ok", 1e-3);
+        json_object_set_new(
+            rec, "instrumented",
+            json_pack("{s:f, s:[s], s:s}", "wall_s", 0.1 * r, "metrics", "m", "status", "ok"));
+        put_line(f, "round", rec);
+    }
+    fclose(f);
+    cr_assert_eq(kbi_results_load(&set, path, err), KBI_OK, "%s", err);
+    cr_assert_eq(set.n_cases, 1);
+    cr_expect(set.cases[0].instrumented.ran);
+    cr_expect_float_eq(set.cases[0].instrumented.wall_s, 0.3, 1e-12);
+    cr_expect(set.cases[0].metrics[0].instrumented, "m stays marked");
     kbi_results_free(&set);
 }

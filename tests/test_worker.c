@@ -4,7 +4,9 @@
  * counted against a case's timeout; a failed prepare fails its point's
  * cases with its message; reset runs before every sample and max_batch caps
  * the batch; declared metrics reach the record with their uncertainty and
- * a metric out of its bound fails the case. */
+ * a metric out of its bound fails the case.  ABI 1.4: instrument runs once, after the
+ * last verify and outside the samples, its metrics and time recorded as instrumented; never
+ * after a failed verify nor for a 1.3 plugin; a failure is an error that keeps the timing. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "helpers.h"
+#include "report.h"
 
 static void setup(void)
 {
@@ -216,5 +219,126 @@ Test(worker, a_metric_out_of_its_bound_fails_the_case)
         cr_expect_float_eq(json_number_value(json_object_get(d, "uncertainty")), 0.01, 1e-12);
         cr_expect_str_eq(json_string_value(json_object_get(d, "better")), "lower");
     }
+    kbi_results_free(&set);
+}
+
+/* ---- ABI 1.4: instrument ---- */
+
+/* The names in case c's "instrumented" metrics list, joined by ','; "" when none. */
+static void instrumented_names(const kbi_case_result *c, char *out, size_t size)
+{
+    json_t *names = json_object_get(json_object_get(c->json, "instrumented"), "metrics"), *name;
+    size_t i, len = 0;
+    out[0] = '\0';
+    json_array_foreach(names, i, name) len +=
+        (size_t)snprintf(out + len, size - len, "%s%s", i ? "," : "", json_string_value(name));
+}
+
+Test(worker, instrument_runs_once_after_the_last_verify_and_outside_the_samples)
+{
+    kbi_result_set set;
+    const kbi_case_result *c;
+    json_t *in;
+    char names[256];
+    cr_expect_eq(run_fixture("cold", "[instrumented]\nsleep_ms = 50\n", 0, &set), 0);
+    cr_assert_eq(set.n_cases, 1);
+    c = &set.cases[0];
+    cr_expect_eq(c->status, KBI_ST_OK, "%s", c->message);
+    cr_expect_eq(log_count("instrument", "instrumented/only/"), 1, "called once");
+    /* After the verify that followed the timed runs: both verifies came before it. */
+    cr_expect_float_eq(case_metric(c, "verifies_before")->value, 2.0, 0);
+    in = json_object_get(c->json, "instrumented");
+    cr_assert(json_is_object(in), "the record has \"instrumented\"");
+    cr_expect_str_eq(json_string_value(json_object_get(in, "status")), "ok");
+    cr_expect_geq(json_number_value(json_object_get(in, "wall_s")), 0.05);
+    instrumented_names(c, names, sizeof names);
+    cr_expect_str_eq(names, "phase_us,verifies_before", "verify's metric is not instrumented");
+    cr_expect(case_metric(c, "phase_us")->instrumented);
+    cr_expect_not(case_metric(c, "checked")->instrumented);
+    cr_expect_float_eq(case_metric(c, "phase_us")->uncertainty, 0.5, 1e-12);
+    /* Its 50 ms sleep is in no sample (a run sleeps 0.2 ms) but in the case's wall time. */
+    cr_expect_lt(c->stats.max, 0.025, "max sample %g s", c->stats.max);
+    cr_expect_geq(c->wall_s, 0.05);
+    kbi_results_free(&set);
+}
+
+Test(worker, instrument_is_not_called_when_verify_fails)
+{
+    kbi_result_set set;
+    cr_expect_eq(run_fixture("cold", "[instrumented]\nfail_verify = 1\n", 0, &set), 1);
+    cr_assert_eq(set.n_cases, 1);
+    cr_expect_eq(set.cases[0].status, KBI_ST_VERIFY_FAILED, "%s", set.cases[0].message);
+    cr_expect_eq(log_count("instrument", "instrumented/only/"), 0);
+    cr_expect_null(json_object_get(set.cases[0].json, "instrumented"));
+    cr_expect_null(case_metric(&set.cases[0], "phase_us"));
+    kbi_results_free(&set);
+}
+
+/* A failing instrument makes the case an error that keeps what was measured: the samples,
+ * their statistics, the passed verdict, and the metrics instrument reported before it
+ * failed; the message names instrument and the median.  A skip leaves the case ok. */
+Test(worker, a_failed_instrument_is_an_error_that_keeps_the_timing_and_a_skip_is_ok)
+{
+    kbi_result_set set;
+    cr_expect_eq(
+        run_fixture("cold", "[instrumented]\ninstrument = error, skip\nsleep_ms = 0\n", 0, &set),
+        1);
+    cr_assert_eq(set.n_cases, 2);
+    for (size_t i = 0; i < set.n_cases; i++) {
+        const kbi_case_result *c = &set.cases[i];
+        json_t *in = json_object_get(c->json, "instrumented");
+        char names[256];
+        cr_expect_geq(c->n_samples, 3, "%s", c->id);
+        cr_expect(c->has_stats && c->stats.median > 0, "%s", c->id);
+        cr_expect(c->has_verify && c->verify_passed, "%s", c->id);
+        instrumented_names(c, names, sizeof names);
+        cr_expect_str_eq(names, "phase_us,verifies_before", "%s", c->id);
+        if (strstr(c->id, "instrument=error")) {
+            cr_expect_eq(c->status, KBI_ST_ERROR);
+            cr_expect(strstr(c->message, "instrument failed after the case verified and was "
+                                         "timed (median "),
+                      "%s", c->message);
+            cr_expect(strstr(c->message, ": planned instrument failure"), "%s", c->message);
+            cr_expect_str_eq(json_string_value(json_object_get(in, "status")), "error");
+            cr_expect_eq(c->instrumented.status, KBI_ST_ERROR);
+        } else {
+            cr_expect_eq(c->status, KBI_ST_OK, "%s: %s", c->id, c->message);
+            cr_expect_str_eq(json_string_value(json_object_get(in, "status")), "skipped");
+            cr_expect_str_eq(c->instrumented.message, "planned instrument skip");
+        }
+    }
+    kbi_results_free(&set);
+}
+
+Test(worker, a_plugin_built_against_1_3_runs_unchanged_without_instrument)
+{
+    kbi_result_set set;
+    cr_expect_eq(run_fixture("hot", "[instrumented13]\n", 0, &set), 0);
+    cr_assert_eq(set.n_cases, 1);
+    cr_expect_eq(set.cases[0].status, KBI_ST_OK, "%s", set.cases[0].message);
+    cr_expect_geq(set.cases[0].n_samples, 3);
+    cr_expect_not_null(case_metric(&set.cases[0], "checked"));
+    cr_expect_eq(log_count("instrument", "instrumented13/"), 0,
+                 "a 1.3 plugin is never instrumented");
+    cr_expect_null(json_object_get(set.cases[0].json, "instrumented"));
+    cr_expect_not(set.cases[0].instrumented.ran);
+    kbi_results_free(&set);
+}
+
+/* report.md marks the metrics an instrument reported, and says what the mark means. */
+Test(worker, the_report_marks_instrumented_metrics)
+{
+    kbi_result_set set;
+    kbi_report_options opt = {.no_charts = 1};
+    char out[300], path[340], err[KBI_ERR_SIZE], *md;
+    cr_expect_eq(run_fixture("cold", "[instrumented]\nsleep_ms = 0\n", 0, &set), 0);
+    snprintf(out, sizeof out, "%s/report", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    md = slurp(path);
+    cr_expect(strstr(md, "| phase_us (us; lower is better; *instrumented*) |"), "%s", md);
+    cr_expect(strstr(md, "| checked |"), "verify's metric is not marked:\n%s", md);
+    cr_expect(strstr(md, "*instrumented*: measured by the plugin's instrument step"), "%s", md);
+    free(md);
     kbi_results_free(&set);
 }

@@ -540,6 +540,11 @@ static void md_notes(FILE *f, const kbi_case_result *c)
         kbi_md_cell(f, c->energy.why);
         first = 0;
     }
+    if (c->status == KBI_ST_OK && c->instrumented.ran && c->instrumented.status != KBI_ST_OK) {
+        fprintf(f, "%sinstrument %s: ", first ? "" : "; ", kbi_status_name(c->instrumented.status));
+        kbi_md_cell(f, c->instrumented.message);
+        first = 0;
+    }
     if (c->status == KBI_ST_OK && c->rounds_planned > 1 && c->rounds_read < c->rounds_planned) {
         /* The run was cut off mid-rounds: this case's spread over rounds is less known. */
         fprintf(f, "%sonly %zu of %zu rounds", first ? "" : "; ", c->rounds_read,
@@ -755,6 +760,7 @@ static void write_metrics_table(FILE *f, const kbi_rep_model *m, const kbi_rep_p
     kbi_strlist names = {0};
     const kbi_metric **decl;
     size_t n_oob = 0;
+    int *instrumented, any_instrumented = 0;
     for (size_t k = 0; k < p->n_cases; k++) {
         const kbi_case_result *c = &set->cases[p->cases[k]];
         for (size_t j = 0; j < c->n_metrics; j++) {
@@ -769,6 +775,7 @@ static void write_metrics_table(FILE *f, const kbi_rep_model *m, const kbi_rep_p
         return;
     /* The heading of a column comes from a case that declares the metric. */
     decl = kbi_xcalloc(names.n, sizeof *decl);
+    instrumented = kbi_xcalloc(names.n, sizeof *instrumented);
     for (size_t k = 0; k < p->n_cases; k++) {
         const kbi_case_result *c = &set->cases[p->cases[k]];
         for (size_t i = 0; i < names.n; i++) {
@@ -776,10 +783,16 @@ static void write_metrics_table(FILE *f, const kbi_rep_model *m, const kbi_rep_p
             if (x && (!decl[i] || (!decl[i]->declared && x->declared)))
                 decl[i] = x;
             n_oob += x && !(x->in_bound && kbi_metric_within(x, x->value));
+            instrumented[i] |= x && x->instrumented;
+            any_instrumented |= instrumented[i];
         }
     }
     fprintf(f, "### Metrics of `%s`\n\n", p->name);
     fputs("Values the plugin reported, ± one standard uncertainty where it gave one", f);
+    if (any_instrumented)
+        fputs("; *instrumented*: measured by the plugin's instrument step, after the last verify "
+              "and apart from the timed samples",
+              f);
     if (n_oob)
         fprintf(f, "; **✗** marks a value outside its declared bound (%zu)", n_oob);
     fputs(".\n\n| case | variant |", f);
@@ -803,6 +816,10 @@ static void write_metrics_table(FILE *f, const kbi_rep_model *m, const kbi_rep_p
         }
         if (d->bounds & KB_BOUND_HIGH) {
             fprintf(f, "%s≤ %.4g", any ? "; " : " (", d->high);
+            any = 1;
+        }
+        if (instrumented[i]) {
+            fprintf(f, "%s*instrumented*", any ? "; " : " (");
             any = 1;
         }
         fputs(any ? ") |" : " |", f);
@@ -839,6 +856,7 @@ static void write_metrics_table(FILE *f, const kbi_rep_model *m, const kbi_rep_p
     }
     fputc('\n', f);
     free(decl);
+    free(instrumented);
     kbi_strlist_free(&names);
 }
 

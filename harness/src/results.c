@@ -282,6 +282,55 @@ static void read_energy(kbi_case_energy *e, json_t *o)
                              : "no energy figure in the record");
 }
 
+/* The "instrumented" object of a case record: the seconds the plugin's instrument entry took,
+ * the metrics it reported, its status, and its message where it gave one. */
+static json_t *instrumented_json(const kbi_case_result *r)
+{
+    const kbi_case_instrumented *in = &r->instrumented;
+    json_t *o = json_object(), *names = json_array();
+    json_object_set_new(o, "wall_s", real_or_null(in->wall_s));
+    for (size_t i = 0; i < r->n_metrics; i++)
+        if (r->metrics[i].instrumented)
+            json_array_append_new(names, json_string(r->metrics[i].name));
+    json_object_set_new(o, "metrics", names);
+    json_object_set_new(o, "status", json_string(kbi_status_name(in->status)));
+    if (in->message[0])
+        json_object_set_new(o, "message", json_string(in->message));
+    return o;
+}
+
+/* Reads a case record's "instrumented" object o (NULL: none) into c, marking the metrics it
+ * names (read before).  Returns NULL, or what was malformed. */
+static const char *read_instrumented(kbi_case_result *c, json_t *o)
+{
+    kbi_case_instrumented *in = &c->instrumented;
+    json_t *names = json_object_get(o, "metrics"), *name;
+    const char *status = json_string_value(json_object_get(o, "status"));
+    size_t i;
+    memset(in, 0, sizeof *in);
+    if (!o)
+        return NULL;
+    if (!json_is_object(o) || (names && !json_is_array(names)))
+        return "\"instrumented\" (an object with \"wall_s\" and \"metrics\", an array of names)";
+    in->ran = 1;
+    in->wall_s = get_num_or_nan(o, "wall_s");
+    in->status =
+        status && kbi_status_parse(status) >= 0 ? (kbi_status)kbi_status_parse(status) : KBI_ST_OK;
+    snprintf(in->message, sizeof in->message, "%s",
+             json_is_string(json_object_get(o, "message"))
+                 ? json_string_value(json_object_get(o, "message"))
+                 : "");
+    json_array_foreach(names, i, name)
+    {
+        if (!json_is_string(name))
+            return "\"instrumented\".\"metrics\" (an array of metric names)";
+        for (size_t k = 0; k < c->n_metrics; k++)
+            if (strcmp(c->metrics[k].name, json_string_value(name)) == 0)
+                c->metrics[k].instrumented = 1;
+    }
+    return NULL;
+}
+
 void kbi_case_energy_derive(kbi_case_energy *e, double flops, double bytes)
 {
     int ok = e->measured && e->j_per_run > 0;
@@ -450,6 +499,8 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
         json_object_set_new(rec, "cpu_wait", json_real(r->cpu_wait));
     if (r->has_energy)
         json_object_set_new(rec, "energy", energy_json(&r->energy));
+    if (r->instrumented.ran)
+        json_object_set_new(rec, "instrumented", instrumented_json(r));
     if (r->n_rounds > 1) {
         json_t *o = json_array();
         for (size_t i = 0; i < r->n_rounds; i++)
@@ -650,14 +701,60 @@ static const struct {
 #undef KBI_STRING_FIELD
 };
 
+/* Reads a case record's "verify" (an object, or null: not verified) into c, after its status
+ * and message. */
+static void read_verify(kbi_case_result *c, json_t *verify)
+{
+    if (json_is_object(verify)) {
+        c->has_verify = 1;
+        /* NAN where the plugin gave no figure (null), as it gave it: read back as 0, a
+         * missing tolerance would become a bound that every error exceeds. */
+        c->verify_error = get_num_or_nan(verify, "error");
+        c->verify_tolerance = get_num_or_nan(verify, "tolerance");
+        c->verify_metric = dup_str(verify, "metric");
+        /* The verdict is judged again from its figures (a record edited, or
+         * written before kbench judged them, cannot pass an error over its
+         * tolerance); such a case reads as failed. */
+        c->verify_passed =
+            kbi_verdict_passed(json_is_true(json_object_get(verify, "passed")), c->verify_error,
+                               c->verify_tolerance, c->verify_note, sizeof c->verify_note);
+        if (c->verify_note[0] && c->status == KBI_ST_OK) {
+            char msg[KBI_ERR_SIZE];
+            snprintf(msg, sizeof msg, "verification failed: %s", c->verify_note);
+            c->status = KBI_ST_VERIFY_FAILED;
+            free(c->message);
+            c->message = kbi_strdup(msg);
+        }
+    } else {
+        c->verify_metric = kbi_strdup("");
+    }
+}
+
+/* Reads a case record's "metrics" and "instrumented" (which marks some of them) into c.
+ * Returns NULL, or what was malformed. */
+static const char *read_metrics(kbi_case_result *c, json_t *obj, int version)
+{
+    json_t *metrics = json_object_get(obj, "metrics"), *val;
+    const char *key;
+    if (json_is_object(metrics)) {
+        c->metrics = kbi_xcalloc(json_object_size(metrics), sizeof *c->metrics);
+        json_object_foreach(metrics, key, val)
+        {
+            if (!json_is_object(val))
+                return "\"metrics\" (name -> an object with \"value\")";
+            read_metric(&c->metrics[c->n_metrics++], key, val, version);
+        }
+    }
+    return read_instrumented(c, json_object_get(obj, "instrumented"));
+}
+
 /* Parses a case record; returns NULL on success or the name of what was
  * missing or malformed.  On failure c may hold part of the record (the
  * caller frees it). */
 static const char *read_case(kbi_case_result *c, json_t *obj, int version)
 {
-    json_t *samples, *stats, *counts, *rates, *verify, *metrics, *clocks, *params;
-    const char *key;
-    json_t *val;
+    json_t *samples, *stats, *counts, *rates, *clocks, *params;
+    const char *bad;
     int st;
     memset(c, 0, sizeof *c);
     c->prepare_s = c->wall_s = c->cpu_wait = NAN;
@@ -736,40 +833,9 @@ static const char *read_case(kbi_case_result *c, json_t *obj, int version)
     c->items_per_s = get_num(rates, "items_per_s");
     c->frac_bandwidth = get_num(rates, "frac_bandwidth");
     c->frac_peak = get_num(rates, "frac_peak");
-    verify = json_object_get(obj, "verify");
-    if (json_is_object(verify)) {
-        c->has_verify = 1;
-        /* NAN where the plugin gave no figure (null), as it gave it: read back as 0, a
-         * missing tolerance would become a bound that every error exceeds. */
-        c->verify_error = get_num_or_nan(verify, "error");
-        c->verify_tolerance = get_num_or_nan(verify, "tolerance");
-        c->verify_metric = dup_str(verify, "metric");
-        /* The verdict is judged again from its figures (a record edited, or
-         * written before kbench judged them, cannot pass an error over its
-         * tolerance); such a case reads as failed. */
-        c->verify_passed =
-            kbi_verdict_passed(json_is_true(json_object_get(verify, "passed")), c->verify_error,
-                               c->verify_tolerance, c->verify_note, sizeof c->verify_note);
-        if (c->verify_note[0] && c->status == KBI_ST_OK) {
-            char msg[KBI_ERR_SIZE];
-            snprintf(msg, sizeof msg, "verification failed: %s", c->verify_note);
-            c->status = KBI_ST_VERIFY_FAILED;
-            free(c->message);
-            c->message = kbi_strdup(msg);
-        }
-    } else {
-        c->verify_metric = kbi_strdup("");
-    }
-    metrics = json_object_get(obj, "metrics");
-    if (json_is_object(metrics)) {
-        c->metrics = kbi_xcalloc(json_object_size(metrics), sizeof *c->metrics);
-        json_object_foreach(metrics, key, val)
-        {
-            if (!json_is_object(val))
-                return "\"metrics\" (name -> an object with \"value\")";
-            read_metric(&c->metrics[c->n_metrics++], key, val, version);
-        }
-    }
+    read_verify(c, json_object_get(obj, "verify"));
+    if ((bad = read_metrics(c, obj, version)))
+        return bad;
     clocks = json_object_get(obj, "clocks");
     if (json_is_object(clocks)) {
         c->has_clocks = 1;
@@ -1152,6 +1218,7 @@ static void join_round_metrics(kbi_case_result *c, const kbi_case_result *r)
         spread = sqrt(m->m2 / (n - 1) / n);
         m->uncertainty = isnan(m->u2) ? NAN : fmax(sqrt(m->u2) / n, spread);
         m->in_bound = m->in_bound && x->in_bound;
+        m->instrumented |= x->instrumented;
     }
 }
 
@@ -1232,6 +1299,13 @@ static void join_round(kbi_case_result *c, kbi_case_result *r, long round)
     join_round_metrics(c, r);
     if (r->has_energy)
         join_energy(c, r);
+    /* Each round's instrument ran apart: their times add up; a round that skipped says why. */
+    if (r->instrumented.ran) {
+        double before = c->instrumented.ran ? c->instrumented.wall_s : 0;
+        if (!c->instrumented.ran || c->instrumented.status == KBI_ST_OK)
+            c->instrumented = r->instrumented;
+        c->instrumented.wall_s = before + r->instrumented.wall_s;
+    }
     if (!c->stats_note[0])
         memcpy(c->stats_note, r->stats_note, sizeof c->stats_note);
     free(per);

@@ -28,9 +28,10 @@
  * cut off mid-rounds keeps every finished round.  4: a case's id names its
  * problem (a knob or implicit parameter only where set away from its
  * default, ABI 1.3); params_text still names every parameter; "energy" of
- * device cases, and the board's idle power in the env record.  Readers take
- * 1 to 4. */
-#define KBI_RESULTS_VERSION 4
+ * device cases, and the board's idle power in the env record.  5: "instrumented" (ABI 1.4):
+ * the seconds a plugin's instrument entry took and the metrics it reported.  Readers take 1
+ * to 5; a record without "instrumented" (every record before 5) reads as before. */
+#define KBI_RESULTS_VERSION 5
 #define KBI_RESULTS_OLDEST_VERSION 1
 
 /* Case statuses, as written in results. */
@@ -95,6 +96,9 @@ typedef struct kbi_metric {
      * case's time does).  rounds: how many were joined (0: one reading). */
     size_t rounds;
     double m2, u2; /* sum of squared deviations from the mean; sum of squared uncertainties */
+    /* Reported while the plugin's instrument entry ran (ABI 1.4): the record's "instrumented"
+     * names it. */
+    int instrumented;
 } kbi_metric;
 
 /* Whether value lies within m's bound (1 without a bound; 0 for NAN). */
@@ -141,6 +145,15 @@ typedef struct kbi_case_energy {
     long long runs;                /* runs in those windows */
     double gflop_per_j, gb_per_j;  /* from the plugin's counts; 0 when it counts none */
 } kbi_case_energy;
+
+/* What the plugin's instrument entry (ABI 1.4) did: called once, after the verify that
+ * followed the timed runs, outside every sample ("instrumented", version 5). */
+typedef struct kbi_case_instrumented {
+    int ran;                   /* it was called; the fields below hold */
+    double wall_s;             /* seconds it took, with the device work it queued */
+    kbi_status status;         /* ok; skipped (the case stays ok); error (the case is error) */
+    char message[KB_MSG_SIZE]; /* what the plugin said; "" none */
+} kbi_case_instrumented;
 
 /* One case record: the one struct the harness writes a case from
  * (kbi_case_record_json) and reads one back into (kbi_results_read), for
@@ -223,6 +236,8 @@ typedef struct kbi_case_result {
      * [run] energy on; has_energy 0 otherwise. */
     int has_energy;
     kbi_case_energy energy;
+    /* The instrument entry's run ("instrumented", version 5); ran 0 when there was none. */
+    kbi_case_instrumented instrumented;
 } kbi_case_result;
 
 /* c's full id; its id for a record built without one. */

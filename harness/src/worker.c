@@ -35,12 +35,15 @@
 static struct {
     const kbi_case *c;
     kbi_case_result *rec;
+    const struct kb_case_handle *handle;
 } current;
 
-/* What host->report needs: the case's plugin and its record. */
+/* What host->report needs: the case's plugin and its record, and whether the plugin's
+ * instrument entry (ABI 1.4) is running, so the metrics it reports are marked as its. */
 struct kb_case_handle {
     const kb_plugin *p;
     kbi_case_result *rec;
+    int instrumenting;
 };
 
 static void host_metric(const char *name, double value, const char *unit)
@@ -50,7 +53,8 @@ static void host_metric(const char *name, double value, const char *unit)
                     .value = value,
                     .uncertainty = NAN,
                     .better = KB_BETTER_NONE,
-                    .in_bound = 1};
+                    .in_bound = 1,
+                    .instrumented = current.handle && current.handle->instrumenting};
     if (!current.rec || !name)
         return;
     kbi_case_result_set_metric(current.rec, &m);
@@ -76,7 +80,8 @@ static int host_report(kb_case_handle *h, const char *name, double value, double
                      .low = d->low,
                      .high = d->high,
                      .declared = 1,
-                     .timing = (d->bounds & KB_METRIC_TIMING) != 0};
+                     .timing = (d->bounds & KB_METRIC_TIMING) != 0,
+                     .instrumented = h->instrumenting};
     m.in_bound = kbi_metric_within(&m, m.value);
     kbi_case_result_set_metric(h->rec, &m);
     return KB_OK;
@@ -576,8 +581,44 @@ static int verified(case_run *r, kb_verdict *verdict, const char *when, int *ver
 
 static void measure_energy(case_run *r, double deadline);
 
-/* init .. verify before timing .. samples .. verify after, for a case
- * whose point is prepared; fills the record's status.  Returns the samples
+/* ABI 1.4: the plugin's instrumented measurements (a sub-phase's time, a measurement run),
+ * once, after the verify that followed the timed runs and before energy and teardown: never in
+ * a sample, and with verify() left to verify only.  The metrics it reports are marked as its;
+ * its wall time (the device work it queued included) goes into the record.  KB_SKIP keeps the
+ * case ok with the reason; any other failure makes the case an error, its samples,
+ * statistics and verdict kept, and its message names instrument and the median. */
+static void instrument_case(case_run *r)
+{
+    int (*instrument)(void *, void *, char *) =
+        r->c->section->plugin->minor >= 4 ? KBI_DESC_GET(r->p, instrument, NULL) : NULL;
+    kbi_case_instrumented *in = &r->rec->instrumented;
+    char msg[KB_MSG_SIZE] = "", why[KBI_ERR_SIZE];
+    double t0;
+    int rc;
+    if (!instrument || r->rec->status != KBI_ST_OK)
+        return;
+    r->handle.instrumenting = 1;
+    t0 = kbi_now();
+    rc = instrument(r->state, r->dev ? r->dev->stream : NULL, msg);
+    if (rc == KB_OK && r->dev)
+        rc = kbi_device_sync(r->dev, msg);
+    in->wall_s = kbi_now() - t0;
+    r->handle.instrumenting = 0;
+    in->ran = 1;
+    in->status = rc == KB_OK ? KBI_ST_OK : kbi_status_of_code(rc);
+    snprintf(in->message, sizeof in->message, "%s",
+             msg[0] || rc == KB_OK ? msg : "instrument failed without a message");
+    if (in->status != KBI_ST_ERROR)
+        return;
+    snprintf(why, sizeof why,
+             "instrument failed after the case verified and was timed (median %.6g s over %zu "
+             "samples, kept in the record): %s",
+             r->rec->stats.median, r->rec->stats.n, in->message);
+    fail_case(r, KBI_ST_ERROR, why);
+}
+
+/* init .. verify before timing .. samples .. verify after .. instrument (ABI 1.4) .. energy,
+ * for a case whose point is prepared; fills the record's status.  Returns the samples
  * (caller frees) in *samples and *n. */
 static void measure_case(case_run *r, const kb_case *kc, double t0, double **samples, size_t *n,
                          int *batch, int *verified_once)
@@ -627,10 +668,12 @@ static void measure_case(case_run *r, const kb_case *kc, double t0, double **sam
         set_status(r->rec, KBI_ST_OK, note[0] ? note : r->hot.note);
     else
         return;
-    /* The record's stats are set here already for the energy windows' sizes. */
+    /* The record's stats are set here already for the energy windows' sizes (and the median
+     * a failed instrument's message quotes). */
     r->rec->has_stats = *n > 0;
     if (*n > 0)
         kbi_stats_compute(*samples, *n, &r->rec->stats);
+    instrument_case(r);
     measure_energy(r, t0 + 0.9 * o->timeout);
 }
 
@@ -807,6 +850,7 @@ void kbi_case_execute(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_result
     r.handle = (kb_case_handle){.p = p, .rec = rec};
     current.c = c;
     current.rec = rec;
+    current.handle = &r.handle;
     /* Nested NVTX ranges kbench / plugin / variant / params: timelines show
      * the structure, and `ncu --nvtx-include "kbench/P/V/X/"` selects one
      * case. */
@@ -860,6 +904,7 @@ done:
     rec->wall_s = kbi_now() - t0;
     current.c = NULL;
     current.rec = NULL;
+    current.handle = NULL;
     free(samples);
 }
 

@@ -9,9 +9,10 @@
  * bonds, that the variant's clusters are exactly the reference's (the last run's bonds; at
  * the first verify also random bond sets below, at and above the percolation threshold), that
  * every spin is in range, and at the first verify that the variant evolves the prepared
- * lattice exactly as the host reference does; it then measures mcs_measure steps from the
- * prepared lattice: the observables with binning/jackknife errors and the time per spin
- * flip, reported as declared metrics. */
+ * lattice exactly as the host reference does.  instrument() (ABI 1.4, after the last verify)
+ * measures mcs_measure steps from the prepared lattice: the observables with binning/jackknife
+ * errors and the time per spin flip, whole step and labeling alone, reported as declared
+ * metrics (labeling_only: the stored bonds labelled LB_LABEL_TIMINGS times, timed). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stddef.h>
@@ -69,7 +70,7 @@ static const kb_metric_def lb_metrics[] = {
     {"moment_ratio", "1", KB_BETTER_NONE, 0, 0, 0, "<m^4>/<m^2>^2"},
     {"clusters", "1", KB_BETTER_NONE, 0, 0, 0, "mean number of clusters per step"},
     {"ns_per_flip", "ns", KB_BETTER_LOWER, KB_METRIC_TIMING, 0, 0,
-     "whole SW step per spin (verify's steps)"},
+     "whole SW step per spin (instrument's measured steps)"},
     {"ns_per_flip_label", "ns", KB_BETTER_LOWER, KB_METRIC_TIMING, 0, 0, "labeling alone per spin"},
     {"label_iterations", "1", KB_BETTER_NONE, 0, 0, 0, "scans per labeling (iterative ones)"},
 };
@@ -86,12 +87,12 @@ static const kb_metric_def lb_metrics[] = {
 #define LB_EVOLVE_MAX_SITES (1u << 22)
 /* Steps of that comparison (the first steps of the measurement). */
 #define LB_EVOLVE_STEPS 2
-/* host_uf measures at most this many site updates (about 10 s on one core) at verify:
+/* host_uf measures at most this many site updates (about 10 s on one core) in instrument:
  * min(mcs_measure, LB_HOST_MEASURE_SITES / n) steps, at least LB_EVOLVE_STEPS. */
 #define LB_HOST_MEASURE_SITES (1ull << 27)
 /* From this many sites the reference union-find runs on all host cores. */
 #define LB_THREADED_SITES (1u << 20)
-/* Labelings timed by verify in labeling_only mode. */
+/* Labelings timed by instrument in labeling_only mode. */
 #define LB_LABEL_TIMINGS 5
 
 /* ---- configuration, shared point state, case state ---------------------------------------------
@@ -727,10 +728,69 @@ static int check_random(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
     return KB_OK;
 }
 
-/* mcs_measure steps from the prepared lattice with the variant's labeler: observables per
- * step, times per step; after LB_EVOLVE_STEPS the lattice is compared with the host
- * reference's (flood-fill labels), where small enough.  Leaves the case's lattice there. */
-static int measure(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
+/* Puts the case's lattice back to the prepared one, its step counter at mcs_discard. */
+static int start_from_prepared(lb_state *s, char *msg)
+{
+    const lb_shared *sh = s->sh;
+    const size_t n = sh->cfg.lat.n;
+    if (!is_device(s->variant)) {
+        memcpy(s->spins, sh->spins, n * sizeof(uint16_t));
+        s->step = (uint64_t)sh->cfg.discard;
+        return KB_OK;
+    }
+    KB_CUDA_TRY(cudaMemcpy(s->dev.spins, sh->spins, n * sizeof(uint16_t), cudaMemcpyHostToDevice),
+                msg);
+    KB_CUDA_TRY(lb_dev_set_step(&s->dev, (uint64_t)sh->cfg.discard, 0), msg);
+    return KB_OK;
+}
+
+/* LB_EVOLVE_STEPS steps of the variant from the prepared lattice against the host reference's
+ * (flood-fill labels), up to LB_EVOLVE_MAX_SITES sites: every labeler must evolve the lattice
+ * bit for bit as the reference does.  Leaves the case's lattice there; the runs continue from
+ * it. */
+static int check_evolution(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
+{
+    const lb_shared *sh = s->sh;
+    const lb_config *c = &sh->cfg;
+    const lb_lattice *lat = &c->lat;
+    const size_t n = lat->n;
+    const uint16_t *got = s->spins;
+    int rc;
+    if (n > LB_EVOLVE_MAX_SITES)
+        return KB_OK;
+    memcpy(k->spins_ref, sh->spins, n * sizeof(uint16_t));
+    for (int j = 0; j < LB_EVOLVE_STEPS; j++) {
+        const uint64_t step = (uint64_t)c->discard + (uint64_t)j;
+        lb_host_bonds(lat, &sh->model, c->seed, step, k->spins_ref, k->bonds_ref);
+        lb_host_label_bfs(lat, k->bonds_ref, k->ref, k->stack);
+        lb_host_flip(lat, &sh->model, c->seed, step, k->spins_ref, k->ref);
+    }
+    if ((rc = start_from_prepared(s, msg)))
+        return rc;
+    for (int j = 0; j < LB_EVOLVE_STEPS; j++) {
+        if (is_device(s->variant))
+            KB_CUDA_TRY(dev_sweep(&s->dev, labeler_of(s->variant), 0, &s->iterations), msg);
+        else
+            lb_host_sweep(lat, &sh->model, c->seed, s->step++, s->spins, s->bonds, s->labels);
+    }
+    if (is_device(s->variant)) {
+        KB_CUDA_TRY(
+            cudaMemcpy(k->spins_got, s->dev.spins, n * sizeof(uint16_t), cudaMemcpyDeviceToHost),
+            msg);
+        got = k->spins_got;
+    }
+    for (size_t i = 0; i < n; i++)
+        *bad += got[i] != k->spins_ref[i];
+    return KB_OK;
+}
+
+/* mcs_measure steps from the prepared lattice with the variant's labeler (host_uf: at most
+ * LB_HOST_MEASURE_SITES site updates), each step timed whole and its labeling alone (events on
+ * the legacy stream, whose copies here are synchronous ones; the host clock for host_uf), the
+ * observables of every step: reports the observables with binning/jackknife errors and the
+ * times per spin flip.  A spin out of range or an observable that is not a number on the way
+ * is an error.  Leaves the case's lattice there. */
+static int measure(lb_state *s, char *msg)
 {
     const lb_shared *sh = s->sh;
     const lb_config *c = &sh->cfg;
@@ -741,11 +801,11 @@ static int measure(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
     if (!dev && steps > LB_EVOLVE_STEPS && steps > LB_HOST_MEASURE_SITES / n)
         steps = LB_HOST_MEASURE_SITES / n > LB_EVOLVE_STEPS ? LB_HOST_MEASURE_SITES / n
                                                             : LB_EVOLVE_STEPS;
-    const int evolve = n <= LB_EVOLVE_MAX_SITES && steps >= LB_EVOLVE_STEPS;
     double *obs = malloc((steps ? steps : 1) * LB_OBS_COUNT * sizeof(double));
     double *t_mcs = malloc((steps ? steps : 1) * sizeof(double));
     double *t_lab = malloc((steps ? steps : 1) * sizeof(double));
     double iters = 0.0;
+    uint64_t bad = 0;
     cudaEvent_t ev[4] = {0};
     lb_sums sums;
     int rc = KB_OK;
@@ -755,26 +815,10 @@ static int measure(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
         rc = KB_NOMEM;
         goto done;
     }
-    if (evolve) {
-        memcpy(k->spins_ref, sh->spins, n * sizeof(uint16_t));
-        for (int j = 0; j < LB_EVOLVE_STEPS; j++) {
-            const uint64_t step = (uint64_t)c->discard + (uint64_t)j;
-            lb_host_bonds(lat, &sh->model, c->seed, step, k->spins_ref, k->bonds_ref);
-            lb_host_label_bfs(lat, k->bonds_ref, k->ref, k->stack);
-            lb_host_flip(lat, &sh->model, c->seed, step, k->spins_ref, k->ref);
-        }
-    }
-    if (dev) {
-        for (int j = 0; j < 4; j++)
-            KB_CUDA_GOTO(cudaEventCreate(&ev[j]), msg, done);
-        KB_CUDA_GOTO(
-            cudaMemcpy(s->dev.spins, sh->spins, n * sizeof(uint16_t), cudaMemcpyHostToDevice), msg,
-            done);
-        KB_CUDA_GOTO(lb_dev_set_step(&s->dev, (uint64_t)c->discard, 0), msg, done);
-    } else {
-        memcpy(s->spins, sh->spins, n * sizeof(uint16_t));
-        s->step = (uint64_t)c->discard;
-    }
+    for (int j = 0; dev && j < 4; j++)
+        KB_CUDA_GOTO(cudaEventCreate(&ev[j]), msg, done);
+    if ((rc = start_from_prepared(s, msg)))
+        goto done;
     for (size_t j = 0; j < steps; j++) {
         if (dev) {
             float a, b;
@@ -808,19 +852,8 @@ static int measure(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
             lb_host_sums(lat, &sh->model, &sh->tables, s->spins, s->labels, &sums);
         }
         iters += s->iterations;
-        *bad += (uint64_t)sums.bad;
+        bad += (uint64_t)sums.bad;
         lb_observe(lat, &sh->model, &sums, &obs[j * LB_OBS_COUNT]);
-        if (evolve && j + 1 == LB_EVOLVE_STEPS) {
-            const uint16_t *got = s->spins;
-            if (dev) {
-                KB_CUDA_GOTO(cudaMemcpy(k->spins_got, s->dev.spins, n * sizeof(uint16_t),
-                                        cudaMemcpyDeviceToHost),
-                             msg, done);
-                got = k->spins_got;
-            }
-            for (size_t i = 0; i < n; i++)
-                *bad += got[i] != k->spins_ref[i];
-        }
     }
     if (steps) {
         lb_results r;
@@ -836,7 +869,14 @@ static int measure(lb_state *s, lb_check *k, uint64_t *bad, char *msg)
         put_metric(s, "ns_per_flip_label", tl.value, tl.error);
         put_metric(s, "label_iterations", iters / (double)steps, 0.0);
         if (!isfinite(r.m2.value) || !isfinite(r.energy.value))
-            *bad += 1;
+            bad += 1;
+    }
+    if (bad) {
+        kb_msgf(msg,
+                "the measured steps left %llu spins out of range or an observable that is "
+                "not a number",
+                (unsigned long long)bad);
+        rc = KB_ERROR;
     }
 done:
     for (int j = 0; j < 4; j++)
@@ -915,18 +955,14 @@ static int lb_verify(void *p, kb_verdict *v, char *msg)
             return KB_NOMEM;
         }
     }
-    /* labeling_only: LB_LABEL_TIMINGS more labelings of the stored bonds, timed; their
-     * labels (the same work as the last run's) are checked.  Then the last labels against the
-     * reference, before the checks below overwrite them. */
-    if (c->labeling_only && (rc = time_labeling(s, msg)))
-        return rc;
+    /* The last run's labels against the reference, before the checks below overwrite them. */
     if ((rc = check_current(s, k, &bad, msg)))
         return rc;
-    /* The random bond sets and the measurement once per case: they do not depend on the
-     * runs in between (the measurement starts from the prepared lattice). */
+    /* The random bond sets and the evolution once per case: they do not depend on the runs
+     * in between (the evolution starts from the prepared lattice). */
     if (!s->verified && (rc = check_random(s, k, &bad, msg)))
         return rc;
-    if (!s->verified && !c->labeling_only && (rc = measure(s, k, &bad, msg)))
+    if (!s->verified && !c->labeling_only && (rc = check_evolution(s, k, &bad, msg)))
         return rc;
     s->verified++;
     v->passed = bad == 0;
@@ -937,6 +973,17 @@ static int lb_verify(void *p, kb_verdict *v, char *msg)
         kb_msgf(msg, "%llu sites differ from the reference partition or evolution",
                 (unsigned long long)bad);
     return KB_OK;
+}
+
+/* ABI 1.4: the measurement, once per case after its last verify and apart from the samples:
+ * mcs_measure steps from the prepared lattice (observables, time per spin flip whole and
+ * labeling alone), or in labeling_only mode the stored bonds labelled LB_LABEL_TIMINGS
+ * times.  Both time on the legacy stream and synchronise before they return. */
+static int lb_instrument(void *p, void *stream, char *msg)
+{
+    lb_state *s = p;
+    (void)stream;
+    return s->sh->cfg.labeling_only ? time_labeling(s, msg) : measure(s, msg);
 }
 
 static const kb_plugin lb_plugin = {
@@ -952,6 +999,7 @@ static const kb_plugin lb_plugin = {
     .counts = lb_counts,
     .run = lb_run,
     .verify = lb_verify,
+    .instrument = lb_instrument,
     .teardown = lb_teardown,
     .prepare = lb_prepare,
     .release = lb_release,

@@ -9,7 +9,9 @@
  * cell_block, layer_matrix, layer_atomic and sorted (float, on the device).  verify checks the
  * forces and energy against a double reference, the neighbour set against brute force, the
  * energy drift of the latest run, and the first-step energy and pair count against the point's
- * reference; it reports the declared metrics.
+ * reference; it reports the run's figures (drift, energies, neighbours per atom).  instrument
+ * (ABI 1.4) makes one run of `steps` steps with a clock around each phase, apart from the
+ * samples, and reports the phase fractions and the host pass's pieces.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -97,7 +99,7 @@ static const kb_param md_params[] = {
 #define MD_HOST_MAX_N 32768
 #define MD_REF_ALLPAIRS_MAX_N 4096 /* above it the double reference goes through cells */
 
-/* The timings of the instrumented run in verify, the host pass's pieces and the energy drift are
+/* The timings of the instrumented run (instrument), the host pass's pieces and the energy drift are
  * single-run figures whose noise this plugin does not estimate (uncertainty 0 would make
  * `kbench compare` call any move of them worse: run 4 against run 13 of the same kernels
  * flagged 50 such metrics in the profile's first half): they carry no better direction, so compare
@@ -105,7 +107,7 @@ static const kb_param md_params[] = {
  * its noise, carries the performance verdict; energy_drift's bound carries the physics check. */
 static const kb_metric_def md_metrics[] = {
     {"us_per_atom_step", "us", KB_BETTER_NONE, KB_METRIC_TIMING, 0, 0,
-     "time per atom-step of an instrumented run in verify (per-step events)"},
+     "time per atom-step of the instrumented run (instrument: per-step events)"},
     {"t_nbr_fraction", "1", KB_BETTER_NONE, KB_METRIC_TIMING, 0, 0,
      "fraction of the time in neighbour builds"},
     {"t_force_fraction", "1", KB_BETTER_NONE, KB_METRIC_TIMING, 0, 0,
@@ -168,8 +170,7 @@ typedef struct md_state {
     md_dev d;
     double u_first;     /* potential energy per atom of the loaded state, this variant */
     long long np_first; /* its pairs within rc + delta */
-    int timed;          /* the instrumented run was made */
-    md_timing tm;
+    md_timing tm;       /* of the instrumented run */
 } md_state;
 
 static int is_host(int variant)
@@ -659,12 +660,10 @@ static int read_history(md_state *s, double *hist, char *msg)
     return KB_OK;
 }
 
-/* One instrumented run (first verify only): phase times and statistics for the metrics. */
+/* One instrumented run: phase times for the metrics. */
 static int instrumented_run(md_state *s, cudaStream_t st, char *msg)
 {
     int rc = KB_OK;
-    if (s->timed)
-        return KB_OK;
     memset(&s->tm, 0, sizeof s->tm);
     if (is_host(s->variant)) {
         md_host *h = &s->h;
@@ -678,7 +677,6 @@ static int instrumented_run(md_state *s, cudaStream_t st, char *msg)
     } else if ((rc = md_dev_steps(&s->d, s->cfg.steps, st, &s->tm, msg))) {
         return rc;
     }
-    s->timed = 1;
     return KB_OK;
 }
 
@@ -706,6 +704,38 @@ static void report_eos(md_state *s, const double *hist)
         report(s, "eos_u_dev", "1", c.du / c.du_err, 0.0);
 }
 
+/* The instrumented run's phase fractions and the host pass's pieces (s->tm). */
+static void report_timing(md_state *s)
+{
+    const md_config *cfg = &s->cfg;
+    if (!(s->tm.steps > 0 && s->tm.total > 0))
+        return;
+    report(s, "us_per_atom_step", "us", 1e6 * s->tm.total / ((double)s->tm.steps * cfg->n), 0.0);
+    report(s, "t_nbr_fraction", "1", s->tm.nbr / s->tm.total, 0.0);
+    report(s, "t_force_fraction", "1", s->tm.force / s->tm.total, 0.0);
+    if (!is_host(s->variant) && s->d.host_layers)
+        report(s, "t_host_layers_fraction", "1", s->tm.host / s->tm.total, 0.0);
+    if (!is_host(s->variant) && s->variant != V_ALLPAIRS && s->tm.builds > 0) {
+        double per = 1e9 / ((double)s->tm.builds * cfg->n);
+        report(s, "t_build_kernel_fraction", "1", s->tm.build / s->tm.total, 0.0);
+        report(s, "build_kernel_ns_per_atom", "ns", s->tm.build * per, 0.0);
+    }
+    if (!is_host(s->variant) && s->d.host_layers && s->tm.host_calls > 0) {
+        double per = 1e9 / ((double)s->tm.host_calls * cfg->n);
+        double cbytes = 4.0 * (double)cfg->n * (double)s->tm.host_calls;
+        report(s, "host_layers_ns_per_atom", "ns", s->tm.host * per, 0.0);
+        report(s, "host_wait_ns_per_atom", "ns", s->tm.host_wait * per, 0.0);
+        report(s, "host_loop_ns_per_atom", "ns", s->tm.host_loop * per, 0.0);
+        if (s->tm.copy_in > 0)
+            report(s, "host_c_copy_gbs", "GB/s", 1e-9 * cbytes / s->tm.copy_in, 0.0);
+        if (s->tm.copy_out > 0)
+            report(s, "host_l_copy_gbs", "GB/s",
+                   1e-9 * (cbytes + 4.0 * cfg->ncell * (double)s->tm.host_calls) / s->tm.copy_out,
+                   0.0);
+    }
+}
+
+/* The latest run's figures: neighbour statistics, memory, energies, the equation of state. */
 static void report_metrics(md_state *s, const md_summary *sm, const double *hist)
 {
     const md_config *cfg = &s->cfg;
@@ -733,33 +763,6 @@ static void report_metrics(md_state *s, const md_summary *sm, const double *hist
             sum_nu = ctl.sum_nu;
         }
         bytes = (double)s->d.bytes;
-    }
-    if (s->tm.steps > 0 && s->tm.total > 0) {
-        report(s, "us_per_atom_step", "us", 1e6 * s->tm.total / ((double)s->tm.steps * cfg->n),
-               0.0);
-        report(s, "t_nbr_fraction", "1", s->tm.nbr / s->tm.total, 0.0);
-        report(s, "t_force_fraction", "1", s->tm.force / s->tm.total, 0.0);
-        if (!is_host(s->variant) && s->d.host_layers)
-            report(s, "t_host_layers_fraction", "1", s->tm.host / s->tm.total, 0.0);
-        if (!is_host(s->variant) && s->variant != V_ALLPAIRS && s->tm.builds > 0) {
-            double per = 1e9 / ((double)s->tm.builds * cfg->n);
-            report(s, "t_build_kernel_fraction", "1", s->tm.build / s->tm.total, 0.0);
-            report(s, "build_kernel_ns_per_atom", "ns", s->tm.build * per, 0.0);
-        }
-        if (!is_host(s->variant) && s->d.host_layers && s->tm.host_calls > 0) {
-            double per = 1e9 / ((double)s->tm.host_calls * cfg->n);
-            double cbytes = 4.0 * (double)cfg->n * (double)s->tm.host_calls;
-            report(s, "host_layers_ns_per_atom", "ns", s->tm.host * per, 0.0);
-            report(s, "host_wait_ns_per_atom", "ns", s->tm.host_wait * per, 0.0);
-            report(s, "host_loop_ns_per_atom", "ns", s->tm.host_loop * per, 0.0);
-            if (s->tm.copy_in > 0)
-                report(s, "host_c_copy_gbs", "GB/s", 1e-9 * cbytes / s->tm.copy_in, 0.0);
-            if (s->tm.copy_out > 0)
-                report(s, "host_l_copy_gbs", "GB/s",
-                       1e-9 * (cbytes + 4.0 * cfg->ncell * (double)s->tm.host_calls) /
-                           s->tm.copy_out,
-                       0.0);
-        }
     }
     if (s->variant == V_ALLPAIRS)
         report(s, "neighbors_per_atom", "1", 2.0 * (double)s->ps->np0 / cfg->n, 0.0);
@@ -838,12 +841,23 @@ static int md_verify(void *state, kb_verdict *out, char *msg)
         out->error = 1.0 + k.overflow;
         out->metric = "1+capacity_overflow_flags";
     }
-    if ((rc = instrumented_run(s, 0, msg)))
-        goto done;
     report_metrics(s, &sm, hist);
     rc = KB_OK;
 done:
     free(hist);
+    return rc;
+}
+
+/* ABI 1.4: one run of `steps` steps from the state the last verify left (its neighbour list
+ * just rebuilt, as the first verify's was when this run was part of it), with an event pair
+ * around each phase of every step (device) or the host engine's clocks, synchronising each
+ * step: apart from the samples, which that would slow.  Reports the phase fractions. */
+static int md_instrument(void *state, void *stream, char *msg)
+{
+    md_state *s = state;
+    int rc = instrumented_run(s, (cudaStream_t)stream, msg);
+    if (rc == KB_OK)
+        report_timing(s);
     return rc;
 }
 
@@ -861,6 +875,7 @@ static const kb_plugin md_plugin = {
     .counts = md_counts,
     .run = md_run,
     .verify = md_verify,
+    .instrument = md_instrument,
     .teardown = md_teardown,
     .prepare = md_prepare,
     .release = md_release,

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fixture_log.h"
 #include "kbench/plugin.h"
 
 static const kb_variant variants[] = {
@@ -46,22 +47,6 @@ typedef struct state {
     int64_t max_batch, runs_since_reset, resets;
     double drift, acc;
 } state;
-
-static void log_line(const char *what, const char *id)
-{
-    const char *path = getenv("KBENCH_FIXTURE_LOG");
-    char line[512];
-    int fd, n;
-    if (!path)
-        return;
-    n = snprintf(line, sizeof line, "%s %s %ld\n", what, id, (long)getpid());
-    fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd < 0)
-        return;
-    if (write(fd, line, (size_t)n) != n)
-        n = 0;
-    close(fd);
-}
 
 static int prepare(const kb_point *pt, void **out, char *msg)
 {

@@ -7,7 +7,8 @@
  *
  *     [prepare, once per parameter point, shared by its variants]   (1.1)
  *     init -> counts -> run (verified once, then warm-up and timed samples,
- *          [reset before each sample] (1.1)) -> verify -> teardown
+ *          [reset before each sample] (1.1)) -> verify -> [instrument] (1.4)
+ *          -> teardown
  *     [release, once the point's last variant is torn down]          (1.1)
  *
  * Rules of the boundary (docs/design.md tells the whole story):
@@ -252,7 +253,7 @@ typedef struct kb_host {
     /* Reports a declared metric of the case `h` (kb_case.handle): its value
      * and its standard uncertainty (one standard error; 0 for an exact
      * figure such as a count; NAN when unknown).  May be called from init,
-     * run, verify or teardown; the last value reported wins.  Returns KB_OK,
+     * run, verify, instrument (1.4) or teardown; the last value reported wins.  Returns KB_OK,
      * or KB_BAD_PARAM for a name the descriptor does not declare. */
     int (*report)(kb_case_handle *h, const char *name, double value, double uncertainty);
 } kb_host;
@@ -365,11 +366,15 @@ typedef struct kb_plugin {
     /* Instrumented measurements, apart from the timed samples and from verify(): the time
      * of a sub-phase (a neighbor-list build against the force pass, labeling alone inside a
      * Monte Carlo step), a figure only an instrumented run can give.  Called once per case,
-     * after a verify() that passed and before teardown(), on the harness's stream (NULL for
-     * a host variant), never inside a sample nor against the case's samples.  It reports
-     * declared metrics through host->report; the record names the metrics it reported and
-     * the seconds it took ("instrumented"), so a reader knows which figures come from an
-     * instrumented run.  verify() only verifies. */
+     * after the verify() that follows the timed runs, when it passed, and before teardown()
+     * (and before the energy windows), on the harness's stream (NULL for a host variant),
+     * never inside a sample nor against the case's samples; its time counts against the
+     * case's timeout.  The state is the one that verify() left.  It reports declared metrics
+     * through host->report; the record names the metrics it reported and the seconds it took
+     * ("instrumented"), so a reader knows which figures come from an instrumented run.
+     * KB_SKIP ("cannot instrument here") leaves the case ok with the reason recorded; any
+     * other failure makes the case an error whose samples and verdict stay in the record.
+     * verify() only verifies. */
     int (*instrument)(void *state, void *stream, char *msg);
 
     /* Which variants each knob applies to: "knob=variant|variant;knob=variant|..." (a knob
