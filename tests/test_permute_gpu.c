@@ -76,11 +76,12 @@ static double median_of(const kbi_result_set *set, const char *variant, const ch
 }
 
 /* Regression guards 25% around the committed reference (baselines/h200/permute/categories,
- * 262878e, float32, beta 0): recoupling_small per_element 4.62 us, tiled 1.97 us (2.35x
- * faster); few_large per_element 475.1 us, tiled 121.1 us, copy 111.1 us (1.09x copy). */
-#define TILED_OVER_PE_SMALL_GUARD (1.25 * 1.97 / 4.62)
-#define TILED_OVER_PE_LARGE_GUARD (1.25 * 121.1 / 475.1)
-#define TILED_OVER_COPY_LARGE_GUARD (1.25 * 121.1 / 111.1)
+ * a54ded9, float32, beta 0, the mean of its 3 rounds): recoupling_small per_element 4.60 us,
+ * tiled 1.93 us (2.38x faster); few_large per_element 474.5 us, tiled 120.9 us, copy 110.8 us
+ * (1.09x copy). */
+#define TILED_OVER_PE_SMALL_GUARD (1.25 * 1.93 / 4.60)
+#define TILED_OVER_PE_LARGE_GUARD (1.25 * 120.9 / 474.5)
+#define TILED_OVER_COPY_LARGE_GUARD (1.25 * 120.9 / 110.8)
 Test(permute_gpu, tiled_keeps_its_distance_to_per_element, .timeout = 600)
 {
     kbi_result_set set = {0};
@@ -168,11 +169,12 @@ static double metric_of(const kbi_result_set *set, const char *variant, const ch
 /* large_u: auto sends its recoupling blocks to the fused kernel, none to the GEMM, is no
  * slower than the best single path it chooses from (10% for noise), and keeps its distance to
  * copy: a regression guard 25% over the committed reference (baselines/h200/permute/categories,
- * 262878e: auto 2.55x copy in float32, 2.13x in float64; de1de39 read 2.45x and 1.77x against a
+ * a54ded9, the mean of its 3 rounds: auto 16.04 us against copy 6.44 us, 2.49x, in float32;
+ * 22.45 against 10.58 us, 2.12x, in float64; de1de39 read 2.45x and 1.77x against a
  * copy timed by graph replay, which hot mode now drops where the stream's copy is faster: the
  * float64 copy went from 12.6 to 10.4 us).  The 2x target of float32 is not met; it lives in
  * the plugin's notes, not here. */
-static const double auto_over_copy_guard[2] = {1.25 * 2.55, 1.25 * 2.13};
+static const double auto_over_copy_guard[2] = {1.25 * 2.49, 1.25 * 2.12};
 Test(permute_gpu, auto_fuses_large_u, .timeout = 300)
 {
     kbi_result_set set = {0};
