@@ -252,3 +252,19 @@ void kbi_md_cell(FILE *f, const char *s)
             fputc(*s, f);
     }
 }
+
+void kbi_html_text(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++) {
+        const char *ref = s[i] == '&'    ? "&amp;"
+                          : s[i] == '<'  ? "&lt;"
+                          : s[i] == '>'  ? "&gt;"
+                          : s[i] == '"'  ? "&quot;"
+                          : s[i] == '\'' ? "&#39;"
+                                         : NULL;
+        if (ref)
+            fputs(ref, f);
+        else
+            fputc(s[i], f);
+    }
+}
