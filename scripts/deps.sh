@@ -4,12 +4,15 @@
 #   scripts/deps.sh          the build and the tests (the sanitizer build too:
 #                            gcc brings its ASan and UBSan runtimes)
 #   scripts/deps.sh fuzz     also clang-14 and its libFuzzer runtime
+#   scripts/deps.sh browser  also Chromium and libpng, for the browser test of report.html
+#                            (tests/test_report_browser.c; CI installs them, about 120 MB)
 set -euo pipefail
 packages="cmake make gcc g++ libinih-dev libjansson-dev libcriterion-dev gnuplot-nox"
 for extra in "$@"; do
   case "$extra" in
     fuzz) packages="$packages clang-14 libclang-rt-14-dev" ;;
-    *) echo "kbench: deps.sh: unknown extra '$extra', expected fuzz" >&2; exit 2 ;;
+    browser) packages="$packages chromium libpng-dev" ;;
+    *) echo "kbench: deps.sh: unknown extra '$extra', expected fuzz or browser" >&2; exit 2 ;;
   esac
 done
 missing=$(for p in $packages; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)

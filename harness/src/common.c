@@ -122,6 +122,27 @@ int kbi_exe_dir(char *out, size_t n)
     return KBI_OK;
 }
 
+char *kbi_read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    kbi_buf b = {0};
+    char chunk[8192];
+    size_t n;
+    int failed;
+    if (!f)
+        return NULL;
+    kbi_buf_printf(&b, "%s", "");
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        kbi_buf_printf(&b, "%.*s", (int)n, chunk);
+    failed = ferror(f);
+    fclose(f);
+    if (failed) {
+        kbi_buf_free(&b);
+        errno = EIO;
+    }
+    return b.data;
+}
+
 int kbi_mkdirs(const char *path, char *err)
 {
     char tmp[PATH_MAX];

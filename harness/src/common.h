@@ -75,6 +75,9 @@ int kbi_find_tool(const char *name, const char *env_var, char *out, size_t n, ch
 /* Escapes glob metacharacters so fnmatch matches `s` literally. */
 char *kbi_glob_escape(const char *s);
 
+/* The whole file at path, NUL-terminated (caller frees), or NULL with errno set. */
+char *kbi_read_text(const char *path);
+
 /* mkdir -p; returns KBI_OK or KBI_ERR_IO with err set. */
 int kbi_mkdirs(const char *path, char *err);
 

@@ -270,3 +270,20 @@ void kbi_csv_field(FILE *f, const char *s)
     }
     fputc('"', f);
 }
+
+/* Writes the first n bytes of s as HTML text or a quoted attribute value. */
+void kbi_html_text(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && s[i]; i++) {
+        const char *ref = s[i] == '&'    ? "&amp;"
+                          : s[i] == '<'  ? "&lt;"
+                          : s[i] == '>'  ? "&gt;"
+                          : s[i] == '"'  ? "&quot;"
+                          : s[i] == '\'' ? "&#39;"
+                                         : NULL;
+        if (ref)
+            fputs(ref, f);
+        else
+            fputc(s[i], f);
+    }
+}

@@ -48,6 +48,10 @@ void kbi_md_cell(FILE *f, const char *s);
 /* Writes s as one CSV field (RFC 4180 quoting when needed; NULL is empty). */
 void kbi_csv_field(FILE *f, const char *s);
 
+/* Writes the first n bytes of s as HTML text or a quoted attribute value:
+ * & < > " ' as character references. */
+void kbi_html_text(FILE *f, const char *s, size_t n);
+
 /* obj.a or obj.a.b (b NULL: one level), as JSON, string or number; NULL,
  * NULL and 0 when absent (*present, when given, says which). */
 json_t *kbi_jpath(json_t *obj, const char *a, const char *b);

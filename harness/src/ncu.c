@@ -360,21 +360,6 @@ static int run_logged(char **argv, const char *log_path, const char *stdout_path
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    kbi_buf b = {0};
-    char chunk[8192];
-    size_t n;
-    if (!f)
-        return NULL;
-    kbi_buf_printf(&b, "%s", "");
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        kbi_buf_printf(&b, "%.*s", (int)n, chunk);
-    fclose(f);
-    return b.data;
-}
-
 double kbi_ncu_metric(json_t *kernel, const char *name, const char **unit)
 {
     json_t *m = json_object_get(json_object_get(kernel, "metrics"), name);
@@ -714,7 +699,7 @@ static json_t *profile_run_ncu(profile_job *j)
         return NULL;
     }
     status = run_logged((char **)import, j->log_path, j->csv_path);
-    csv = read_file(j->csv_path);
+    csv = kbi_read_text(j->csv_path);
     if (status != 0 || !csv) {
         fprintf(stderr, "kbench profile: ncu --import failed (status %d); see %s\n", status,
                 j->log_path);

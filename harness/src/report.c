@@ -1,6 +1,7 @@
 /* `kbench report`: loads the inputs (resultset.c), builds the model once
- * (report_model.c), then writes report.md (report_md.c), results.csv
- * (report_csv.c) and the charts (report_charts.c) from it. */
+ * (report_model.c), then writes the charts (report_charts.c), report.md
+ * (report_md.c), results.csv (report_csv.c) and report.html (report_html.c,
+ * from report.md's text) from it. */
 #define _XOPEN_SOURCE 700
 #include "report.h"
 
@@ -14,6 +15,7 @@
 
 #include "options.h"
 #include "report_charts.h"
+#include "report_html.h"
 #include "report_md.h"
 #include "report_model.h"
 #include "resultset.h"
@@ -84,14 +86,53 @@ static int close_out(FILE *f, const char *path, int rc, char *err)
     return rc;
 }
 
+/* The text of a `kbench compare --out` file into *text (caller frees).
+ * Returns KBI_OK, or KBI_ERR_INPUT with err set. */
+static int read_comparison(const char *path, char **text, char *err)
+{
+    static const char first[] = "# kbench compare\n";
+    if ((*text = kbi_read_text(path)) == NULL) {
+        kbi_errf(err, "%s: cannot read: %s", path, strerror(errno));
+        return KBI_ERR_INPUT;
+    }
+    if (strncmp(*text, first, sizeof first - 1) != 0) {
+        kbi_errf(err,
+                 "%s:1: not what `kbench compare --out` writes: expected its first line "
+                 "'# kbench compare'",
+                 path);
+        free(*text);
+        *text = NULL;
+        return KBI_ERR_INPUT;
+    }
+    return KBI_OK;
+}
+
+/* report.md's text into *md (caller frees): the report, then the
+ * comparison when there is one. */
+static void compose_markdown(const kbi_rep_model *m, const char *title, const kbi_chart_ctx *ctx,
+                             const kbi_report_options *opt, const char *comparison, char **md)
+{
+    size_t len;
+    FILE *f = open_memstream(md, &len);
+    if (!f) {
+        fputs("kbench: out of memory\n", stderr);
+        abort();
+    }
+    kbi_report_write_markdown(f, m, title, ctx, !opt->no_charts);
+    if (comparison)
+        kbi_report_write_comparison(f, opt->compare, comparison);
+    fclose(f);
+}
+
 int kbi_report_write(const kbi_result_set *set, const char *outdir, const kbi_report_options *opt,
                      char *err)
 {
+    static const char *const files[] = {"report.md", "results.csv", "report.html"};
     kbi_report_options defaults = {0};
     kbi_rep_model m;
     kbi_chart_ctx ctx = {0};
     int have_ctx = 0, rc;
-    char path[PATH_MAX], charts[PATH_MAX], name[PATH_MAX];
+    char path[PATH_MAX], charts[PATH_MAX], name[PATH_MAX], *comparison = NULL, *md = NULL;
     const char *title;
     FILE *f = NULL;
     if (!opt)
@@ -100,9 +141,13 @@ int kbi_report_write(const kbi_result_set *set, const char *outdir, const kbi_re
         kbi_errf(err, "no case in the results, expected at least one case record");
         return KBI_ERR_INPUT;
     }
-    rc = kbi_mkdirs(outdir, err);
-    if (rc != KBI_OK)
+    if (opt->compare && (rc = read_comparison(opt->compare, &comparison, err)) != KBI_OK)
         return rc;
+    rc = kbi_mkdirs(outdir, err);
+    if (rc != KBI_OK) {
+        free(comparison);
+        return rc;
+    }
     {
         /* The folder's name, trailing slashes ignored. */
         size_t len;
@@ -115,8 +160,8 @@ int kbi_report_write(const kbi_result_set *set, const char *outdir, const kbi_re
             title = "report";
     }
     kbi_rep_model_build(&m, set);
+    snprintf(charts, sizeof charts, "%s/charts", outdir);
     if (!opt->no_charts) {
-        snprintf(charts, sizeof charts, "%s/charts", outdir);
         rc = kbi_chart_init(&ctx, charts, opt->gnuplot, opt->gnuplot_timeout, err);
         if (rc != KBI_OK)
             goto fail;
@@ -125,15 +170,19 @@ int kbi_report_write(const kbi_result_set *set, const char *outdir, const kbi_re
         if (rc != KBI_OK)
             goto fail;
     }
-    for (int which = 0; which < 2; which++) {
-        /* report.md, then results.csv: each opened, written and closed, its errors named. */
-        rc = open_out(outdir, which ? "results.csv" : "report.md", &f, path, sizeof path, err);
+    compose_markdown(&m, title, have_ctx ? &ctx : NULL, opt, comparison, &md);
+    for (int which = 0; which < 3; which++) {
+        /* Each file opened, written and closed, its errors named. */
+        rc = open_out(outdir, files[which], &f, path, sizeof path, err);
         if (rc != KBI_OK)
             goto fail;
         errno = 0;
-        rc = which
-                 ? kbi_report_write_csv(set, f)
-                 : kbi_report_write_markdown(f, &m, title, have_ctx ? &ctx : NULL, !opt->no_charts);
+        if (which == 0)
+            rc = fputs(md, f) < 0 ? KBI_ERR_IO : KBI_OK;
+        else if (which == 1)
+            rc = kbi_report_write_csv(set, f);
+        else
+            rc = kbi_report_write_html(f, md, title, have_ctx ? charts : NULL);
         rc = close_out(f, path, rc, err);
         if (rc != KBI_OK)
             goto fail;
@@ -142,14 +191,17 @@ fail:
     if (have_ctx)
         kbi_chart_free(&ctx);
     kbi_rep_model_free(&m);
+    kbi_free_all(2, comparison, md);
     return rc;
 }
 
 static const char report_help[] =
-    "Writes report.md, results.csv and gnuplot charts (PNG, SVG, with their .gp\n"
-    "scripts and .dat data in charts/) for one or more results files.  Each RESULTS\n"
-    "is a results file or a folder holding results*.jsonl files (searched three\n"
-    "levels deep); several are merged (shards of one sweep, runs on several GPUs).\n";
+    "Writes report.md, results.csv, report.html and gnuplot charts (PNG, SVG, with\n"
+    "their .gp scripts and .dat data in charts/) for one or more results files.\n"
+    "report.html is report.md as one self-contained page (charts inline, tables\n"
+    "sorted and filtered in the browser, nothing fetched).  Each RESULTS is a\n"
+    "results file or a folder holding results*.jsonl files (searched three levels\n"
+    "deep); several are merged (shards of one sweep, runs on several GPUs).\n";
 
 static const char report_notes[] =
     "Without gnuplot the report is still written and says why charts are missing.\n"
@@ -178,6 +230,12 @@ int kbi_cmd_report(int argc, char **argv)
          .kind = KBI_OPT_FLAG,
          .target = &opt.no_charts,
          .help = "write no charts"},
+        {.name = "compare",
+         .kind = KBI_OPT_STRING,
+         .target = &opt.compare,
+         .arg = "FILE",
+         .help = "a `kbench compare --out` file: its verdicts go into\n"
+                 "the report (and report.html's verdict filter)"},
         {.name = "gnuplot",
          .kind = KBI_OPT_STRING,
          .target = &opt.gnuplot,
@@ -191,7 +249,7 @@ int kbi_cmd_report(int argc, char **argv)
                                 .min_operands = 1,
                                 .max_operands = SIZE_MAX,
                                 .operands = "one or more results files or folders",
-                                .summary = "report.md + results.csv + charts",
+                                .summary = "report.md + report.html + results.csv + charts",
                                 .notes = report_notes};
     char outdir[PATH_MAX], err[KBI_ERR_SIZE] = "";
     int rc, first, parsed, code = KBI_EXIT_USAGE;
@@ -219,8 +277,8 @@ int kbi_cmd_report(int argc, char **argv)
         fprintf(stderr, "kbench report: %s\n", err);
         goto done;
     }
-    printf("kbench report: wrote %s/report.md and %s/results.csv (%zu cases)\n", outdir, outdir,
-           set.n_cases);
+    printf("kbench report: wrote %s/report.md, %s/report.html and %s/results.csv (%zu cases)\n",
+           outdir, outdir, outdir, set.n_cases);
     code = KBI_EXIT_OK;
 done:
     kbi_results_free(&set);

@@ -946,6 +946,21 @@ static void write_plugin(FILE *f, const kbi_rep_model *m, const kbi_rep_plugin *
     }
 }
 
+void kbi_report_write_comparison(FILE *f, const char *path, const char *text)
+{
+    const char *line = strchr(text, '\n'); /* its "# kbench compare" heading is ours */
+    fputs("## Comparison\n\nWhat `kbench compare` wrote to `", f);
+    kbi_md_cell(f, path);
+    fputs("` (`--out`):\n\n", f);
+    while (line && *++line) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        fprintf(f, "%s%.*s\n", line[0] == '#' ? "#" : "", (int)n, line);
+        line = end;
+    }
+    fputc('\n', f);
+}
+
 int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title,
                               const kbi_chart_ctx *ctx, int charts_requested)
 {

@@ -13,4 +13,8 @@
 int kbi_report_write_markdown(FILE *f, const kbi_rep_model *m, const char *title,
                               const kbi_chart_ctx *ctx, int charts_requested);
 
+/* The verdicts of a `kbench compare --out` file (its Markdown text, read
+ * from path) as the report's last section, its headings one level down. */
+void kbi_report_write_comparison(FILE *f, const char *path, const char *text);
+
 #endif
