@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "knob_variants.h"
 #include "loader.h"
 
 static const char *refusal(const kbi_plugin_set *set, const char *file)
@@ -196,6 +197,75 @@ Test(loader, knobs_and_implicit_parameters_are_checked)
     item.minor = 2;
     copy.knobs = "usec";
     cr_expect_eq(kbi_param_role_of(&item, "usec"), KBI_ROLE_PROBLEM);
+    kbi_plugins_free(&set);
+}
+
+/* ABI 1.4's knob_variants, "knob=variant|variant;...", names the plugin's own knobs and
+ * variants, each knob once and each of its variants once; a knob it does not name applies to
+ * every variant.  Anything else refuses the plugin, saying which item is wrong; a 1.3 plugin's
+ * memory there is never read. */
+Test(loader, knob_variants_are_checked)
+{
+    static const struct {
+        const char *text, *said;
+    } bad[] = {
+        {"order", "knob_variants: item 'order' is not knob=variant|variant (expected "
+                  "\"knob=variant|variant;knob=variant|...\")"},
+        {"order=", "knob_variants: item 'order=' is not knob=variant|variant (expected "
+                   "\"knob=variant|variant;knob=variant|...\")"},
+        {"=sum", "knob_variants: item '=sum' is not knob=variant|variant (expected "
+                 "\"knob=variant|variant;knob=variant|...\")"},
+        {"order=sum=declines", "knob_variants: item 'order=sum=declines' is not "
+                               "knob=variant|variant (expected "
+                               "\"knob=variant|variant;knob=variant|...\")"},
+        {";order=sum", "knob_variants: item '' is not knob=variant|variant (expected "
+                       "\"knob=variant|variant;knob=variant|...\")"},
+        {"order=sum;", "knob_variants ends in ';', expected \"knob=variant|variant\" after it"},
+        {"n=sum", "knob_variants: 'n' is not one of the plugin's knobs (knobs: block|order), "
+                  "expected knob=variant|variant of its knobs"},
+        {"density=sum", "knob_variants: 'density' is not one of the plugin's knobs (knobs: "
+                        "block|order), expected knob=variant|variant of its knobs"},
+        {"orde=sum", "knob_variants: 'orde' is not one of the plugin's knobs (knobs: "
+                     "block|order), expected knob=variant|variant of its knobs"},
+        {"order=su", "knob_variants: 'su' (for knob order) is not a variant of the plugin, "
+                     "expected knob=variant|variant of its variants"},
+        {"order=sum||declines", "knob_variants: '' (for knob order) is not a variant of the "
+                                "plugin, expected knob=variant|variant of its variants"},
+        {"order=sum|declines|sum", "knob_variants: variant sum is listed twice for knob order: "
+                                   "once at most"},
+        {"order=sum;block=sum;order=declines", "knob_variants: knob order is named twice: once "
+                                               "at most"},
+    };
+    const char *dirs[] = {KBENCH_TEST_FIXTURES, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE];
+    kb_plugin copy;
+    kbi_plugin item;
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    copy = *kbi_plugins_find(&set, "knobs")->desc;
+    item = (kbi_plugin){.desc = &copy, .minor = 4};
+    cr_assert_str_eq(copy.knob_variants, "order=sum");
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "%s", err);
+    cr_expect(kbi_knob_applies(&item, "order", 0), "order applies to sum");
+    cr_expect_not(kbi_knob_applies(&item, "order", 1), "order does not apply to declines");
+    cr_expect(kbi_knob_applies(&item, "block", 1), "a knob not named applies to every variant");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        copy.knob_variants = bad[i].text;
+        cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR, "'%s' was not refused", bad[i].text);
+        cr_expect_str_eq(err, bad[i].said, "'%s'", bad[i].text);
+    }
+    copy.knob_variants = "block=declines|sum;order=sum";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "%s", err);
+    cr_expect_not(kbi_knob_applies(&item, "order", 1));
+    copy.knob_variants = "";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "an empty text names no knob: %s", err);
+    cr_expect(kbi_knob_applies(&item, "order", 1));
+    copy.knob_variants = "bogus";
+    copy.abi_version = KB_ABI_VERSION(1, 3);
+    item.minor = 3;
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "a 1.3 plugin's knob_variants is not read");
+    cr_expect(kbi_knob_applies(&item, "order", 1));
     kbi_plugins_free(&set);
 }
 

@@ -105,14 +105,17 @@ Test(md_gpu, every_strategy_verifies_on_every_system, .timeout = 900)
                          "[md.options]\nvariants = layer_matrix, layer_atomic, cell_block\n"
                          "system = sp\nN_e = 20\nreorder = 0, 7\nldg = 0, 1\nthreads = 64\n"
                          "steps = 300\n"
-                         "[md.shuffled]\nvariants = cell_block, layer_matrix, sorted\n"
+                         "[md.shuffled]\nvariants = cell_block, layer_matrix\n"
                          "system = ljstd\nN_e = 20\nshuffle = 1\nreorder = 0, 30\nsteps = 100\n"
+                         /* sorted reorders at every rebuild: reorder is not its knob */
+                         "[md.shuffled_sorted]\nvariants = sorted\n"
+                         "system = ljstd\nN_e = 20\nshuffle = 1\nsteps = 100\n"
                          "[md.l1]\nvariants = layer_matrix, layer_atomic, sorted\n"
                          "system = sp, ljstd\nN_e = 20\nldg = 0\nl1 = 0\nshifted = 1\n"
                          "steps = 300\n",
                          &set),
         0);
-    cr_assert_eq(set.n_cases, 18 + 12 + 6 + 6);
+    cr_assert_eq(set.n_cases, 18 + 12 + 4 + 1 + 6);
     for (size_t sys = 0; sys < 3; sys++) {
         double np_ref = -1;
         for (size_t i = 0; i < set.n_cases; i++) {

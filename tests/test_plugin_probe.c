@@ -74,6 +74,8 @@ Test(probe, each_hostile_file_is_refused_and_the_others_load)
         {"libkbench_loud.so", "refused: printed to stdout while loading (\"loud: hello from a "
                               "constructor\")"},
         {"libkbench_run.so", "refused: plugin name 'run' is the profile's [run] section"},
+        {"libkbench_bad_knob_variants.so",
+         "refused: knob_variants: 'w' (for knob block) is not a variant of the plugin"},
     };
     const char *dirs[] = {hostile, KBENCH_TEST_FIXTURES, NULL};
     int req[] = {1, 1};
@@ -91,7 +93,7 @@ Test(probe, each_hostile_file_is_refused_and_the_others_load)
                   r);
     }
     cr_expect_eq(set.n_refused, sizeof want / sizeof *want + 6,
-                 "the 7 hostile files and the 6 broken fixtures, nothing else");
+                 "the 8 hostile files and the 6 broken fixtures, nothing else");
     /* Every other plugin loads: the one that prints only where the probe cannot see it, and
      * the fixtures of the next folder. */
     cr_expect_not_null(kbi_plugins_find(&set, "chatty"));

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "loader.h"
@@ -410,25 +411,60 @@ Test(profile, missing_file)
     kbi_buf_free(&errors);
 }
 
+/* Appends to list the path of every .ini file under dir (recursively), relative to the
+ * checkout. */
+static void ini_files(const char *dir, kbi_strlist *list)
+{
+    char path[4096];
+    struct dirent *e;
+    DIR *d;
+    snprintf(path, sizeof path, "%s/%s", KBENCH_TEST_SOURCE_DIR, dir);
+    if (!(d = opendir(path)))
+        return;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "%s/%s/%s", KBENCH_TEST_SOURCE_DIR, dir, e->d_name);
+        if (stat(path, &st) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (S_ISDIR(st.st_mode))
+            ini_files(path, list);
+        else if (len > 4 && strcmp(e->d_name + len - 4, ".ini") == 0)
+            kbi_strlist_add(list, path);
+    }
+    closedir(d);
+}
+
 Test(profile, shipped_profiles_parse)
 {
-    /* Every profile in profiles/ must parse against the built plugins. */
-    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
-    int req[] = {1};
-    const char *names[] = {"smoke.ini", "default.ini", "stream.ini"};
+    /* Every shipped profile parses against the built plugins (and the hot fixture, for
+     * tests/hot): profiles/, the lab profiles (lab/, plugins/NAME/lab), tests/hot.  A knob set
+     * for a variant it does not apply to (ABI 1.4) is among what would refuse one.
+     * docs/example-plugin/example.ini needs its plugin built: test_docs runs it. */
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, KBENCH_TEST_FIXTURES, NULL};
+    const char *const folders[] = {"profiles", "lab", "plugins", "tests/hot"};
+    int req[] = {1, 1};
     kbi_plugin_set real;
+    kbi_strlist files = {0};
     char err[KBI_ERR_SIZE];
     cr_assert_eq(kbi_plugins_load(dirs, req, &real, err), KBI_OK, "%s", err);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    for (size_t i = 0; i < sizeof folders / sizeof *folders; i++)
+        ini_files(folders[i], &files);
+    cr_expect_geq(files.n, 14, "the shipped profiles were found (%zu)", files.n);
+    for (size_t i = 0; i < files.n; i++) {
         char path[4096];
         kbi_profile p;
         kbi_buf errors = {0};
-        snprintf(path, sizeof path, "%s/profiles/%s", KBENCH_TEST_SOURCE_DIR, names[i]);
+        snprintf(path, sizeof path, "%s/%s", KBENCH_TEST_SOURCE_DIR, files.s[i]);
         cr_expect_eq(kbi_profile_load(path, &real, &p, &errors), KBI_OK, "%s",
                      errors.data ? errors.data : "");
         kbi_buf_free(&errors);
         kbi_profile_free(&p);
     }
+    kbi_strlist_free(&files);
     kbi_plugins_free(&real);
 }
 
@@ -517,6 +553,60 @@ static void cases_of(const char *text, kbi_profile *p, kbi_case **cases, size_t 
     char *err = parse_errors(text, p);
     cr_assert_null(err, "%s", err);
     cr_assert_eq(kbi_profile_cases(p, cases, n), KBI_OK);
+}
+
+/* ABI 1.4's knob_variants: the fixture's knob `order` applies to `sum` only.  A section that
+ * sets it away from its default (any value of its list) while one of its variants is another
+ * is refused before anything runs, at the knob's line, naming the value, the variants it
+ * applies to, those it does not and where the variants came from; so is a labelled section
+ * whose variants default to all, and a zipped axis (every variant runs at every point). */
+Test(profile, a_knob_set_for_a_variant_it_does_not_apply_to_is_refused)
+{
+    expect_error("[knobs]\nvariants = sum, declines\nn = 10\norder = forward, backward\n",
+                 "t.ini:4: order = backward applies to sum, not to declines (variants at line "
+                 "2), expected only variants it applies to: move declines to a section of its "
+                 "own, where order keeps its default (forward)\n");
+    expect_error("[run]\nwarmup = 1\n\n[knobs.back]\norder = backward\n",
+                 "t.ini:5: order = backward applies to sum, not to declines (variants: all, by "
+                 "default), expected only variants it applies to: move declines to a section of "
+                 "its own, where order keeps its default (forward)\n");
+    expect_error("[knobs]\nvariants = declines, sum\nn = 10, 20\norder = backward, forward\n"
+                 "zip = n+order\n",
+                 "t.ini:4: order = backward applies to sum, not to declines (variants at line "
+                 "2), expected only variants it applies to: move declines to a section of its "
+                 "own, where order keeps its default (forward)\n");
+}
+
+/* At its default a knob is fine whatever the variants (it is as if unset), as is a knob the
+ * plugin does not restrict (`block`), and a knob in a section of the variants it applies to:
+ * the split a refused section is told to make runs the same cases, with the same ids.  The
+ * section's baseline runs at the knob's values even where it ignores them, as report pairs a
+ * case with its baseline at the same parameters; it alone is let off. */
+Test(profile, a_knob_at_its_default_or_for_its_own_variants_is_fine)
+{
+    kbi_profile p;
+    kbi_case *cases;
+    size_t n;
+    cases_of("[knobs]\nvariants = sum, declines\norder = forward\nblock = 8\n"
+             "[knobs.back]\nvariants = sum\norder = forward, backward\n",
+             &p, &cases, &n);
+    cr_assert_eq(n, 4);
+    cr_expect_str_eq(cases[0].id, "knobs/sum/n=100,block=8");
+    cr_expect_str_eq(cases[1].id, "knobs/declines/n=100,block=8");
+    cr_expect_str_eq(cases[2].id, "knobs/sum/n=100");
+    cr_expect_str_eq(cases[3].id, "knobs/sum/n=100,order=backward");
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+    cases_of("[knobs]\nvariants = sum, declines\nbaseline = declines\norder = backward\n", &p,
+             &cases, &n);
+    cr_assert_eq(n, 2);
+    cr_expect_str_eq(cases[1].id, "knobs/declines/n=100,order=backward");
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+    expect_error("[knobs]\nvariants = sum, declines\nbaseline = sum\norder = backward\n",
+                 "t.ini:4: order = backward applies to sum, not to declines (variants at line "
+                 "2), expected only variants it applies to: move declines to a section of its "
+                 "own, where order keeps its default (forward)\n");
 }
 
 Test(profile, rank8_dims_round_trip)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "knob_variants.h"
 #include "profile.h"
 
 /* Nonzero when s is non-empty and made of letters, digits, '_' and the characters of
@@ -159,7 +160,8 @@ static int check_abi_1_3(const kb_plugin *d, char *err)
 }
 
 /* ABI 1.4's descriptor is whole: its fields are read only once the size says they are there.
- * What each holds is checked by the harness module that reads it. */
+ * knob_variants must name the plugin's own knobs and variants (knob_variants.c); what the
+ * others hold is checked by the harness module that reads them. */
 static int check_abi_1_4(const kb_plugin *d, char *err)
 {
     static const char *const what[] = {"knob_variants", "roofs", "headline"};
@@ -178,7 +180,7 @@ static int check_abi_1_4(const kb_plugin *d, char *err)
             kbi_errf(err, "%s is longer than %d characters", what[l], KBI_DESC_MAX_TEXT);
             return KBI_ERR;
         }
-    return KBI_OK;
+    return kbi_knob_variants_check(d, err);
 }
 
 kbi_param_role kbi_param_role_of(const kbi_plugin *p, const char *name)

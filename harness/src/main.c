@@ -11,6 +11,7 @@
 #include "compare.h"
 #include "export.h"
 #include "history.h"
+#include "knob_variants.h"
 #include "loader.h"
 #include "manifest.h"
 #include "ncu.h"
@@ -103,6 +104,27 @@ static void list_metrics(FILE *out, const kb_plugin *d)
     }
 }
 
+/* Prints what a parameter is to case ids: " [implicit]", " [knob]", or " [knob: a, b]" for a
+ * knob that applies to those variants only (ABI 1.4's knob_variants); returns its role. */
+static kbi_param_role print_role(FILE *out, const kbi_plugin *p, const char *name)
+{
+    kbi_param_role role = kbi_param_role_of(p, name);
+    int *idx;
+    size_t n;
+    if (role == KBI_ROLE_IMPLICIT)
+        fputs(" [implicit]", out);
+    if (role != KBI_ROLE_KNOB)
+        return role;
+    idx = kbi_xcalloc((size_t)p->desc->n_variants, sizeof *idx);
+    n = kbi_knob_variants_of(p, name, idx);
+    fputs(" [knob", out);
+    for (size_t k = 0; n < (size_t)p->desc->n_variants && k < n; k++)
+        fprintf(out, "%s%s", k ? ", " : ": ", p->desc->variants[idx[k]].name);
+    fputc(']', out);
+    free(idx);
+    return role;
+}
+
 static int cmd_list(int argc, char **argv)
 {
     static char plugins_dir[KBI_PLUGIN_DIRS_MAX];
@@ -171,18 +193,14 @@ static int cmd_list(int argc, char **argv)
                 fprintf(out, " (count %s)", pr->choices);
             else if (pr->type == KB_PARAM_INTS)
                 fprintf(out, " (count 0-%d)", KB_MAX_INTS);
-            role = kbi_param_role_of(&set.items[i], pr->name);
-            fputs(role == KBI_ROLE_KNOB       ? " [knob]"
-                  : role == KBI_ROLE_IMPLICIT ? " [implicit]"
-                                              : "",
-                  out);
+            role = print_role(out, &set.items[i], pr->name);
             quiet |= role != KBI_ROLE_PROBLEM;
             fputc('\n', out);
         }
         if (quiet)
-            fprintf(out, "    ([knob]: tunes how a variant runs; [implicit]: its default goes "
-                         "without saying; a case id names either only where set away from its "
-                         "default)\n");
+            fprintf(out, "    ([knob]: tunes how a variant runs, [knob: a, b]: how those variants "
+                         "run, set for no other; [implicit]: its default goes without saying; a "
+                         "case id names either only where set away from its default)\n");
         list_metrics(out, d);
         if (KBI_DESC_HAS(d, size_param) && d->size_param)
             fprintf(out, "  size axis: %s\n", d->size_param);

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "knob_variants.h"
+
 /* inih's line buffer (INI_MAX_LINE in Debian's build); longer lines are
  * refused by our reader rather than silently split. */
 #define LINE_MAX_CHARS 200
@@ -1117,8 +1119,63 @@ static void read_keys(parse_state *st, kbi_profile *out, const entry **zips)
     }
 }
 
-/* [run]'s samples, the number of cases, and each baseline among its
- * section's variants: what no one key shows. */
+/* "a", "a and b", "a, b and c": the names of variants idx[0..n) of d. */
+static void join_variants(const kb_plugin *d, const int *idx, size_t n, kbi_buf *out)
+{
+    for (size_t i = 0; i < n; i++)
+        kbi_buf_printf(out, "%s%s",
+                       i == 0      ? ""
+                       : i + 1 < n ? ", "
+                                   : " and ",
+                       d->variants[idx[i]].name);
+}
+
+/* Each knob the section sets away from its default (any value of its list) must apply to
+ * every variant of the section (ABI 1.4's knob_variants): a variant the knob does not apply to
+ * would run under an id claiming a setting it ignores, a duplicate of its default case.  The
+ * section's baseline is the exception: report pairs each case with it at the same parameters
+ * (its speedup), so it runs at the knob's values, ignored or not (memcpy beside copy on a
+ * persistent grid). */
+static void check_knob_variants(parse_state *st, const kbi_section *sec)
+{
+    const kb_plugin *d = sec->plugin->desc;
+    int *idx = kbi_xcalloc((size_t)d->n_variants, sizeof *idx);
+    for (size_t a = 0; a < sec->n_axes; a++) {
+        const kbi_axis *ax = &sec->axes[a];
+        const kbi_value *set = NULL;
+        size_t n_not = 0, n_to;
+        int vline;
+        char where[64];
+        kbi_buf to = {0}, not_to = {0};
+        for (size_t i = 0; i < ax->n && !set && ax->line; i++)
+            set = strcmp(ax->values[i].text, ax->default_text) != 0 ? &ax->values[i] : NULL;
+        if (!set)
+            continue;
+        for (size_t j = 0; j < sec->n_variants; j++)
+            if (sec->variants[j] != sec->baseline &&
+                !kbi_knob_applies(sec->plugin, ax->param->name, sec->variants[j]))
+                idx[n_not++] = sec->variants[j];
+        if (!n_not)
+            continue;
+        join_variants(d, idx, n_not, &not_to);
+        n_to = kbi_knob_variants_of(sec->plugin, ax->param->name, idx);
+        join_variants(d, idx, n_to, &to);
+        vline = key_line(st, sec->name, "variants");
+        snprintf(where, sizeof where, vline ? "variants at line %d" : "variants: all, by default",
+                 vline);
+        add_error(st, ax->line,
+                  "%s = %s applies to %s, not to %s (%s), expected only variants it applies to: "
+                  "move %s to a section of %s own, where %s keeps its default (%s)",
+                  ax->param->name, set->text, to.data, not_to.data, where, not_to.data,
+                  n_not > 1 ? "their" : "its", ax->param->name, ax->default_text);
+        kbi_buf_free(&to);
+        kbi_buf_free(&not_to);
+    }
+    free(idx);
+}
+
+/* [run]'s samples, the number of cases, each knob against its section's variants, and each
+ * baseline among its section's variants: what no one key shows. */
 static void check_profile(parse_state *st, kbi_profile *out)
 {
     if (out->run.max_samples < out->run.min_samples)
@@ -1145,6 +1202,8 @@ static void check_profile(parse_state *st, kbi_profile *out)
             break;
         }
     }
+    for (size_t i = 0; i < out->n_sections; i++)
+        check_knob_variants(st, &out->sections[i]);
     for (size_t i = 0; i < out->n_sections; i++) {
         kbi_section *sec = &out->sections[i];
         int found = sec->baseline < 0;

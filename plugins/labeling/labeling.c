@@ -1009,6 +1009,7 @@ static const kb_plugin lb_plugin = {
     .size_param = "L",
     .knobs = "mcs_discard|mcs_measure|seed",
     .implicit = "T|q",
+    /* No knob_variants: the thermalisation, the measurement and the seed are every labeler's. */
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -885,6 +885,11 @@ static const kb_plugin md_plugin = {
     .size_param = "N_e",
     .knobs = "threads|reorder|ldg|equil|shuffle|l1",
     .implicit = "rho|T|rc|delta",
+    /* equil and shuffle shape the point's state, which every variant starts from. */
+    .knob_variants = "threads=allpairs|cell_block|layer_matrix|layer_atomic|sorted;"
+                     "reorder=cell_block|layer_matrix|layer_atomic;"
+                     "ldg=cell_block|layer_matrix|layer_atomic|sorted;"
+                     "l1=cell_block|layer_matrix|layer_atomic|sorted",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

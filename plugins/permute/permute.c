@@ -565,76 +565,118 @@ done:
     return rc;
 }
 
-static int init(const kb_case *c, void **out, char *msg)
+/* The knobs of a case.  Which variants each applies to is the descriptor's knob_variants: the
+ * harness refuses a profile that sets one away from its default for any other variant. */
+typedef struct knobs {
+    int64_t tile_len, lean, tile_direct, tile_split, mma_ctas, mma_ring;
+    const char *gemm_call;
+} knobs;
+
+/* Reads the knobs; KB_BAD_PARAM, naming the knob and the values it takes, for any other. */
+static int read_knobs(const kb_case *c, knobs *k, char *msg)
 {
-    state *s;
-    int rc = KB_OK;
-    int64_t tile_len = 0, lean = 4, tile_direct = 1, tile_split = 2, mma_ctas = 3, mma_ring = 3;
-    const char *gemm_call = "grouped";
-    *out = NULL;
-    if (c->host->param_int(c->params, "tile_len", &tile_len) != KB_OK) {
-        kb_msgf(msg, "parameter tile_len missing");
-        return KB_BAD_PARAM;
+    static const struct {
+        const char *name;
+        size_t at;
+        int n;
+        int64_t takes[5];
+    } ints[] = {
+        {"tile_len", offsetof(knobs, tile_len), 5, {0, 32, 64, 128, 256}},
+        {"lean", offsetof(knobs, lean), 3, {2, 3, 4}},
+        {"tile_direct", offsetof(knobs, tile_direct), 2, {0, 1}},
+        {"tile_split", offsetof(knobs, tile_split), 3, {0, 1, 2}},
+        {"mma_ctas", offsetof(knobs, mma_ctas), 2, {3, 4}},
+        {"mma_ring", offsetof(knobs, mma_ring), 3, {0, 2, 3}},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        int64_t *v = (int64_t *)((char *)k + ints[i].at);
+        int ok = 0, at = 0;
+        char takes[64] = "";
+        if (c->host->param_int(c->params, ints[i].name, v) != KB_OK) {
+            kb_msgf(msg, "parameter %s missing", ints[i].name);
+            return KB_BAD_PARAM;
+        }
+        for (int j = 0; j < ints[i].n; j++) {
+            ok |= *v == ints[i].takes[j];
+            at += snprintf(takes + at, sizeof takes - (size_t)at, "%s%lld",
+                           j == 0              ? ""
+                           : j + 1 < ints[i].n ? ", "
+                                               : " or ",
+                           (long long)ints[i].takes[j]);
+        }
+        if (!ok) {
+            kb_msgf(msg, "%s = %lld: expected %s", ints[i].name, (long long)*v, takes);
+            return KB_BAD_PARAM;
+        }
     }
-    if (tile_len != 0 && tile_len != 32 && tile_len != 64 && tile_len != 128 && tile_len != 256) {
-        kb_msgf(msg, "tile_len = %lld: expected 0, 32, 64, 128 or 256", (long long)tile_len);
-        return KB_BAD_PARAM;
-    }
-    if (c->host->param_int(c->params, "lean", &lean) != KB_OK) {
-        kb_msgf(msg, "parameter lean missing");
-        return KB_BAD_PARAM;
-    }
-    if (lean < 2 || lean > 4) {
-        kb_msgf(msg, "lean = %lld: expected 2, 3 or 4", (long long)lean);
-        return KB_BAD_PARAM;
-    }
-    /* Both shape the tiled launch, which copy and per_element do not run. */
-    if ((tile_len != 0 || lean != 4) && c->variant != V_TILED && c->variant != V_GEMM &&
-        c->variant != V_AUTO && c->variant != V_FUSED && c->variant != V_FUSED_ASYNC &&
-        c->variant != V_FUSED_MMA) {
-        kb_msgf(msg, "%s belongs to tiled, gemm, fused and auto", tile_len ? "tile_len" : "lean");
-        return KB_SKIP;
-    }
-    if (c->host->param_int(c->params, "tile_direct", &tile_direct) != KB_OK ||
-        (tile_direct != 0 && tile_direct != 1)) {
-        kb_msgf(msg, "tile_direct: expected 0 or 1");
-        return KB_BAD_PARAM;
-    }
-    if (!tile_direct && c->variant != V_TILED && c->variant != V_AUTO) {
-        kb_msgf(msg, "tile_direct belongs to tiled and auto");
-        return KB_SKIP;
-    }
-    if (c->host->param_int(c->params, "tile_split", &tile_split) != KB_OK || tile_split < 0 ||
-        tile_split > 2) {
-        kb_msgf(msg, "tile_split: expected 0, 1 or 2");
-        return KB_BAD_PARAM;
-    }
-    if (tile_split != 2 && c->variant != V_TILED && c->variant != V_AUTO) {
-        kb_msgf(msg, "tile_split belongs to tiled and auto");
-        return KB_SKIP;
-    }
-    if (c->host->param_int(c->params, "mma_ctas", &mma_ctas) != KB_OK ||
-        (mma_ctas != 3 && mma_ctas != 4)) {
-        kb_msgf(msg, "mma_ctas: expected 3 or 4");
-        return KB_BAD_PARAM;
-    }
-    if (c->host->param_int(c->params, "mma_ring", &mma_ring) != KB_OK ||
-        (mma_ring != 0 && mma_ring != 2 && mma_ring != 3)) {
-        kb_msgf(msg, "mma_ring: expected 0, 2 or 3");
-        return KB_BAD_PARAM;
-    }
-    if ((mma_ctas != 3 || mma_ring != 3) && c->variant != V_FUSED_MMA && c->variant != V_AUTO) {
-        kb_msgf(msg, "%s belongs to fused_mma and auto", mma_ctas != 3 ? "mma_ctas" : "mma_ring");
-        return KB_SKIP;
-    }
-    if (c->host->param_string(c->params, "gemm_call", &gemm_call) != KB_OK) {
+    if (c->host->param_string(c->params, "gemm_call", &k->gemm_call) != KB_OK) {
         kb_msgf(msg, "parameter gemm_call missing");
         return KB_BAD_PARAM;
     }
-    if (strcmp(gemm_call, "grouped") != 0 && c->variant != V_GEMM && c->variant != V_AUTO) {
-        kb_msgf(msg, "gemm_call belongs to gemm and auto");
-        return KB_SKIP;
+    return KB_OK;
+}
+
+/* A device variant's buffers (the problem's inputs copied over, the output poisoned), its
+ * own stream, and its plan at tile length tile_len (0: the cost model's). */
+static int init_device(state *s, int64_t tile_len, char *msg)
+{
+    const pm_problem *p = s->prob;
+    size_t es = (size_t)p->esize, dst_bytes = (size_t)p->dst_elems * es;
+    int rc;
+    KB_CUDA_TRY(cudaMalloc(&s->d_src, (size_t)p->src_elems * es + 1), msg);
+    KB_CUDA_TRY(cudaMalloc(&s->d_cin, dst_bytes + 1), msg);
+    KB_CUDA_TRY(cudaMalloc(&s->d_u, (size_t)p->u_elems * es + 1), msg);
+    KB_CUDA_TRY(cudaMalloc(&s->d_out, dst_bytes + 1), msg);
+    KB_CUDA_TRY(cudaMemcpy(s->d_src, p->src, (size_t)p->src_elems * es, cudaMemcpyHostToDevice),
+                msg);
+    KB_CUDA_TRY(cudaMemcpy(s->d_cin, p->cin, dst_bytes, cudaMemcpyHostToDevice), msg);
+    KB_CUDA_TRY(cudaMemcpy(s->d_u, p->u, (size_t)p->u_elems * es, cudaMemcpyHostToDevice), msg);
+    KB_CUDA_TRY(cudaMemset(s->d_out, 0xff, dst_bytes), msg);
+    KB_CUDA_TRY(cudaStreamCreateWithFlags(&s->own, cudaStreamNonBlocking), msg);
+    if (s->variant == V_COPY) {
+        s->launches = 1;
+        s->predicted_ns = 2.0 * (double)dst_bytes / 4180.0 + PM_LAUNCH_NS;
+    } else {
+        int len_log = tile_len == 0     ? -1
+                      : tile_len == 32  ? 0
+                      : tile_len == 64  ? 1
+                      : tile_len == 128 ? 2
+                                        : 3;
+        rc = plan_device(s, len_log, msg);
+        if (rc != KB_OK)
+            return rc;
+        if (s->fork && s->tp.split) {
+            KB_CUDA_TRY(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking), msg);
+            KB_CUDA_TRY(cudaEventCreateWithFlags(&s->ev_fork, cudaEventDisableTiming), msg);
+            KB_CUDA_TRY(cudaEventCreateWithFlags(&s->ev_join, cudaEventDisableTiming), msg);
+        }
     }
+    KB_CUDA_TRY(cudaDeviceSynchronize(), msg);
+    return KB_OK;
+}
+
+/* The plan's figures, as declared metrics of the case. */
+static void report_plan(state *s)
+{
+    report(s, "predicted_us", s->predicted_ns * 1e-3, 0.0, "us");
+    report(s, "tiles", (double)(s->tp.tiles + s->tp.lean_tiles), 0.0, "1");
+    report(s, "launches", (double)s->launches, 0.0, "1");
+    report(s, "gemm_blocks", (double)s->gp.count, 0.0, "1");
+    report(s, "fused_blocks", (double)s->fp.n_blocks, 0.0, "1");
+    /* The tiled launch's blocks less the GEMM's extracts (per_element: none). */
+    report(s, "tiled_blocks", (double)(s->tp.n_blocks - s->gp.count), 0.0, "1");
+    report(s, "fused_tiles", (double)s->fp.items, 0.0, "1");
+}
+
+static int init(const kb_case *c, void **out, char *msg)
+{
+    state *s;
+    knobs k;
+    size_t dst_bytes;
+    int rc = read_knobs(c, &k, msg);
+    *out = NULL;
+    if (rc != KB_OK)
+        return rc;
     s = calloc(1, sizeof *s);
     if (!s) {
         kb_msgf(msg, "out of host memory");
@@ -642,15 +684,15 @@ static int init(const kb_case *c, void **out, char *msg)
     }
     s->variant = c->variant;
     s->host = c->host;
-    s->gp.loop = strcmp(gemm_call, "loop") == 0;
-    s->lean = (int)lean;
-    s->direct = (int)tile_direct;
-    s->mma_ctas = (int)mma_ctas;
-    s->mma_ring = (int)mma_ring;
+    s->gp.loop = strcmp(k.gemm_call, "loop") == 0;
+    s->lean = (int)k.lean;
+    s->direct = (int)k.tile_direct;
+    s->mma_ctas = (int)k.mma_ctas;
+    s->mma_ring = (int)k.mma_ring;
     /* v6's plan for tiled and auto only: gemm and fused keep theirs (their tiled launch holds
      * extracts and unique blocks, which run 10 did not measure against a split). */
-    s->split = tile_split != 0 && (c->variant == V_TILED || c->variant == V_AUTO);
-    s->fork = s->split && tile_split == 2;
+    s->split = k.tile_split != 0 && (c->variant == V_TILED || c->variant == V_AUTO);
+    s->fork = s->split && k.tile_split == 2;
     if (c->struct_size >= offsetof(kb_case, handle) + sizeof c->handle) {
         s->handle = c->handle;
         s->prob = c->shared;
@@ -661,68 +703,21 @@ static int init(const kb_case *c, void **out, char *msg)
             goto fail;
         s->own_prob = 1;
     }
-    const pm_problem *p = s->prob;
-    size_t es = (size_t)p->esize, dst_bytes = (size_t)p->dst_elems * es;
-    if (variants[c->variant].target == KB_HOST) {
-        s->h_out = malloc(dst_bytes ? dst_bytes : 1);
-        if (!s->h_out) {
-            kb_msgf(msg, "out of host memory for the output");
-            rc = KB_NOMEM;
-            goto fail;
-        }
-        memset(s->h_out, 0xff, dst_bytes); /* NaN: an unwritten element fails */
-        s->launches = 0;
-        s->predicted_ns = 0.0;
-    } else {
-        s->h_out = malloc(dst_bytes ? dst_bytes : 1);
-        if (!s->h_out) {
-            kb_msgf(msg, "out of host memory for the readback");
-            rc = KB_NOMEM;
-            goto fail;
-        }
-        KB_CUDA_GOTO(cudaMalloc(&s->d_src, (size_t)p->src_elems * es + 1), msg, fail);
-        KB_CUDA_GOTO(cudaMalloc(&s->d_cin, dst_bytes + 1), msg, fail);
-        KB_CUDA_GOTO(cudaMalloc(&s->d_u, (size_t)p->u_elems * es + 1), msg, fail);
-        KB_CUDA_GOTO(cudaMalloc(&s->d_out, dst_bytes + 1), msg, fail);
-        KB_CUDA_GOTO(
-            cudaMemcpy(s->d_src, p->src, (size_t)p->src_elems * es, cudaMemcpyHostToDevice), msg,
-            fail);
-        KB_CUDA_GOTO(cudaMemcpy(s->d_cin, p->cin, dst_bytes, cudaMemcpyHostToDevice), msg, fail);
-        KB_CUDA_GOTO(cudaMemcpy(s->d_u, p->u, (size_t)p->u_elems * es, cudaMemcpyHostToDevice), msg,
-                     fail);
-        KB_CUDA_GOTO(cudaMemset(s->d_out, 0xff, dst_bytes), msg, fail);
-        KB_CUDA_GOTO(cudaStreamCreateWithFlags(&s->own, cudaStreamNonBlocking), msg, fail);
-        if (c->variant == V_COPY) {
-            s->launches = 1;
-            s->predicted_ns = 2.0 * (double)dst_bytes / 4180.0 + PM_LAUNCH_NS;
-        } else {
-            int len_log = tile_len == 0     ? -1
-                          : tile_len == 32  ? 0
-                          : tile_len == 64  ? 1
-                          : tile_len == 128 ? 2
-                                            : 3;
-            rc = plan_device(s, len_log, msg);
-            if (rc != KB_OK)
-                goto fail;
-            if (s->fork && s->tp.split) {
-                KB_CUDA_GOTO(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking), msg, fail);
-                KB_CUDA_GOTO(cudaEventCreateWithFlags(&s->ev_fork, cudaEventDisableTiming), msg,
-                             fail);
-                KB_CUDA_GOTO(cudaEventCreateWithFlags(&s->ev_join, cudaEventDisableTiming), msg,
-                             fail);
-            }
-        }
-        KB_CUDA_GOTO(cudaDeviceSynchronize(), msg, fail);
+    /* The host variant's output, or a device variant's readback. */
+    dst_bytes = (size_t)s->prob->dst_elems * (size_t)s->prob->esize;
+    s->h_out = malloc(dst_bytes ? dst_bytes : 1);
+    if (!s->h_out) {
+        kb_msgf(msg, "out of host memory for the output");
+        rc = KB_NOMEM;
+        goto fail;
     }
-    if (variants[c->variant].target == KB_DEVICE) {
-        report(s, "predicted_us", s->predicted_ns * 1e-3, 0.0, "us");
-        report(s, "tiles", (double)(s->tp.tiles + s->tp.lean_tiles), 0.0, "1");
-        report(s, "launches", (double)s->launches, 0.0, "1");
-        report(s, "gemm_blocks", (double)s->gp.count, 0.0, "1");
-        report(s, "fused_blocks", (double)s->fp.n_blocks, 0.0, "1");
-        /* The tiled launch's blocks less the GEMM's extracts (per_element: none). */
-        report(s, "tiled_blocks", (double)(s->tp.n_blocks - s->gp.count), 0.0, "1");
-        report(s, "fused_tiles", (double)s->fp.items, 0.0, "1");
+    if (variants[c->variant].target == KB_HOST) {
+        memset(s->h_out, 0xff, dst_bytes); /* NaN: an unwritten element fails */
+    } else {
+        rc = init_device(s, k.tile_len, msg);
+        if (rc != KB_OK)
+            goto fail;
+        report_plan(s);
     }
     *out = s;
     return KB_OK;
@@ -983,6 +978,10 @@ static const kb_plugin plugin = {
     .size_param = "preset",
     .knobs = "gemm_call|tile_len|lean|tile_direct|mma_ctas|mma_ring|tile_split",
     .implicit = "dims|perm|n_blocks|rank|dmin|dmax|rows_min|rows_max|cols_min|cols_max",
+    .knob_variants = "tile_len=tiled|gemm|auto|fused|fused_async|fused_mma;"
+                     "lean=tiled|gemm|auto|fused|fused_async|fused_mma;"
+                     "tile_direct=tiled|auto;tile_split=tiled|auto;mma_ctas=fused_mma|auto;"
+                     "mma_ring=fused_mma|auto;gemm_call=gemm|auto",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -296,6 +296,8 @@ static const kb_plugin plugin = {
     .teardown = teardown,
     /* ABI 1.3: a tuning knob, named in a case id only where a profile sets it. */
     .knobs = "blocks_per_sm",
+    /* ABI 1.4: it shapes the grid of the device kernels; memcpy and the host loops have none. */
+    .knob_variants = "blocks_per_sm=copy|scale|add|triad|fma",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -1,6 +1,7 @@
-/* Fixture: an ABI 1.3 host plugin whose parameters are of each role a case id knows: `n`
- * names the problem, `block` and `order` are knobs, `density` is implicit (0: n's own), so
- * an id names n always and the others only where a case sets them away from their default.
+/* Fixture: a host plugin whose parameters are of each role a case id knows: `n` names the
+ * problem, `block` and `order` are knobs, `density` is implicit (0: n's own), so an id names n
+ * always and the others only where a case sets them away from their default.  `order` applies
+ * to "sum" only (ABI 1.4's knob_variants): a profile may not set it for "declines".
  * "sum" adds n numbers in blocks; "declines" skips every case with a message longer than a
  * progress line, which kbench must cut. */
 #include <stdlib.h>
@@ -100,6 +101,7 @@ static const kb_plugin plugin = {
     .teardown = teardown,
     .knobs = "block|order",
     .implicit = "density",
+    .knob_variants = "order=sum", /* block applies to every variant */
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -380,7 +380,9 @@ typedef struct kb_plugin {
     /* Which variants each knob applies to: "knob=variant|variant;knob=variant|..." (a knob
      * not named applies to every variant).  A profile section that sets a knob away from its
      * default while its variants include one the knob does not apply to is refused at load
-     * with FILE:LINE, naming the knob, that variant and the variants it applies to. */
+     * with FILE:LINE, naming the knob, that variant and the variants it applies to.  The
+     * section's baseline alone may be such a variant (reports pair a case with its baseline at
+     * the same parameters): a variant ignores a knob that does not apply to it. */
     const char *knob_variants;
 
     /* The roof each variant's rate is drawn against in charts, where it is not the one its
