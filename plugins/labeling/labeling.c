@@ -961,6 +961,7 @@ static const kb_plugin lb_plugin = {
     .size_param = "L",
     .knobs = "mcs_discard|mcs_measure|seed",
     .implicit = "T|q",
+    .headline = "time_per_item",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -870,6 +870,7 @@ static const kb_plugin md_plugin = {
     .size_param = "N_e",
     .knobs = "threads|reorder|ldg|equil|shuffle|l1",
     .implicit = "rho|T|rc|delta",
+    .headline = "time_per_item",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

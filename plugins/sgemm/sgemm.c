@@ -645,6 +645,7 @@ static const kb_plugin sgemm_plugin = {
     .release = sgemm_release,
     .size_param = "shape",
     .knobs = "config",
+    .roofs = "tf32x3=tf32x3",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)
