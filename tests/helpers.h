@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report.h"
 #include "results.h"
 #include "runner.h"
 
@@ -119,6 +120,22 @@ static inline int run_profile_text(const char *text, kbi_result_set *set)
     fputs(text, f);
     fclose(f);
     return run_profile(profile, set);
+}
+
+/* Reports the results file at path into tmp/rep, charts drawn (draw) or as scripts only;
+ * returns report.md (caller frees). */
+static inline char *report_of_file(const char *path, int draw)
+{
+    kbi_result_set set = {0};
+    kbi_report_options opt = {.gnuplot = draw ? NULL : ""};
+    char out[512], md[600], err[KBI_ERR_SIZE] = "";
+    const char *inputs[1] = {path};
+    cr_assert_eq(kbi_results_load_inputs(&set, inputs, 1, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    snprintf(md, sizeof md, "%s/report.md", out);
+    return slurp(md);
 }
 
 #endif

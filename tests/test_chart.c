@@ -65,6 +65,14 @@ static void check_drawn(const char *dir, const char *stem)
     cr_assert_eq(access(path, R_OK), 0);
 }
 
+/* The file name of tmp, read whole. */
+static char *slurp_chart(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    return slurp(path);
+}
+
 static const char *variants[] = {"naive", "smem_tiled", "it's quoted", "cublas"};
 
 Test(chart, bars_lines_and_roofline_are_drawn, .init = make_tmp, .fini = remove_tmp)
@@ -102,10 +110,13 @@ Test(chart, bars_lines_and_roofline_are_drawn, .init = make_tmp, .fini = remove_
                          .ylabel = "GFLOP/s",
                          .n_series = 2,
                          .series = lines};
+    kbi_roof peaks[] = {{67000, "FP32 FMA peak: 67000 GFLOP/s"},
+                        {150000, "TF32 tensor-core peak / 3 (3xTF32): 150000 GFLOP/s"}};
     kbi_roofline rl = {.stem = "roof",
                        .title = "sgemm: roofline",
                        .bandwidth_gbs = 4180,
-                       .peak_gflops = 67000,
+                       .n_peaks = 2,
+                       .peaks = peaks,
                        .ceiling_source = "measured",
                        .n_series = 2,
                        .series = points};
@@ -125,12 +136,149 @@ Test(chart, bars_lines_and_roofline_are_drawn, .init = make_tmp, .fini = remove_
     check_drawn(tmp, "roof");
     {
         /* Values spanning two decades: a log axis. */
-        char path[1024], *gp;
-        snprintf(path, sizeof path, "%s/bars.gp", tmp);
-        gp = slurp(path);
+        char *gp = slurp_chart("bars.gp");
         cr_assert(strstr(gp, "set logscale y") != NULL);
         free(gp);
+        /* A compute roof per path, each under the memory roof and labelled. */
+        gp = slurp_chart("roof.gp");
+        cr_expect(strstr(gp, "peak_0 = 67000 ") != NULL, "%s", gp);
+        cr_expect(strstr(gp, "peak_1 = 150000 ") != NULL, "%s", gp);
+        cr_expect(strstr(gp, "(bandwidth_gbs*x < peak_1 ? bandwidth_gbs*x : peak_1)") != NULL);
+        cr_expect(strstr(gp, "'TF32 tensor-core peak / 3 (3xTF32): 150000 GFLOP/s'") != NULL);
+        free(gp);
     }
+    kbi_chart_free(&ctx);
+}
+
+/* The tics line of axis ("set xtics (" or "set ytics (") in gp, copied into out. */
+static void tics_line(const char *gp, const char *axis, char *out, size_t n)
+{
+    const char *p = strstr(gp, axis), *e;
+    cr_assert_not_null(p, "no %s in %s", axis, gp);
+    e = strchr(p, '\n');
+    snprintf(out, n, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
+}
+
+Test(chart, axes_print_readable_numbers, .init = make_tmp, .fini = remove_tmp)
+{
+    /* A metric chart of millions against sizes in Mi: gnuplot's own tics would print
+     * 1.04858e+06 on both axes. */
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "", line[4096], *gp;
+    double x[] = {1048576, 4194304, 16777216}, y[] = {1.04858e6, 2.2e6, 3.9e6};
+    kbi_line_series one[] = {{.name = "v", .n = 3, .x = x, .y = y}};
+    kbi_line_chart lc = {.stem = "big",
+                         .title = "t",
+                         .xlabel = "n",
+                         .ylabel = "y",
+                         .n_series = 1,
+                         .series = one,
+                         .fit_y = 1};
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, "", 60, err), KBI_OK);
+    cr_assert_eq(kbi_chart_lines(&ctx, &lc, err), KBI_CHART_NOT_DRAWN, "%s", err);
+    gp = slurp_chart("big.gp");
+    tics_line(gp, "set xtics (", line, sizeof line);
+    cr_expect(strstr(line, "'1Mi' 1048576 0") != NULL, "%s", line);
+    cr_expect(strstr(line, "'16Mi' 16777216 0") != NULL, "%s", line);
+    cr_expect(strstr(line, "e+") == NULL, "%s", line);
+    tics_line(gp, "set ytics (", line, sizeof line);
+    cr_expect(strstr(line, "'1.5M' 1500000 0") != NULL, "%s", line);
+    cr_expect(strstr(line, "e+") == NULL, "%s", line);
+    cr_expect(strstr(gp, "set format") == NULL, "tics are labelled here, not by a format");
+    free(gp);
+    kbi_chart_free(&ctx);
+}
+
+Test(chart, close_x_labels_are_slanted_or_thinned, .init = make_tmp, .fini = remove_tmp)
+{
+    /* sgemm's shapes at their products: 4096x4096x256 and 2048x2048x2048 are a factor 2
+     * apart on a log axis, too close for level labels. */
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "", line[4096], *gp;
+    double x[] = {1073741824.0, 4294967296.0, 8589934592.0, 68719476736.0, 549755813888.0},
+           y[] = {1, 2, 3, 4, 5};
+    const char *labels[] = {"1024x1024x1024", "4096x4096x256", "2048x2048x2048", "4096x4096x4096",
+                            "8192x8192x8192"};
+    kbi_line_series one[] = {{.name = "v", .n = 5, .x = x, .y = y}};
+    kbi_line_chart lc = {.stem = "shapes",
+                         .title = "t",
+                         .n_series = 1,
+                         .series = one,
+                         .n_xtics = 5,
+                         .xtic_values = x,
+                         .xtic_labels = labels};
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, "", 60, err), KBI_OK);
+    cr_assert_eq(kbi_chart_lines(&ctx, &lc, err), KBI_CHART_NOT_DRAWN, "%s", err);
+    gp = slurp_chart("shapes.gp");
+    tics_line(gp, "set xtics (", line, sizeof line);
+    cr_expect(strstr(line, "rotate by 45 right") != NULL, "%s", line);
+    cr_expect(strstr(line, "'4096x4096x256' 4.2949673e+09") != NULL, "every label kept: %s", line);
+    free(gp);
+    /* Two labels a few pixels apart: even upright they would touch, so one is left blank. */
+    x[2] = 4.4e9;
+    lc.stem = "touching";
+    cr_assert_eq(kbi_chart_lines(&ctx, &lc, err), KBI_CHART_NOT_DRAWN, "%s", err);
+    gp = slurp_chart("touching.gp");
+    tics_line(gp, "set xtics (", line, sizeof line);
+    cr_expect(strstr(line, "rotate by 90 right") != NULL, "%s", line);
+    cr_expect(strstr(line, "'' 4.4e+09") != NULL, "%s", line);
+    cr_expect(strstr(line, "'4096x4096x256' 4.2949673e+09") != NULL, "%s", line);
+    free(gp);
+    /* Short labels far apart stay level. */
+    labels[0] = "1Gi";
+    labels[1] = "4Gi";
+    labels[2] = "8Gi";
+    labels[3] = "64Gi";
+    labels[4] = "512Gi";
+    x[2] = 8589934592.0;
+    lc.stem = "level";
+    cr_assert_eq(kbi_chart_lines(&ctx, &lc, err), KBI_CHART_NOT_DRAWN, "%s", err);
+    gp = slurp_chart("level.gp");
+    tics_line(gp, "set xtics (", line, sizeof line);
+    cr_expect(strstr(line, "rotate") == NULL, "%s", line);
+    free(gp);
+    kbi_chart_free(&ctx);
+}
+
+Test(chart, each_bar_under_its_own_roof, .init = make_tmp, .fini = remove_tmp)
+{
+    kbi_chart_ctx ctx;
+    char err[KBI_ERR_SIZE] = "", *gp;
+    const char *g[] = {"shape=4096x4096x4096"}, *s[] = {"naive", "cublas", "tf32x3"};
+    double v[] = {498, 50895, 103230};
+    kbi_roof roofs[] = {{63296, "FP32 FMA peak: 63296 GFLOP/s"},
+                        {63296, "FP32 FMA peak: 63296 GFLOP/s"},
+                        {150000, "TF32 tensor-core peak / 3 (3xTF32): 150000 GFLOP/s"}};
+    kbi_bar_chart bars = {.stem = "roofs",
+                          .title = "t",
+                          .ylabel = "GFLOP/s",
+                          .n_groups = 1,
+                          .groups = g,
+                          .n_series = 3,
+                          .series = s,
+                          .value = v,
+                          .roof = roofs};
+    cr_assert_eq(kbi_chart_init(&ctx, tmp, "", 60, err), KBI_OK);
+    cr_assert_eq(kbi_chart_bars(&ctx, &bars, err), KBI_CHART_NOT_DRAWN, "%s", err);
+    gp = slurp_chart("roofs.gp");
+    /* naive and cublas share one segment at the FP32 peak; tf32x3 has its own, higher. */
+    cr_expect(strstr(gp, "set arrow from first -0.350000, first 63296 to first 1.350000, first "
+                         "63296 nohead") != NULL,
+              "%s", gp);
+    cr_expect(strstr(gp, "set arrow from first 1.650000, first 150000 to first 2.350000, first "
+                         "150000 nohead") != NULL,
+              "%s", gp);
+    cr_expect(strstr(strstr(gp, "'FP32 FMA peak: 63296 GFLOP/s'") + 1,
+                     "'FP32 FMA peak: 63296 GFLOP/s'") == NULL,
+              "each roof is labelled once");
+    cr_expect(strstr(gp, "set label 'TF32 tensor-core peak / 3 (3xTF32): 150000 GFLOP/s'") != NULL);
+    cr_expect(strstr(gp, "set yrange [") && strtod(strstr(gp, "set yrange [") + 12, NULL) < 498);
+    {
+        /* the range reaches the highest roof */
+        const char *r = strchr(strstr(gp, "set yrange ["), ':');
+        cr_expect(strtod(r + 1, NULL) > 150000, "%s", r);
+    }
+    free(gp);
     kbi_chart_free(&ctx);
 }
 
@@ -313,51 +461,66 @@ Test(chart, report_without_gnuplot_says_why, .init = make_tmp, .fini = remove_tm
 
 /* ---- metric charts ---- */
 
+/* Opens tmp/NAME as a results file of a run without a device. */
+static void open_lab(kbi_results_writer *w, char *path, size_t n, const char *name)
+{
+    char err[KBI_ERR_SIZE];
+    json_t *env = json_pack("{s:n}", "device");
+    snprintf(path, n, "%s/%s", tmp, name);
+    cr_assert_eq(kbi_results_open(w, path, "r1", err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_write(w, "env", env, err), KBI_OK, "%s", err);
+    json_decref(env);
+}
+
+/* Writes case lab/hostuf/TEXT (params: its JSON, taken) with a declared moment ratio of
+ * value +- u; the size parameter is L. */
+static void write_lab_case(kbi_results_writer *w, json_t *params, const char *text, double value,
+                           double u)
+{
+    static double samples[] = {1e-3, 1.01e-3, 0.99e-3};
+    char id[128], err[KBI_ERR_SIZE];
+    kbi_metric m = {"moment_ratio", "1", value, u, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
+    kbi_case_result c;
+    json_t *rec;
+    memset(&c, 0, sizeof c);
+    snprintf(id, sizeof id, "lab/hostuf/%s", text);
+    c.index = -1;
+    c.id = id;
+    c.plugin = "lab";
+    c.variant = "hostuf";
+    c.target = "host";
+    c.baseline = "";
+    c.params = params;
+    c.params_text = (char *)text;
+    c.size_param = "L";
+    c.status = KBI_ST_OK;
+    c.message = "";
+    c.prepare_s = c.wall_s = NAN;
+    c.samples = samples;
+    c.n_samples = 3;
+    c.has_stats = 1;
+    kbi_stats_compute(samples, 3, &c.stats);
+    c.metrics = &m;
+    c.n_metrics = 1;
+    rec = kbi_case_record_json(&c);
+    cr_assert_eq(kbi_results_write(w, "case", rec, err), KBI_OK, "%s", err);
+    json_decref(rec);
+    json_decref(params);
+}
+
 /* Writes tmp/lab.jsonl: a moment ratio (declared, with an uncertainty)
  * over L (the size parameter) and, when vary_t, over T too. */
 static void write_lab(char *path, size_t n, int vary_t)
 {
-    static double samples[] = {1e-3, 1.01e-3, 0.99e-3};
     kbi_results_writer w;
-    char err[KBI_ERR_SIZE];
-    json_t *env = json_pack("{s:n}", "device");
-    snprintf(path, n, "%s/lab.jsonl", tmp);
-    cr_assert_eq(kbi_results_open(&w, path, "r1", err), KBI_OK, "%s", err);
-    cr_assert_eq(kbi_results_write(&w, "env", env, err), KBI_OK, "%s", err);
-    json_decref(env);
+    open_lab(&w, path, n, "lab.jsonl");
     for (int L = 8; L <= 32; L *= 2)
         for (int ti = 0; ti < (vary_t ? 3 : 1); ti++) {
             double T = 2.2 + 0.1 * ti;
-            char id[128], text[96];
-            kbi_metric m = {
-                "moment_ratio", "1", 1.2 - 0.01 * ti * L, 0.005 * L, KB_BETTER_NONE, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
-            kbi_case_result c;
-            json_t *rec;
-            memset(&c, 0, sizeof c);
+            char text[96];
             snprintf(text, sizeof text, "L=%d,T=%g", L, T);
-            snprintf(id, sizeof id, "lab/hostuf/%s", text);
-            c.index = -1;
-            c.id = id;
-            c.plugin = "lab";
-            c.variant = "hostuf";
-            c.target = "host";
-            c.baseline = "";
-            c.params = json_pack("{s:i, s:f}", "L", L, "T", T);
-            c.params_text = text;
-            c.size_param = "L";
-            c.status = KBI_ST_OK;
-            c.message = "";
-            c.prepare_s = c.wall_s = NAN;
-            c.samples = samples;
-            c.n_samples = 3;
-            c.has_stats = 1;
-            kbi_stats_compute(samples, 3, &c.stats);
-            c.metrics = &m;
-            c.n_metrics = 1;
-            rec = kbi_case_record_json(&c);
-            cr_assert_eq(kbi_results_write(&w, "case", rec, err), KBI_OK, "%s", err);
-            json_decref(rec);
-            json_decref(c.params);
+            write_lab_case(&w, json_pack("{s:i, s:f}", "L", L, "T", T), text, 1.2 - 0.01 * ti * L,
+                           0.005 * L);
         }
     kbi_results_close(&w);
 }
@@ -365,17 +528,9 @@ static void write_lab(char *path, size_t n, int vary_t)
 /* Writes the report of tmp/lab.jsonl into tmp/rep; returns report.md. */
 static char *report_lab(int vary_t, int draw)
 {
-    kbi_result_set set = {0};
-    kbi_report_options opt = {.gnuplot = draw ? NULL : ""};
-    char path[512], out[512], md[600], err[KBI_ERR_SIZE] = "";
-    const char *inputs[1] = {path};
+    char path[512];
     write_lab(path, sizeof path, vary_t);
-    cr_assert_eq(kbi_results_load_inputs(&set, inputs, 1, err), KBI_OK, "%s", err);
-    snprintf(out, sizeof out, "%s/rep", tmp);
-    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
-    kbi_results_free(&set);
-    snprintf(md, sizeof md, "%s/report.md", out);
-    return slurp(md);
+    return report_of_file(path, draw);
 }
 
 Test(chart, metric_against_t_one_line_per_size, .init = make_tmp, .fini = remove_tmp)
@@ -412,6 +567,62 @@ Test(chart, metric_against_the_size_when_only_it_varies, .init = make_tmp, .fini
     cr_expect(strstr(d, "# series 0: hostuf\n8 1.2 1.16 1.24\n16 1.2 1.12 1.28\n32 1.2 1.04 "
                         "1.36\n") != NULL,
               "%s", d);
+    free(d);
+    free(md);
+}
+
+/* Writes tmp/lab2.jsonl: a moment ratio of two models whose q follows the model (0 for a, 3
+ * for b, as q is for the Ising and Potts models), at L = 8 and, when vary_l, 16. */
+static void write_models(char *path, size_t n, int vary_l)
+{
+    kbi_results_writer w;
+    open_lab(&w, path, n, "lab2.jsonl");
+    for (int model = 0; model < 2; model++)
+        for (int L = 8; L <= (vary_l ? 16 : 8); L *= 2) {
+            const char *name = model ? "b" : "a";
+            char text[96];
+            snprintf(text, sizeof text, "model=%s,L=%d,q=%d", name, L, model ? 3 : 0);
+            write_lab_case(&w,
+                           json_pack("{s:s, s:i, s:i}", "model", name, "L", L, "q", model ? 3 : 0),
+                           text, 1.1 + 0.01 * L, 0.01);
+        }
+    kbi_results_close(&w);
+}
+
+/* The report of tmp/lab2.jsonl (scripts only) in tmp/rep; returns report.md. */
+static char *report_models(int vary_l)
+{
+    char path[512];
+    write_models(path, sizeof path, vary_l);
+    return report_of_file(path, 0);
+}
+
+Test(chart, no_metric_chart_of_one_point_per_line, .init = make_tmp, .fini = remove_tmp)
+{
+    /* q varies over the plugin but not within a model: against q every chart would be one
+     * point, which the table already shows. */
+    char *md = report_models(0);
+    cr_expect(strstr(md, "lab-metric-") == NULL, "%s", md);
+    cr_expect(strstr(md, "2 metric charts not drawn: every line would be one point (the tables "
+                         "show the values)") != NULL,
+              "%s", md);
+    free(md);
+}
+
+Test(chart, a_metric_that_stays_put_on_x_is_drawn_against_the_size, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    /* Against q with a line per L, each line would be one point: drawn against L instead. */
+    char *md = report_models(1), path[600], *d;
+    cr_expect(strstr(md, "metric chart") == NULL, "%s", md);
+    snprintf(path, sizeof path, "%s/rep/charts/lab-metric-moment_ratio-vs-q-model_a.dat", tmp);
+    cr_expect_neq(access(path, F_OK), 0, "no chart against q");
+    snprintf(path, sizeof path, "%s/rep/charts/lab-metric-moment_ratio-vs-L-model_b.gp", tmp);
+    cr_expect_eq(access(path, F_OK), 0, "one chart per model");
+    snprintf(path, sizeof path, "%s/rep/charts/lab-metric-moment_ratio-vs-L-model_a.dat", tmp);
+    d = slurp(path);
+    cr_expect(strstr(d, "# series 0: hostuf\n8 1.18 1.17 1.19\n16 1.26 1.25 1.27\n") != NULL, "%s",
+              d);
     free(d);
     free(md);
 }

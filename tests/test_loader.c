@@ -10,6 +10,7 @@
 
 #include "knob_variants.h"
 #include "loader.h"
+#include "roofs.h"
 
 static const char *refusal(const kbi_plugin_set *set, const char *file)
 {
@@ -155,6 +156,50 @@ Test(loader, abi_1_4_descriptors_are_whole)
 
 /* ABI 1.3's knobs and implicit lists name parameters of the plugin, each once; a plugin of
  * 1.2 or before has none (every parameter names the problem), whatever its memory holds there. */
+Test(loader, roofs_and_headline_are_checked)
+{
+    const char *dirs[] = {KBENCH_TEST_FIXTURES, NULL};
+    int req[] = {1};
+    kbi_plugin_set set;
+    char err[KBI_ERR_SIZE], roof[64];
+    kb_plugin copy;
+    cr_assert_eq(kbi_plugins_load(dirs, req, &set, err), KBI_OK, "%s", err);
+    copy = *kbi_plugins_find(&set, "good")->desc;
+    copy.roofs = "sum=tf32x3;sleep=memory";
+    copy.headline = "time_per_item";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_OK, "%s", err);
+    /* What the worker records for each variant. */
+    kbi_roof_of(&copy, "sum", roof, sizeof roof);
+    cr_expect_str_eq(roof, "tf32x3");
+    kbi_roof_of(&copy, "sleep", roof, sizeof roof);
+    cr_expect_str_eq(roof, "memory");
+    cr_expect_str_eq(kbi_headline_of(&copy), "time_per_item");
+    copy.roofs = "sum=fp16";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "roofs gives sum the roof 'fp16', expected fp32, tf32, tf32x3 or "
+                          "memory"),
+              "%s", err);
+    copy.roofs = "quick=fp32";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "roofs names 'quick', which is not one of the plugin's variants"), "%s",
+              err);
+    copy.roofs = "sum=fp32;sum=tf32";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "roofs names the variant 'sum' twice"), "%s", err);
+    copy.roofs = NULL;
+    copy.headline = "ns_per_item";
+    cr_expect_eq(kbi_check_abi(&copy, err), KBI_ERR);
+    cr_expect(strstr(err, "headline 'ns_per_item' is not a headline, expected rate or "
+                          "time_per_item"),
+              "%s", err);
+    /* Before 1.4 the fields are not there to read: a plugin's own defaults. */
+    copy.abi_version = KB_ABI_VERSION(1, 3);
+    kbi_roof_of(&copy, "sum", roof, sizeof roof);
+    cr_expect_str_eq(roof, "");
+    cr_expect_str_eq(kbi_headline_of(&copy), "");
+    kbi_plugins_free(&set);
+}
+
 Test(loader, knobs_and_implicit_parameters_are_checked)
 {
     const char *dirs[] = {KBENCH_TEST_FIXTURES, NULL};

@@ -226,7 +226,8 @@ Test(profile, unknown_key_in_run)
     expect_error("[run]\nwarmpu = 3\n",
                  "t.ini:2: unknown key 'warmpu' in [run], expected one of warmup, min_samples, "
                  "max_samples, min_time, max_time, max_noise, rounds, timeout, cache, device, "
-                 "seed, bandwidth, peak_gflops, energy, energy_window, energy_windows\n");
+                 "seed, bandwidth, peak_gflops, peak_tf32_gflops, energy, energy_window, "
+                 "energy_windows\n");
 }
 
 Test(profile, unknown_key_in_plugin)
@@ -395,6 +396,8 @@ Test(profile, sanitize_profile_covers_every_device_variant)
     }
     cr_expect_lt(p.run.timeout, 121.0, "the sanitizer multiplies it by ten");
     cr_expect_gt(p.run.bandwidth_gbs, 0.0, "ceilings given, so the probe measures nothing");
+    cr_expect_gt(p.run.peak_gflops, 0.0, "ceilings given, so the probe measures nothing");
+    cr_expect_gt(p.run.tf32_gflops, 0.0, "ceilings given, so the probe measures nothing");
     kbi_cases_free(cases, n);
     kbi_profile_free(&p);
     kbi_buf_free(&errors);

@@ -22,6 +22,7 @@
 #include "report_model.h"
 #include "results.h"
 #include "helpers.h"
+#include "synthetic.h"
 
 #define DATA KBENCH_TEST_DATA
 
@@ -795,4 +796,224 @@ Test(report_md, energy_columns_env_row_and_power_chart, .init = make_tmp, .fini 
     /* The rate against the power: scripts are written even without gnuplot. */
     snprintf(path, sizeof path, "%s/charts/stream-power.gp", out);
     cr_expect_eq(stat(path, &st), 0, "%s", path);
+}
+
+/* ---- what the charts show (report_charts.c) ---- */
+
+/* Writes cases to tmp/in.jsonl under an env record with these ceilings (0: none recorded) and
+ * reports them into tmp/rep, scripts only (no gnuplot needed); returns report.md. */
+static char *report_cases(kbi_case_result *cases, size_t n, double bandwidth, double peak,
+                          double tf32)
+{
+    char path[512];
+    json_t *env =
+        json_pack("{s:{s:s}, s:{s:f, s:f, s:s}}", "device", "name", "Test GPU", "ceilings",
+                  "bandwidth_gbs", bandwidth, "peak_gflops", peak, "source", "measured");
+    if (tf32 > 0)
+        json_object_set_new(json_object_get(env, "ceilings"), "tf32_gflops", json_real(tf32));
+    snprintf(path, sizeof path, "%s/in.jsonl", tmp);
+    for (size_t i = 0; i < n; i++)
+        cases[i].index = (long)i;
+    syn_write_run(path, "r1", env, cases, n);
+    json_decref(env);
+    return report_of_file(path, 0);
+}
+
+/* A chart file of the report in tmp/rep/charts. */
+static char *chart_file(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/rep/charts/%s", tmp, name);
+    return slurp(path);
+}
+
+/* The value, low and high of bar (data line) k of a bar chart's .dat. */
+static void bar_of(const char *dat, int k, double *v, double *lo, double *hi)
+{
+    const char *p = dat;
+    for (int i = 0; i <= k; i++) {
+        do {
+            p = strchr(p, '\n');
+            cr_assert_not_null(p, "no bar %d in %s", k, dat);
+            p++;
+        } while (*p == '#' || *p == '\n');
+    }
+    cr_assert_eq(sscanf(p, "%*f %lf %lf %lf", v, lo, hi), 3, "%s", p);
+}
+
+/* A case of plugin p: variant v at n (params {"n": n}) taking t seconds per run, counting
+ * flops, bytes and items; syn_free it. */
+static void counted_case(kbi_case_result *c, const char *variant, int n, double t, double flops,
+                         double bytes, double items)
+{
+    char params[64], text[32];
+    snprintf(params, sizeof params, "{\"n\": %d}", n);
+    snprintf(text, sizeof text, "n=%d", n);
+    syn_case(c, "p", variant, params, text, t);
+    c->params_text = strdup(text);
+    c->has_counts = 1;
+    c->flops = flops;
+    c->bytes = bytes;
+    c->items = items;
+    c->item_unit = "spin flips";
+    c->headline = "";
+    c->roof = "";
+}
+
+static void counted_free(kbi_case_result *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(c[i].params_text);
+        syn_free(&c[i]);
+    }
+}
+
+Test(report_charts, bars_span_the_ci_of_the_median_not_one_outlier, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    kbi_case_result c[2];
+    char *md, *dat, *gp;
+    double v, lo, hi;
+    counted_case(&c[0], "a", 1, 1e-3, 1e9, 0, 0);
+    counted_case(&c[1], "b", 1, 2e-3, 1e9, 0, 0);
+    /* One sample 100 times slower: min-max bars would reach down to 1% of the bar. */
+    c[0].samples[0] = 0.1;
+    kbi_stats_compute(c[0].samples, c[0].n_samples, &c[0].stats);
+    md = report_cases(c, 2, 0, 0, 0);
+    dat = chart_file("p-rate-n_1.dat");
+    gp = chart_file("p-rate-n_1.gp");
+    bar_of(dat, 0, &v, &lo, &hi);
+    cr_expect(fabs(v - 1e9 / c[0].stats.median / 1e9) < 1e-6 * v, "%g", v);
+    cr_expect_float_eq(lo, v * c[0].stats.median / c[0].stats.ci_high, 1e-6 * v);
+    cr_expect_float_eq(hi, v * c[0].stats.median / c[0].stats.ci_low, 1e-6 * v);
+    cr_expect(lo > 0.99 * v && hi < 1.01 * v, "bar %g from %g to %g", v, lo, hi);
+    cr_expect(strstr(gp, "set ylabel 'GFLOP/s (median; bars: 95% CI of the median)'") != NULL, "%s",
+              gp);
+    counted_free(c, 2);
+    kbi_free_all(3, md, dat, gp);
+}
+
+Test(report_charts, a_time_per_item_headline_charts_ns_per_item, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    kbi_case_result c[4];
+    char *md, *dat, *gp;
+    double v, lo, hi;
+    /* 1e6 spin flips per run: 1 ms is 1 ns per spin flip. */
+    counted_case(&c[0], "a", 1, 1e-3, 0, 4e6, 1e6);
+    counted_case(&c[1], "b", 1, 2e-3, 0, 4e6, 1e6);
+    counted_case(&c[2], "a", 2, 2e-3, 0, 8e6, 2e6);
+    counted_case(&c[3], "b", 2, 5e-3, 0, 8e6, 2e6);
+    for (int i = 0; i < 4; i++)
+        c[i].headline = "time_per_item";
+    md = report_cases(c, 4, 4000, 0, 0);
+    cr_expect(strstr(md, "charts show ns per spin flip") != NULL, "%s", md);
+    dat = chart_file("p-rate-n_1.dat");
+    gp = chart_file("p-rate-n_1.gp");
+    bar_of(dat, 0, &v, &lo, &hi);
+    cr_expect(fabs(v - 1.0) < 0.01, "a: %g ns per spin flip", v);
+    cr_expect(lo <= v && v <= hi && lo > 0.99, "%g %g %g", lo, v, hi);
+    bar_of(dat, 1, &v, &lo, &hi);
+    cr_expect(fabs(v - 2.0) < 0.02, "b: %g ns per spin flip", v);
+    cr_expect(strstr(gp, "set ylabel 'ns per spin flip (median, lower is better; bars: 95% CI "
+                         "of the median)'") != NULL,
+              "%s", gp);
+    cr_expect(strstr(gp, "GB/s") == NULL, "no roof of another quantity: %s", gp);
+    free(dat);
+    free(gp);
+    /* The line against n in the same unit: b at n=2 is 2.5 ns per spin flip. */
+    dat = chart_file("p-rate-vs-n.dat");
+    cr_expect(strstr(dat, "\n2 2.49875 ") != NULL, "%s", dat);
+    counted_free(c, 4);
+    kbi_free_all(2, md, dat);
+}
+
+Test(report_charts, each_variant_is_drawn_under_the_roof_of_its_path, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    kbi_case_result c[4];
+    char *md, *gp;
+    /* 1e12 flops over 1e9 bytes per run: fp at 50 TFLOP/s, t3 (3xTF32) at 100. */
+    counted_case(&c[0], "fp", 1, 0.02, 1e12, 1e9, 0);
+    counted_case(&c[1], "t3", 1, 0.01, 1e12, 1e9, 0);
+    counted_case(&c[2], "fp", 2, 0.02, 1e12, 1e9, 0);
+    counted_case(&c[3], "t3", 2, 0.01, 1e12, 1e9, 0);
+    c[1].roof = c[3].roof = "tf32x3";
+    md = report_cases(c, 4, 4000, 60000, 450000);
+    gp = chart_file("p-rate-n_1.gp");
+    cr_expect(strstr(gp, "set label 'FP32 FMA peak: 60000 GFLOP/s'") != NULL, "%s", gp);
+    cr_expect(strstr(gp, "set label 'TF32 tensor-core peak / 3 (3xTF32): 150000 GFLOP/s'") != NULL,
+              "%s", gp);
+    cr_expect(strstr(gp, "set arrow from first -0.350000, first 60000 to first 0.350000, first "
+                         "60000 nohead") != NULL,
+              "fp's roof over fp's bar: %s", gp);
+    cr_expect(strstr(gp, "set arrow from first 0.650000, first 150000 to first 1.350000, first "
+                         "150000 nohead") != NULL,
+              "t3's roof over t3's bar: %s", gp);
+    free(gp);
+    gp = chart_file("p-rate-vs-n.gp");
+    cr_expect(strstr(gp, "set arrow from graph 0, first 60000 to graph 1, first 60000") != NULL,
+              "%s", gp);
+    cr_expect(strstr(gp, "set arrow from graph 0, first 150000 to graph 1, first 150000") != NULL,
+              "%s", gp);
+    free(gp);
+    gp = chart_file("p-roofline.gp");
+    cr_expect(strstr(gp, "peak_0 = 60000 ") != NULL, "%s", gp);
+    cr_expect(strstr(gp, "peak_1 = 150000 ") != NULL, "%s", gp);
+    free(gp);
+    free(md);
+    /* A run that recorded no TF32 peak (before kbench measured it): no roof for t3, and the
+     * report says why. */
+    md = report_cases(c, 4, 4000, 60000, 0);
+    gp = chart_file("p-rate-n_1.gp");
+    cr_expect(strstr(gp, "150000") == NULL && strstr(gp, "TF32") == NULL, "%s", gp);
+    cr_expect(strstr(md, "the roofline has no TF32 tensor-core peak / 3 (3xTF32) roof: the run "
+                         "recorded no such ceiling") != NULL,
+              "%s", md);
+    counted_free(c, 4);
+    kbi_free_all(2, md, gp);
+}
+
+Test(report_charts, an_older_results_file_reports_rates_under_the_fp32_roof, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    /* Version 1, written before headlines, roofs and the TF32 ceiling: tf32x3 is drawn
+     * against the FP32 roof its counts imply, as kbench did then. */
+    kbi_result_set set = {0};
+    kbi_report_options opt = {.gnuplot = ""};
+    const char *paths[] = {DATA "/sgemm_h200.jsonl"};
+    char err[KBI_ERR_SIZE] = "", out[512], *md, *gp;
+    cr_assert_eq(kbi_results_load_inputs(&set, paths, 1, err), KBI_OK, "%s", err);
+    snprintf(out, sizeof out, "%s/rep", tmp);
+    cr_assert_eq(kbi_report_write(&set, out, &opt, err), KBI_OK, "%s", err);
+    kbi_results_free(&set);
+    md = slurp(strcat(out, "/report.md"));
+    cr_expect(strstr(md, "charts show GFLOP/s") != NULL);
+    gp = chart_file("sgemm-rate-shape_4096x4096x256.gp");
+    cr_expect(strstr(gp, "set label 'FP32 FMA peak: ") != NULL, "%s", gp);
+    cr_expect(strstr(gp, "TF32") == NULL, "%s", gp);
+    free(gp);
+    gp = chart_file("sgemm-roofline.gp");
+    cr_expect(strstr(gp, "peak_0 = ") != NULL && strstr(gp, "peak_1") == NULL, "%s", gp);
+    kbi_free_all(2, md, gp);
+}
+
+Test(report_format, tic_labels_have_no_exponent_for_the_usual_magnitudes)
+{
+    static const struct {
+        double v, step, top;
+        const char *want;
+    } cases[] = {
+        {1048576, 0, 0, "1.05M"},   {1.5e6, 5e5, 2e6, "1.5M"},
+        {2e6, 5e5, 2e6, "2.0M"},    {100000, 100000, 100000, "100k"},
+        {5000, 1000, 8000, "5000"}, {0.25, 0.05, 0.3, "0.25"},
+        {0, 0.05, 0.3, "0"},        {-1.4125, 0.0005, 1.4145, "-1.4125"},
+        {2e-5, 1e-5, 5e-5, "2e-5"}, {1e-4, 0, 0, "1e-4"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[64];
+        kbi_fmt_tic(cases[i].v, cases[i].step, cases[i].top, out, sizeof out);
+        cr_expect_str_eq(out, cases[i].want, "%g (step %g, top %g)", cases[i].v, cases[i].step,
+                         cases[i].top);
+    }
 }

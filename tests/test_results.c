@@ -100,6 +100,10 @@ Test(results, round_trip)
     cr_expect_str_eq(c->metrics[0].name, "m");
     cr_expect_eq(c->env, &set.envs[0]);
     cr_expect(strstr(c->source, ":4") != NULL, "%s", c->source);
+    /* Written before kbench recorded them: no headline, no roof, no TF32 ceiling. */
+    cr_expect_str_eq(c->headline, "");
+    cr_expect_str_eq(c->roof, "");
+    cr_expect_eq(set.envs[0].tf32_gflops, 0.0);
     kbi_results_free(&set);
 }
 
@@ -289,6 +293,8 @@ static void build_case(kbi_case_result *c, kbi_status st)
                           3, 4, "T", 2.269);
     c->params_text = "L=8,perm=[0,2,1],shape=2x3x4,T=2.269";
     c->size_param = "L";
+    c->headline = "time_per_item";
+    c->roof = "tf32x3";
     c->status = st;
     c->message = st == KBI_ST_OK ? "" : "what happened";
     c->cache = "cold";
@@ -352,6 +358,8 @@ Test(results, case_record_round_trip_for_every_status)
         cr_expect_eq(read.n_samples, built.n_samples);
         cr_expect_eq(read.n_metrics, built.n_metrics);
         cr_expect_str_eq(read.size_param, "L");
+        cr_expect_str_eq(read.headline, "time_per_item");
+        cr_expect_str_eq(read.roof, "tf32x3");
         cr_expect(json_is_array(json_object_get(json_object_get(a, "params"), "shape")),
                   "dims are written as an array of integers");
         cr_expect(json_is_integer(

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "format.h"
+
 #define DEFAULT_TIMEOUT 60.0
 
 /* tab10, then two darker ones: distinct on white, and in this order the
@@ -306,6 +308,36 @@ static int write_file(const char *dir, const char *stem, const char *ext, const 
     return rc;
 }
 
+/* A title as a gnuplot string expression, broken into lines after ", " or ": " where it
+ * would not fit width pixels (under 10 px per character at 13 pt). */
+static void gp_title(kbi_buf *gp, const char *title, int width)
+{
+    size_t fit = (width - 40) / 10 > 20 ? (size_t)((width - 40) / 10) : 20;
+    const char *p = title;
+    int first = 1;
+    while (*p) {
+        size_t len = strlen(p), cut = len;
+        char part[1024];
+        if (len > fit) {
+            /* the last break at or before fit, else the first after it */
+            cut = 0;
+            for (size_t i = 1; i + 1 < len; i++)
+                if ((p[i] == ',' || p[i] == ':') && p[i + 1] == ' ' && (i < fit || !cut))
+                    cut = i + 2;
+            if (!cut)
+                cut = len;
+        }
+        snprintf(part, sizeof part, "%.*s", (int)(cut < sizeof part ? cut : sizeof part - 1), p);
+        if (!first)
+            kbi_buf_printf(gp, ".\"\\n\".");
+        gp_quote(gp, part);
+        first = 0;
+        p += cut;
+    }
+    if (first)
+        gp_quote(gp, "");
+}
+
 /* Script preamble: what the file is, and the PNG terminal. */
 static void gp_begin(kbi_buf *gp, const char *stem, const char *title, int width, int height)
 {
@@ -320,7 +352,7 @@ static void gp_begin(kbi_buf *gp, const char *stem, const char *title, int width
                    height);
     kbi_buf_printf(gp, "set output '%s.png'\n", stem);
     kbi_buf_printf(gp, "set title ");
-    gp_quote(gp, title);
+    gp_title(gp, title, width);
     kbi_buf_printf(gp, " font ',13'\n");
     kbi_buf_printf(gp, "set border 3 lc rgb '#444444'\n"
                        "set tics nomirror\n"
@@ -436,21 +468,169 @@ static size_t max_len(const char *const *s, size_t n)
     return m;
 }
 
-/* xtics from labels at integer positions, rotated when they would collide. */
-static void gp_xtics(kbi_buf *gp, const double *pos, const char *const *labels, size_t n,
-                     int plot_width)
+/* ---- tics ---- */
+
+/* About 7 px per character of an 11 pt label, and a label's height. */
+#define CHAR_PX 7.0
+#define LINE_PX 15.0
+
+/* Where v lands along an axis from lo to hi that is plot_px long (log: logarithmic). */
+static double axis_px(double v, double lo, double hi, int log, double plot_px)
 {
-    size_t longest = max_len(labels, n);
-    /* About 7 px per character at 11 pt. */
-    int rotate = n > 0 && (double)(longest * 7 + 10) * (double)n > 0.8 * plot_width;
+    double f = log ? (log2(v) - log2(lo)) / (log2(hi) - log2(lo)) : (v - lo) / (hi - lo);
+    return f * plot_px;
+}
+
+/* Characters of a UTF-8 label (a µ is one). */
+static size_t label_chars(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static int cmp_double_at(const void *a, const void *b)
+{
+    double d = ((const double *)a)[0] - ((const double *)b)[0];
+    return (d > 0) - (d < 0);
+}
+
+/* x tics at pos with their labels, laid out so that no two labels overlap: level when they fit
+ * side by side, else rotated by 45 degrees when neighbours are far enough apart for slanted
+ * text, else by 90; where even upright labels would touch (two sizes a few pixels apart),
+ * every label too close to the last one kept is left blank (its tic stays, and the table
+ * names every point).  The axis runs from lo to hi (log: logarithmic) over plot_px. */
+static void gp_xtics(kbi_buf *gp, const double *pos, const char *const *labels, size_t n,
+                     double plot_px, double lo, double hi, int log)
+{
+    double *at = kbi_xcalloc(n ? 2 * n : 1, sizeof *at), min_gap = INFINITY, last = -INFINITY;
+    int level = 1, angle = 0;
+    char *keep = kbi_xcalloc(n ? n : 1, 1);
+    /* at[2k] = pixel position, at[2k+1] = index: sorted by position */
+    for (size_t i = 0; i < n; i++) {
+        at[2 * i] = hi > lo ? axis_px(pos[i], lo, hi, log, plot_px) : (double)i;
+        at[2 * i + 1] = (double)i;
+        keep[i] = 1;
+    }
+    qsort(at, n, 2 * sizeof *at, cmp_double_at);
+    for (size_t k = 1; k < n; k++) {
+        size_t i = (size_t)at[2 * k + 1], j = (size_t)at[2 * k - 1];
+        double gap = at[2 * k] - at[2 * k - 2];
+        double need = (double)(label_chars(labels[i]) + label_chars(labels[j])) / 2 * CHAR_PX + 12;
+        if (gap < min_gap)
+            min_gap = gap;
+        if (gap < need)
+            level = 0;
+    }
+    if (!level)
+        angle = min_gap >= LINE_PX * 1.45 ? 45 : 90;
+    if (!level && min_gap < LINE_PX)
+        for (size_t k = 0; k < n; k++) {
+            size_t i = (size_t)at[2 * k + 1];
+            keep[i] = at[2 * k] - last >= LINE_PX;
+            if (keep[i])
+                last = at[2 * k];
+        }
     kbi_buf_printf(gp, "set xtics (");
     for (size_t i = 0; i < n; i++) {
         if (i)
             kbi_buf_printf(gp, ", ");
-        gp_quote(gp, labels[i]);
+        gp_quote(gp, keep[i] ? labels[i] : "");
         kbi_buf_printf(gp, " %.9g", pos[i]);
     }
-    kbi_buf_printf(gp, ")%s\n", rotate ? " rotate by 30 right" : "");
+    kbi_buf_printf(gp, ")");
+    if (angle)
+        kbi_buf_printf(gp, " rotate by %d right", angle);
+    kbi_buf_printf(gp, "\n");
+    if (angle == 45 && n > 0) {
+        /* A slanted label ends at its tic and runs left: room for the leftmost one. */
+        size_t i = (size_t)at[1];
+        double reach = (double)label_chars(keep[i] ? labels[i] : "") * CHAR_PX * 0.71 - at[0];
+        if (reach > 3 * CHAR_PX)
+            kbi_buf_printf(gp, "set lmargin %d\n", (int)fmax(12, ceil(reach / CHAR_PX) + 3));
+    }
+    free(at);
+    free(keep);
+}
+
+/* A step of 1, 2 or 5 times a power of ten near span / 6. */
+static double nice_step(double span)
+{
+    double raw = span / 6, p = pow(10, floor(log10(raw))), m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+/* The range of an axis ("x" or "y") from lo to hi (log_base nonzero: logarithmic), a hair
+ * wider so that gnuplot keeps a tic at either end. */
+static void gp_range(kbi_buf *gp, const char *axis, double lo, double hi, int log_base)
+{
+    if (log_base)
+        kbi_buf_printf(gp, "set %srange [%.9g:%.9g]\n", axis, lo * (1 - 1e-6), hi * (1 + 1e-6));
+    else
+        kbi_buf_printf(gp, "set %srange [%.9g:%.9g]\n", axis, lo - (hi - lo) * 1e-6,
+                       hi + (hi - lo) * 1e-6);
+}
+
+/* The range of an axis (gp_range) and explicit tics labelled readably, because gnuplot's own
+ * print 1.04858e+06: a logarithmic axis (log_base 10) gets a labelled tic at each decade (and at 2
+ * and 5 times it when it spans under two decades) and minor tics between; a base-2 axis (parameter
+ * sizes) labelled powers of two such as 1Mi; a linear one a step of 1, 2 or 5 times a power of ten.
+ * Nothing is written when the range is empty. */
+static void gp_axis(kbi_buf *gp, const char *axis, double lo, double hi, int log_base)
+{
+    double v[96], top = 0;
+    int minor[96], n = 0;
+    double step = 0;
+    if (!(hi > lo) || !isfinite(lo) || !isfinite(hi) || (log_base && lo <= 0))
+        return;
+    gp_range(gp, axis, lo, hi, log_base);
+    if (log_base == 10) {
+        int e0 = (int)floor(log10(lo)), e1 = (int)ceil(log10(hi)), labelled = 0;
+        int few = e1 - e0 <= 2;
+        for (int e = e0; e <= e1 && n < 90; e++)
+            for (int m = 1; m <= 9 && n < 90; m++) {
+                double t = m * pow(10, e);
+                if (t < lo * (1 - 1e-9) || t > hi * (1 + 1e-9))
+                    continue;
+                v[n] = t;
+                minor[n] = !(m == 1 || (few && (m == 2 || m == 5)));
+                labelled += !minor[n++];
+            }
+        for (int i = 0; labelled < 2 && i < n; i++)
+            minor[i] = 0; /* under a decade: label every tic */
+    } else if (log_base == 2) {
+        int e0 = (int)ceil(log2(lo) - 1e-9), e1 = (int)floor(log2(hi) + 1e-9);
+        int every = (e1 - e0) / 12 + 1;
+        for (int e = e0; e <= e1 && n < 90; e++) {
+            v[n] = ldexp(1.0, e);
+            minor[n++] = (e - e0) % every != 0;
+        }
+    } else {
+        long k0, k1;
+        step = nice_step(hi - lo);
+        k0 = (long)ceil(lo / step - 1e-9);
+        k1 = (long)floor(hi / step + 1e-9);
+        for (long k = k0; k <= k1 && n < 90; k++) {
+            v[n] = (double)k * step;
+            minor[n++] = 0;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (!minor[i] && fabs(v[i]) > top)
+            top = fabs(v[i]);
+    kbi_buf_printf(gp, "set %stics (", axis);
+    for (int i = 0; i < n; i++) {
+        char t[64] = "";
+        if (!minor[i] && log_base == 2)
+            kbi_fmt_axis(v[i], t, sizeof t);
+        else if (!minor[i])
+            kbi_fmt_tic(v[i], log_base ? v[i] : step, log_base ? v[i] : top, t, sizeof t);
+        kbi_buf_printf(gp, "%s", i ? ", " : "");
+        gp_quote(gp, t);
+        kbi_buf_printf(gp, " %.9g %d", v[i], minor[i]);
+    }
+    kbi_buf_printf(gp, ")\n");
 }
 
 /* Starts the next element of the plot command: "plot " for the first, a
@@ -508,6 +688,9 @@ static size_t bars_range(const kbi_bar_chart *c, range *yr)
     }
     if (c->reference > 0)
         range_add(yr, c->reference);
+    for (size_t k = 0; c->roof && k < c->n_groups * c->n_series; k++)
+        if (isfinite(c->value[k]) && c->roof[k].value > 0)
+            range_add(yr, c->roof[k].value);
     return n_bars;
 }
 
@@ -523,6 +706,59 @@ static int bars_width(const kbi_bar_chart *c, int single)
     if (width > 2400)
         width = 2400;
     return width;
+}
+
+/* The x of bar (g, s): one group's bars side by side around g. */
+static double bar_x(const kbi_bar_chart *c, size_t g, size_t s, double bar_w, int single)
+{
+    return single ? (double)s : (double)g + ((double)s - (double)(c->n_series - 1) / 2.0) * bar_w;
+}
+
+static int same_roof(const kbi_roof *a, const kbi_roof *b)
+{
+    return a->value == b->value && strcmp(a->label ? a->label : "", b->label ? b->label : "") == 0;
+}
+
+/* The bars' roofs: a dashed segment over each run of neighbouring bars of a group under one
+ * roof, and each roof's label once, over its first segment: from its left end, or up to its
+ * right end when the segment starts right of the middle (so it stays inside the plot). */
+static void bars_roofs(kbi_buf *gp, const kbi_bar_chart *c, double bar_w, int single, double x_mid)
+{
+    size_t S = c->n_series;
+    kbi_strlist labelled = {0};
+    for (size_t g = 0; c->roof && g < c->n_groups; g++)
+        for (size_t s = 0; s < S;) {
+            const kbi_roof *r = &c->roof[g * S + s];
+            size_t e = s;
+            double x0, x1;
+            if (!(r->value > 0) || !isfinite(c->value[g * S + s])) {
+                s++;
+                continue;
+            }
+            while (e + 1 < S && isfinite(c->value[g * S + e + 1]) &&
+                   same_roof(&c->roof[g * S + e + 1], r))
+                e++;
+            x0 = bar_x(c, g, s, bar_w, single) - bar_w * 0.5;
+            x1 = bar_x(c, g, e, bar_w, single) + bar_w * 0.5;
+            kbi_buf_printf(gp,
+                           "set arrow from first %.6f, first %.9g to first %.6f, first %.9g "
+                           "nohead dt 2 lw 1.5 lc rgb '#555555' front\n",
+                           x0, r->value, x1, r->value);
+            if (r->label && *r->label && !kbi_strlist_has(&labelled, r->label)) {
+                kbi_strlist_add(&labelled, r->label);
+                kbi_buf_printf(gp, "set label ");
+                gp_quote(gp, r->label);
+                if (x0 < x_mid)
+                    kbi_buf_printf(gp, " at first %.6f, first %.9g left offset 0.3,0.6", x0,
+                                   r->value);
+                else
+                    kbi_buf_printf(gp, " at first %.6f, first %.9g right offset -0.3,0.6", x1,
+                                   r->value);
+                kbi_buf_printf(gp, " tc rgb '#444444' front\n");
+            }
+            s = e + 1;
+        }
+    kbi_strlist_free(&labelled);
 }
 
 /* The plot clauses of one series' block: its bars, their intervals, their labels. */
@@ -573,7 +809,7 @@ static int bars_block(kbi_buf *dat, const kbi_bar_chart *c, size_t s, size_t blo
     int any = 0;
     for (size_t g = 0; g < c->n_groups; g++) {
         size_t k = g * S + s;
-        double x = single ? (double)s : (double)g + ((double)s - (S - 1) / 2.0) * bar_w;
+        double x = bar_x(c, g, s, bar_w, single);
         if (!isfinite(c->value[k]))
             continue;
         if (!any) {
@@ -627,11 +863,18 @@ int kbi_chart_bars(kbi_chart_ctx *ctx, const kbi_bar_chart *c, char *err)
     kbi_buf_printf(&gp, "set ylabel ");
     gp_quote(&gp, c->ylabel ? c->ylabel : "");
     kbi_buf_printf(&gp, "\n");
+    if (c->xlabel) {
+        kbi_buf_printf(&gp, "set xlabel ");
+        gp_quote(&gp, c->xlabel);
+        kbi_buf_printf(&gp, "\n");
+    }
     if (logy)
-        kbi_buf_printf(&gp, "set logscale y 10\nset format y '%%g'\n");
-    kbi_buf_printf(&gp, "set yrange [%.9g:%.9g]\n", ylo, yhi);
+        kbi_buf_printf(&gp, "set logscale y 10\n");
+    gp_axis(&gp, "y", ylo, yhi, logy ? 10 : 0);
     kbi_buf_printf(&gp, "set xrange [%.9g:%.9g]\n", -0.6, (double)n_tics - 0.4);
-    gp_xtics(&gp, tic_pos, tic_labels, n_tics, width - 200);
+    gp_xtics(&gp, tic_pos, tic_labels, n_tics,
+             width - 200 - (single ? 0 : 40 + 7 * (double)max_len(c->series, S)), -0.6,
+             (double)n_tics - 0.4, 0);
     kbi_buf_printf(&gp, "set xtics scale 0\n");
     if (single)
         kbi_buf_printf(&gp, "unset key\n");
@@ -639,6 +882,7 @@ int kbi_chart_bars(kbi_chart_ctx *ctx, const kbi_bar_chart *c, char *err)
         gp_key(&gp, S);
     if (c->reference > 0)
         gp_reference(&gp, c->reference, c->reference_label);
+    bars_roofs(&gp, c, bar_w, single, ((double)n_tics - 1) / 2.0);
     kbi_buf_printf(&gp, "bar_base = %.9g  # bars start here (the bottom of a log axis)\n", ylo);
     for (size_t s = 0; s < S; s++)
         if (bars_block(&dat, c, s, block, bar_w, single))
@@ -714,12 +958,62 @@ static void series_clause(kbi_buf *gp, int *n_clauses, const char *stem, size_t 
     gp_quote(gp, L->name);
 }
 
+/* Dashed horizontal lines across the plot, each labelled at its right end. */
+static void gp_roofs(kbi_buf *gp, const kbi_roof *roofs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (roofs[i].value > 0)
+            gp_reference(gp, roofs[i].value, roofs[i].label);
+}
+
+/* The axes of a line chart: x and y ranges and scales, with readable tics. */
+static void lines_axes(kbi_buf *gp, const kbi_line_chart *c, const range *xr, const range *yr,
+                       int width)
+{
+    int logx = wants_log(xr, 10.0) && xr->min > 0;
+    int logy = wants_log(yr, 10.0) && (!c->fit_y || yr->min > 0);
+    double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+    if (logx) {
+        xlo = xr->min_pos / 1.4;
+        xhi = xr->max * 1.4;
+        kbi_buf_printf(gp, "set logscale x 2\n");
+    } else if (xr->any) {
+        double lo = xr->min < 0 ? xr->min : xr->min_pos;
+        double pad = (xr->max - lo) * 0.05 + (xr->max == lo ? 1 : 0);
+        xlo = lo - pad;
+        xhi = xr->max + pad;
+    }
+    if (logy) {
+        ylo = floor_decade(yr->min_pos / 1.2);
+        yhi = yr->max * 1.6;
+        kbi_buf_printf(gp, "set logscale y 10\n");
+    } else if (yr->any && c->fit_y) {
+        /* A figure such as a moment ratio or an energy: the data's own
+         * range, which may lie far from 0 or below it. */
+        double span = yr->max - yr->min;
+        double pad = span > 0 ? span * 0.08 : fabs(yr->max) * 0.1 + 1e-12;
+        ylo = yr->min - pad;
+        yhi = yr->max + pad;
+    } else if (yr->any) {
+        yhi = yr->max > 0 ? yr->max * 1.1 : 1.0;
+    }
+    if (yr->any)
+        gp_axis(gp, "y", ylo, yhi, logy ? 10 : 0);
+    if (xr->any && c->n_xtics && c->xtic_values && c->xtic_labels) {
+        /* the data's own values as tics */
+        gp_range(gp, "x", xlo, xhi, logx);
+        gp_xtics(gp, c->xtic_values, c->xtic_labels, c->n_xtics, width - 260, xlo, xhi, logx);
+    } else if (xr->any) {
+        gp_axis(gp, "x", xlo, xhi, logx ? 2 : 0);
+    }
+}
+
 int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
 {
     kbi_buf dat = {0}, gp = {0};
     range xr = {0}, yr = {0};
     size_t *block_of = NULL, n_blocks;
-    int logx, logy, width = 1100, height = 640, rc, n_clauses = 0;
+    int width = 1100, height = 640, rc, n_clauses = 0;
     if (c->n_series == 0) {
         kbi_errf(err, "chart %s: nothing to draw, expected at least one series", c->stem);
         return KBI_ERR_INPUT;
@@ -734,8 +1028,9 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
     line_ranges(c->series, c->n_series, &xr, &yr);
     if (c->reference > 0)
         range_add(&yr, c->reference);
-    logx = wants_log(&xr, 10.0) && xr.min > 0;
-    logy = wants_log(&yr, 10.0) && (!c->fit_y || yr.min > 0);
+    for (size_t i = 0; i < c->n_roofs; i++)
+        if (c->roofs[i].value > 0)
+            range_add(&yr, c->roofs[i].value);
     block_of = kbi_xcalloc(c->n_series, sizeof *block_of);
     kbi_buf_printf(&dat, "# %s\n# x y low high\n", c->title);
     n_blocks = line_data(&dat, c->series, c->n_series, block_of);
@@ -745,33 +1040,11 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
     kbi_buf_printf(&gp, "\nset ylabel ");
     gp_quote(&gp, c->ylabel ? c->ylabel : "");
     kbi_buf_printf(&gp, "\n");
-    if (logx) {
-        kbi_buf_printf(&gp, "set logscale x %s\n", "2");
-        kbi_buf_printf(&gp, "set xrange [%.9g:%.9g]\n", xr.min_pos / 1.4, xr.max * 1.4);
-    } else if (xr.any) {
-        double lo = xr.min < 0 ? xr.min : xr.min_pos;
-        double pad = (xr.max - lo) * 0.05 + (xr.max == lo ? 1 : 0);
-        kbi_buf_printf(&gp, "set xrange [%.9g:%.9g]\n", lo - pad, xr.max + pad);
-    }
-    if (logy) {
-        kbi_buf_printf(&gp, "set logscale y 10\nset format y '%%g'\n");
-        kbi_buf_printf(&gp, "set yrange [%.9g:%.9g]\n", floor_decade(yr.min_pos / 1.2),
-                       yr.max * 1.6);
-    } else if (yr.any && c->fit_y) {
-        /* A figure such as a moment ratio or an energy: the data's own
-         * range, which may lie far from 0 or below it. */
-        double span = yr.max - yr.min, pad = span > 0 ? span * 0.08 : fabs(yr.max) * 0.1 + 1e-12;
-        kbi_buf_printf(&gp, "set yrange [%.9g:%.9g]\n", yr.min - pad, yr.max + pad);
-    } else if (yr.any) {
-        kbi_buf_printf(&gp, "set yrange [0:%.9g]\n", yr.max > 0 ? yr.max * 1.1 : 1.0);
-    }
-    if (c->n_xtics && c->xtic_values && c->xtic_labels)
-        gp_xtics(&gp, c->xtic_values, c->xtic_labels, c->n_xtics, width - 260);
-    else if (logx)
-        kbi_buf_printf(&gp, "set format x '%%g'\n");
+    lines_axes(&gp, c, &xr, &yr, width);
     gp_key(&gp, c->n_series);
     if (c->reference > 0)
         gp_reference(&gp, c->reference, c->reference_label);
+    gp_roofs(&gp, c->roofs, c->n_roofs);
     for (size_t s = 0; s < c->n_series; s++) {
         char style[96];
         if (c->points_only)
@@ -788,6 +1061,80 @@ int kbi_chart_lines(kbi_chart_ctx *ctx, const kbi_line_chart *c, char *err)
 
 /* ---- roofline ---- */
 
+/* The roofline's ceilings, set before the plot: the bandwidth and each compute peak as
+ * variables, each peak's label above its roof and a dotted ridge, and the memory roof's label
+ * left of the lowest ridge, where its slope is under every roof. */
+static void roofline_labels(kbi_buf *gp, const kbi_roofline *c, double xlo, double xhi)
+{
+    double bw = c->bandwidth_gbs > 0 ? c->bandwidth_gbs : 0, low_ridge = 0;
+    kbi_buf_printf(gp, "bandwidth_gbs = %.9g  # memory ceiling (GB/s)\n", bw);
+    for (size_t i = 0; i < c->n_peaks; i++) {
+        double peak = c->peaks[i].value, ridge = bw > 0 ? peak / bw : 0;
+        if (!(peak > 0))
+            continue;
+        kbi_buf_printf(gp, "peak_%zu = %.9g  # compute ceiling (GFLOP/s)\n", i, peak);
+        /* Written on the chart, above the roof where no point can be, so the key stays
+         * short. */
+        kbi_buf_printf(gp, "set label ");
+        gp_quote(gp, c->peaks[i].label ? c->peaks[i].label : "compute");
+        kbi_buf_printf(gp, " at graph 0.98, first %.9g right offset 0,0.7 tc rgb '#333333'\n",
+                       peak);
+        if (ridge > 0) {
+            kbi_buf_printf(gp,
+                           "set arrow from %.9g, graph 0 to %.9g, first %.9g nohead dt 3 lc rgb "
+                           "'#777777'\n",
+                           ridge, ridge, peak);
+            kbi_buf_printf(gp,
+                           "set label sprintf('ridge %%.3g FLOP/byte', peak_%zu/bandwidth_gbs) "
+                           "at %.9g, graph %.2f left offset 0.5,0 tc rgb '#555555'\n",
+                           i, ridge, 0.04 + 0.05 * (double)i);
+            if (low_ridge == 0 || ridge < low_ridge)
+                low_ridge = ridge;
+        }
+    }
+    if (bw > 0) {
+        double xm = low_ridge > 0 ? sqrt(xlo * low_ridge) : sqrt(xlo * xhi);
+        kbi_buf_printf(gp,
+                       "set label sprintf('memory %%.0f GB/s', bandwidth_gbs) at %.9g, first "
+                       "%.9g right offset -0.5,0.7 tc rgb '#333333'\n",
+                       xm, bw * xm);
+    }
+}
+
+/* The roofs' plot clauses: each compute roof min(bandwidth * x, peak) in its own dash, only
+ * the memory roof when there is no peak; the first is titled in the key. */
+static void roofline_clauses(kbi_buf *gp, const kbi_roofline *c, int *n_clauses)
+{
+    static const int dash[] = {1, 4, 5, 3};
+    const char *src = c->ceiling_source && *c->ceiling_source ? c->ceiling_source : "";
+    char title[256];
+    int titled = 0, bw = c->bandwidth_gbs > 0;
+    snprintf(title, sizeof title, "%s%s%s%s", c->n_peaks > 1 ? "roofs" : "roof", *src ? " (" : "",
+             src, *src ? ")" : "");
+    for (size_t i = 0; i < c->n_peaks; i++) {
+        if (!(c->peaks[i].value > 0))
+            continue;
+        gp_next(gp, n_clauses);
+        if (bw)
+            kbi_buf_printf(gp, "(bandwidth_gbs*x < peak_%zu ? bandwidth_gbs*x : peak_%zu)", i, i);
+        else
+            kbi_buf_printf(gp, "peak_%zu", i);
+        kbi_buf_printf(gp, " lw 2.5 dt %d lc rgb '#333333' ", dash[i % 4]);
+        if (titled) {
+            kbi_buf_printf(gp, "notitle");
+        } else {
+            kbi_buf_printf(gp, "title ");
+            gp_quote(gp, title);
+        }
+        titled = 1;
+    }
+    if (bw && !titled) {
+        gp_next(gp, n_clauses);
+        kbi_buf_printf(gp, "bandwidth_gbs*x lw 2.5 lc rgb '#333333' title ");
+        gp_quote(gp, title);
+    }
+}
+
 int kbi_chart_roofline(kbi_chart_ctx *ctx, const kbi_roofline *c, char *err)
 {
     kbi_buf dat = {0}, gp = {0};
@@ -795,18 +1142,18 @@ int kbi_chart_roofline(kbi_chart_ctx *ctx, const kbi_roofline *c, char *err)
     size_t *block_of = NULL, n_blocks;
     int width = 1100, height = 680, rc, n_clauses = 0;
     double bw = c->bandwidth_gbs > 0 ? c->bandwidth_gbs : 0;
-    double peak = c->peak_gflops > 0 ? c->peak_gflops : 0;
-    double ridge = bw > 0 && peak > 0 ? peak / bw : 0;
     double xlo, xhi, ylo, yhi;
     if (c->n_series == 0) {
         kbi_errf(err, "chart %s: nothing to draw, expected at least one series", c->stem);
         return KBI_ERR_INPUT;
     }
     line_ranges(c->series, c->n_series, &xr, &yr);
-    if (ridge > 0)
-        range_add(&xr, ridge);
-    if (peak > 0)
-        range_add(&yr, peak);
+    for (size_t i = 0; i < c->n_peaks; i++)
+        if (c->peaks[i].value > 0) {
+            range_add(&yr, c->peaks[i].value);
+            if (bw > 0)
+                range_add(&xr, c->peaks[i].value / bw);
+        }
     if (!xr.any || xr.min_pos <= 0 || !yr.any || yr.min_pos <= 0) {
         kbi_errf(err, "chart %s: no point with positive intensity and rate", c->stem);
         return KBI_ERR_INPUT;
@@ -819,54 +1166,16 @@ int kbi_chart_roofline(kbi_chart_ctx *ctx, const kbi_roofline *c, char *err)
     kbi_buf_printf(&dat, "# %s\n# intensity_flop_per_byte gflops low high\n", c->title);
     n_blocks = line_data(&dat, c->series, c->n_series, block_of);
     gp_begin(&gp, c->stem, c->title, width, height);
-    kbi_buf_printf(&gp,
-                   "set xlabel 'arithmetic intensity (FLOP/byte)'\n"
-                   "set ylabel 'achieved GFLOP/s'\n"
-                   "set logscale xy 10\nset format x '%%g'\nset format y '%%g'\n"
-                   "set grid xtics mxtics lc rgb '#e4e4e4' lt 1, lc rgb '#f2f2f2' lt 1\n"
-                   "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\nset samples 600\n",
-                   xlo, xhi, ylo, yhi);
-    kbi_buf_printf(&gp, "bandwidth_gbs = %.9g  # memory ceiling (GB/s)\n", bw);
-    kbi_buf_printf(&gp, "peak_gflops = %.9g  # compute ceiling (GFLOP/s)\n", peak);
+    kbi_buf_printf(&gp, "set xlabel 'arithmetic intensity (FLOP/byte)'\n"
+                        "set ylabel 'achieved GFLOP/s'\n"
+                        "set logscale xy 10\n"
+                        "set grid xtics mxtics lc rgb '#e4e4e4' lt 1, lc rgb '#f2f2f2' lt 1\n"
+                        "set samples 600\n");
+    gp_axis(&gp, "x", xlo, xhi, 10);
+    gp_axis(&gp, "y", ylo, yhi, 10);
     gp_key(&gp, c->n_series + 1);
-    /* The ceilings are written on the chart, above the roof where no point
-     * can be, so the key stays short. */
-    if (peak > 0)
-        kbi_buf_printf(&gp,
-                       "set label sprintf('compute %%.0f GFLOP/s', peak_gflops) at graph 0.98, "
-                       "first %.9g right offset 0,0.7 tc rgb '#333333'\n",
-                       peak);
-    if (bw > 0) {
-        double xm = ridge > 0 ? sqrt(xlo * ridge) : sqrt(xlo * xhi);
-        kbi_buf_printf(&gp,
-                       "set label sprintf('memory %%.0f GB/s', bandwidth_gbs) at %.9g, first "
-                       "%.9g right offset -0.5,0.7 tc rgb '#333333'\n",
-                       xm, bw * xm);
-    }
-    if (ridge > 0) {
-        kbi_buf_printf(&gp,
-                       "set arrow from %.9g, graph 0 to %.9g, first %.9g nohead dt 3 lc rgb "
-                       "'#777777'\n",
-                       ridge, ridge, peak);
-        kbi_buf_printf(&gp,
-                       "set label sprintf('ridge %%.3g FLOP/byte', peak_gflops/bandwidth_gbs) "
-                       "at %.9g, graph 0.04 left offset 0.5,0 tc rgb '#555555'\n",
-                       ridge);
-    }
-    if (bw > 0 || peak > 0) {
-        gp_next(&gp, &n_clauses);
-        kbi_buf_printf(&gp, "%s lw 2.5 lc rgb '#333333' title ",
-                       bw > 0 && peak > 0 ? "(bandwidth_gbs*x < peak_gflops ? "
-                                            "bandwidth_gbs*x : peak_gflops)"
-                       : bw > 0           ? "bandwidth_gbs*x"
-                                          : "peak_gflops");
-        {
-            char t[256];
-            const char *src = c->ceiling_source && *c->ceiling_source ? c->ceiling_source : "";
-            snprintf(t, sizeof t, "roof%s%s%s", *src ? " (" : "", src, *src ? ")" : "");
-            gp_quote(&gp, t);
-        }
-    }
+    roofline_labels(&gp, c, xlo, xhi);
+    roofline_clauses(&gp, c, &n_clauses);
     for (size_t s = 0; s < c->n_series; s++) {
         char style[96];
         snprintf(style, sizeof style, "using 1:2 with points pt %d ps 1.6",

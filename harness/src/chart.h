@@ -41,6 +41,13 @@ int kbi_chart_init(kbi_chart_ctx *ctx, const char *dir, const char *gnuplot, dou
                    char *err);
 void kbi_chart_free(kbi_chart_ctx *ctx);
 
+/* A roof: the ceiling a series is drawn against, as a dashed line with its label ("FP32 FMA
+ * peak 63296 GFLOP/s").  A value of 0 (or NAN) is no roof. */
+typedef struct kbi_roof {
+    double value;
+    const char *label;
+} kbi_roof;
+
 /* Grouped bars: n_groups positions on x (e.g. parameter points), each with
  * one bar per series (e.g. variants).  With one group the bars are labelled
  * by series under the x axis and no key is drawn.  Values are indexed
@@ -60,6 +67,11 @@ typedef struct kbi_bar_chart {
     double reference; /* > 0: a dashed horizontal line at this y (speedup 1) */
     const char *reference_label;
     int value_labels; /* print each value above its bar */
+    /* Appended: the roof of each bar, indexed like value (NULL: none), drawn as a dashed
+     * segment over the bar; neighbouring bars of one group under the same roof share one
+     * segment, labelled once. */
+    const kbi_roof *roof;
+    const char *xlabel; /* appended: what the groups' labels are (NULL: none) */
 } kbi_bar_chart;
 
 /* Lines against a numeric x axis: one line per series, points at (x, y)
@@ -86,15 +98,23 @@ typedef struct kbi_line_chart {
     int fit_y; /* nonzero: the y range fits the values (which may be negative or far
                   from 0) instead of starting at 0; log only when all are positive */
     int points_only; /* appended: points with their error bars, no lines (a scatter) */
+    /* Appended: dashed horizontal lines across the plot, each labelled at its right end (the
+     * roofs the series are drawn against). */
+    size_t n_roofs;
+    const kbi_roof *roofs;
 } kbi_line_chart;
 
 /* Roofline: achieved GFLOP/s against arithmetic intensity (FLOP/byte) on
  * log-log axes, one point series per variant, under the memory roof
- * (bandwidth_gbs * intensity) and the compute roof (peak_gflops).  A ceiling
+ * (bandwidth_gbs * intensity) and one compute roof per hardware path the
+ * variants use (peaks, GFLOP/s: the FP32 FMA peak, a third of the TF32
+ * tensor-core peak for 3xTF32, ...), each labelled on the chart.  A ceiling
  * of 0 is not drawn. */
 typedef struct kbi_roofline {
     const char *stem, *title;
-    double bandwidth_gbs, peak_gflops;
+    double bandwidth_gbs;
+    size_t n_peaks;
+    const kbi_roof *peaks;
     const char *ceiling_source; /* "measured", "profile", ... for the key */
     size_t n_series;
     const kbi_line_series *series; /* x: FLOP/byte, y: GFLOP/s */

@@ -232,3 +232,11 @@ void kbi_strlist_free(kbi_strlist *l)
     l->s = NULL;
     l->n = 0;
 }
+
+int kbi_strlist_has(const kbi_strlist *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->s[i], s) == 0)
+            return 1;
+    return 0;
+}

@@ -88,5 +88,6 @@ typedef struct kbi_strlist {
 } kbi_strlist;
 void kbi_strlist_add(kbi_strlist *l, const char *s); /* appends a copy of s */
 void kbi_strlist_free(kbi_strlist *l);               /* frees all; l is empty again */
+int kbi_strlist_has(const kbi_strlist *l, const char *s); /* s is one of l's strings */
 
 #endif

@@ -316,7 +316,8 @@ json_t *kbi_env_devices(void)
     return out;
 }
 
-json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops, double energy_window)
+json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops, double tf32_gflops,
+                      double energy_window)
 {
     json_t *env = json_object(), *dev, *ceil = json_object();
     struct cudaDeviceProp prop;
@@ -396,13 +397,22 @@ json_t *kbi_env_probe(int device, double bandwidth_gbs, double peak_gflops, doub
         if (kbi_measure_peak_fp32(device, &peak_gflops, err) != 0)
             json_object_set_new(ceil, "peak_error", json_string(err));
     }
+    if (tf32_gflops <= 0.0) {
+        const char *method = "";
+        source = "measured";
+        if (kbi_measure_peak_tf32(device, &tf32_gflops, &method, err) != 0)
+            json_object_set_new(ceil, "tf32_error", json_string(err));
+        else
+            json_object_set_new(ceil, "tf32_method", json_string(method));
+    }
     /* Clocks once the ceilings have loaded the device. */
     json_object_set_new(dev, "sm_clock_loaded_mhz", json_real(kbi_nvml_sm_clock()));
 ceilings:
-    if (bandwidth_gbs <= 0.0 && peak_gflops <= 0.0)
+    if (bandwidth_gbs <= 0.0 && peak_gflops <= 0.0 && tf32_gflops <= 0.0)
         source = "none";
     json_object_set_new(ceil, "bandwidth_gbs", json_real(bandwidth_gbs > 0 ? bandwidth_gbs : 0));
     json_object_set_new(ceil, "peak_gflops", json_real(peak_gflops > 0 ? peak_gflops : 0));
+    json_object_set_new(ceil, "tf32_gflops", json_real(tf32_gflops > 0 ? tf32_gflops : 0));
     json_object_set_new(ceil, "source", json_string(source));
     json_object_set_new(env, "ceilings", ceil);
     return env;

@@ -115,6 +115,56 @@ void kbi_fmt_axis(double v, char *out, size_t n)
         snprintf(out, n, "%.3g", v);
 }
 
+/* Decimals that show multiples of step exactly: 0 for 1, 10, ...; 1 for 0.5; 2 for 0.25. */
+static int decimals_for(double step)
+{
+    int d = 0;
+    step = fabs(step);
+    if (step == 0 || !isfinite(step))
+        return 0;
+    while (d < 9 &&
+           fabs(step * pow(10, d) - nearbyint(step * pow(10, d))) > 1e-6 * step * pow(10, d))
+        d++;
+    return d;
+}
+
+void kbi_fmt_tic(double v, double step, double top, char *out, size_t n)
+{
+    static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};
+    double a = fabs(v), scale = 1;
+    int p = 0;
+    step = fabs(step);
+    top = fabs(top) > a ? fabs(top) : a;
+    if (!isfinite(v)) {
+        snprintf(out, n, "%g", v);
+        return;
+    }
+    if (a == 0 || (step > 0 && a < 1e-9 * step)) {
+        snprintf(out, n, "0"); /* never "-0" or "1e-17" where a tic sits at zero */
+        return;
+    }
+    if (a < 1e-3) {
+        char mant[32];
+        int e = (int)floor(log10(a));
+        double m = v / pow(10, e);
+        if (fabs(m) >= 9.9995) { /* 9.9999e-5 is 1e-4, not 10e-5 */
+            m /= 10;
+            e++;
+        }
+        snprintf(mant, sizeof mant, "%.3g", m);
+        snprintf(out, n, "%se%d", mant, e);
+        return;
+    }
+    if (top >= 1e4)
+        while (p < 6 && top / scale >= 1000) {
+            scale *= 1000;
+            p++;
+        }
+    if (step <= 0) /* v alone: three significant digits */
+        step = pow(10, floor(log10(a / scale)) - 2) * scale;
+    snprintf(out, n, "%.*f%s", decimals_for(step / scale), v / scale, prefix[p]);
+}
+
 /* The text of one parameter value as it appears in a case id.  An array
  * (dims or an integer list, results version 2) is taken from the case's
  * params_text, which spells it as the profile did ("2x3x4", "[0,2,1]");

@@ -30,6 +30,11 @@ void kbi_format_joules(double joules, char *out, size_t n);
 void kbi_fmt_si(double v, char *out, size_t n);
 /* A tic label for an axis value: 16777216 -> "16Mi", 1000 -> "1000". */
 void kbi_fmt_axis(double v, char *out, size_t n);
+/* A tic label for a measured value v on an axis whose tics are step apart and whose largest
+ * magnitude is top (one prefix for every tic of an axis): a decimal prefix when top is 10^4 or
+ * more ("20k", "1.5M", "100G"), as many decimals as the step needs ("0.25", "1200"), a short
+ * exponent under 10^-3 ("2e-5"); never "1.04858e+06". */
+void kbi_fmt_tic(double v, double step, double top, char *out, size_t n);
 /* Parameter key of case c as text ("4096x4096", "1Gi"); "" when absent. */
 void kbi_param_text(const kbi_case_result *c, const char *key, char *out, size_t n);
 /* A metric's value with its uncertainty and unit, as a table shows it. */

@@ -22,6 +22,7 @@
 #include "common.h"
 #include "knob_variants.h"
 #include "profile.h"
+#include "roofs.h"
 
 /* Nonzero when s is non-empty and made of letters, digits, '_' and the characters of
  * `extra`. */
@@ -337,7 +338,9 @@ int kbi_check_abi(const kb_plugin *d, char *err)
         return KBI_ERR;
     if (minor >= 3 && check_abi_1_3(d, err) != KBI_OK)
         return KBI_ERR;
-    return minor >= 4 ? check_abi_1_4(d, err) : KBI_OK;
+    if (minor >= 4 && check_abi_1_4(d, err) != KBI_OK)
+        return KBI_ERR;
+    return minor >= 4 && kbi_roofs_check(d, err) != 0 ? KBI_ERR : KBI_OK;
 }
 
 /* A plugin's file must be named after it (libkbench_NAME.so), so that the file a user sees is

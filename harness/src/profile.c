@@ -686,6 +686,8 @@ static void parse_run_key(parse_state *st, const entry *e, kbi_run_opts *o)
         run_number(st, e, 1e-6, 1e9, 0, &o->bandwidth_gbs);
     } else if (strcmp(k, "peak_gflops") == 0) {
         run_number(st, e, 1e-6, 1e12, 0, &o->peak_gflops);
+    } else if (strcmp(k, "peak_tf32_gflops") == 0) {
+        run_number(st, e, 1e-6, 1e12, 0, &o->tf32_gflops);
     } else if (strcmp(k, "energy") == 0) {
         if (strcmp(e->value, "on") == 0 || strcmp(e->value, "off") == 0)
             o->energy = strcmp(e->value, "on") == 0;
@@ -709,7 +711,8 @@ static void parse_run_key(parse_state *st, const entry *e, kbi_run_opts *o)
         add_error(st, e->line,
                   "unknown key '%s' in [run], expected one of warmup, min_samples, max_samples, "
                   "min_time, max_time, max_noise, rounds, timeout, cache, device, seed, "
-                  "bandwidth, peak_gflops, energy, energy_window, energy_windows",
+                  "bandwidth, peak_gflops, peak_tf32_gflops, energy, energy_window, "
+                  "energy_windows",
                   k);
     }
 }

@@ -27,6 +27,7 @@ typedef struct kbi_run_opts {
     uint64_t seed;       /* passed to every case's init */
     double bandwidth_gbs; /* memory ceiling in GB/s; 0: measure it */
     double peak_gflops;   /* compute ceiling in GFLOP/s; 0: measure it */
+    double tf32_gflops;   /* TF32 tensor-core ceiling in GFLOP/s; 0: measure it */
     int rounds;           /* measure every case this many times, interleaved over the run */
     int energy;           /* measure each device case's energy (energy.h); on by default */
     double energy_window; /* least seconds of one energy window */

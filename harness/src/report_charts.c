@@ -15,6 +15,7 @@
 
 #include "format.h"
 #include "report.h"
+#include "roofs.h"
 
 /* Past this many parameter points a plugin gets no per-point bar chart (the
  * line chart against the size axis shows them better). */
@@ -63,13 +64,104 @@ static void add_chart_slot(kbi_rep_plugin *p)
     memset(&p->charts[p->n_charts], 0, sizeof *p->charts);
 }
 
+/* The y label of a chart of p's rate (or time per item) in unit. */
+static void rate_ylabel(const kbi_rep_plugin *p, const char *unit, kbi_buf *b)
+{
+    kbi_buf_printf(b, "%s (median%s; bars: %d%% CI of the median)", unit,
+                   p->kind == KBI_RATE_TIME_PER_ITEM ? ", lower is better" : "", KBI_CI_PERCENT);
+}
+
+/* The words of case c's roof in p's chart ("FP32 FMA peak 63296 GFLOP/s") into roof (its
+ * label owned by the caller); value 0 and no label when it has none. */
+static void case_roof(const kbi_rep_plugin *p, const kbi_case_result *c, const char *unit,
+                      kbi_roof *roof)
+{
+    const char *name;
+    double v;
+    roof->value = 0;
+    roof->label = NULL;
+    if (kbi_rep_roof(p, c, &v, &name)) {
+        char num[64];
+        kbi_buf b = {0};
+        kbi_fmt_sig4(v, num, sizeof num);
+        kbi_buf_printf(&b, "%s: %s %s", kbi_roof_label(name), num, unit);
+        roof->value = v;
+        roof->label = b.data;
+    }
+}
+
+/* One point's bar chart (a): a bar per row with a case there, under its roof. */
+static int chart_one_point(kbi_rep_model *m, kbi_rep_plugin *p, kbi_rep_point *q, const char *unit,
+                           kbi_chart_ctx *ctx, char *err)
+{
+    const kbi_result_set *set = m->set;
+    size_t R = p->n_rows, n = 0;
+    double *v = kbi_xmalloc(R * sizeof *v), *lo = kbi_xmalloc(R * sizeof *lo),
+           *hi = kbi_xmalloc(R * sizeof *hi);
+    char **names = kbi_xcalloc(R, sizeof *names);
+    int *colors = kbi_xmalloc(R * sizeof *colors);
+    kbi_roof *roofs = kbi_xcalloc(R, sizeof *roofs);
+    int rc = KBI_OK;
+    /* Rows that have a case at this point, in row order. */
+    for (size_t r = 0; r < R; r++) {
+        size_t ci = q->cell[r];
+        const kbi_case_result *c;
+        if (ci == KBI_NO_CASE)
+            continue;
+        c = &set->cases[ci];
+        if (!kbi_rep_rate(p, c, &v[n], &lo[n], &hi[n])) {
+            kbi_buf b = {0};
+            v[n] = lo[n] = hi[n] = NAN;
+            kbi_buf_printf(&b, "%s (%s)", p->rows[r].name,
+                           c->status == KBI_ST_OK ? "no rate" : kbi_status_name(c->status));
+            names[n] = b.data;
+        } else {
+            names[n] = kbi_strdup(p->rows[r].name);
+            case_roof(p, c, unit, &roofs[n]);
+        }
+        colors[n] = (int)r;
+        n++;
+    }
+    if (n > 0) {
+        kbi_buf title = {0}, ylabel = {0};
+        char *stem = make_stem(m, p->name, "rate", q->label);
+        kbi_bar_chart bc = {0};
+        kbi_buf_printf(&title, "%s, %s: %s per variant", p->name, q->label, unit);
+        rate_ylabel(p, unit, &ylabel);
+        bc.stem = stem;
+        bc.title = title.data;
+        bc.ylabel = ylabel.data;
+        /* One group holding one bar per variant: chart.c labels the
+         * bars with the variant names. */
+        bc.n_groups = 1;
+        bc.groups = (const char *const *)&q->label;
+        bc.n_series = n;
+        bc.series = (const char *const *)names;
+        bc.color = colors;
+        bc.value = v;
+        bc.low = lo;
+        bc.high = hi;
+        bc.value_labels = 1;
+        bc.roof = roofs;
+        rc = kbi_chart_bars(ctx, &bc, err);
+        rc = chart_result(rc, &q->bar, stem, title.data, &p->notes, err);
+        kbi_buf_free(&title);
+        kbi_buf_free(&ylabel);
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(names[i]);
+        free((char *)roofs[i].label);
+    }
+    kbi_free_all(6, names, colors, v, lo, hi, roofs);
+    return rc;
+}
+
 /* (a) the rate of every variant at each point. */
 static int chart_points(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, char *err)
 {
-    const kbi_result_set *set = m->set;
     char ubuf[128];
-    const char *unit = kbi_rep_kind_label(set, p, ubuf, sizeof ubuf);
-    size_t R = p->n_rows;
+    const char *unit = kbi_rep_kind_label(m->set, p, ubuf, sizeof ubuf);
+    int rc = KBI_OK;
     if (p->kind == KBI_RATE_NONE)
         return KBI_OK;
     if (p->n_points > MAX_POINT_CHARTS) {
@@ -81,79 +173,9 @@ static int chart_points(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
         kbi_strlist_add(&p->notes, note);
         return KBI_OK;
     }
-    for (size_t k = 0; k < p->n_points; k++) {
-        kbi_rep_point *q = &p->points[k];
-        double *v = kbi_xmalloc(R * sizeof *v), *lo = kbi_xmalloc(R * sizeof *lo),
-               *hi = kbi_xmalloc(R * sizeof *hi);
-        char **names = kbi_xcalloc(R, sizeof *names);
-        int *colors = kbi_xmalloc(R * sizeof *colors);
-        size_t n = 0;
-        int rc = KBI_OK;
-        /* Rows that have a case at this point, in row order. */
-        for (size_t r = 0; r < R; r++) {
-            size_t ci = q->cell[r];
-            const kbi_case_result *c;
-            if (ci == KBI_NO_CASE)
-                continue;
-            c = &set->cases[ci];
-            if (!kbi_case_rate(c, p->kind, &v[n], &lo[n], &hi[n])) {
-                kbi_buf b = {0};
-                v[n] = lo[n] = hi[n] = NAN;
-                kbi_buf_printf(&b, "%s (%s)", p->rows[r].name,
-                               c->status == KBI_ST_OK ? "no rate" : kbi_status_name(c->status));
-                names[n] = b.data;
-            } else {
-                names[n] = kbi_strdup(p->rows[r].name);
-            }
-            colors[n] = (int)r;
-            n++;
-        }
-        if (n > 0) {
-            kbi_buf title = {0}, ylabel = {0};
-            char *stem = make_stem(m, p->name, "rate", q->label);
-            kbi_bar_chart bc = {0};
-            /* The run's ceiling for this rate, as a dashed line. */
-            const kbi_env_record *env = set->cases[q->first].env;
-            double ceiling = !env                        ? 0
-                             : p->kind == KBI_RATE_BYTES ? env->bandwidth_gbs
-                             : p->kind == KBI_RATE_FLOPS ? env->peak_gflops
-                                                         : 0;
-            kbi_buf_printf(&title, "%s, %s: %s per variant", p->name, q->label, unit);
-            if (ceiling > 0) {
-                kbi_buf_printf(&title, " (dashed: ceiling %.0f %s)", ceiling, unit);
-                bc.reference = ceiling;
-            }
-            kbi_buf_printf(&ylabel, "%s (median; bars: slowest to fastest sample)", unit);
-            bc.stem = stem;
-            bc.title = title.data;
-            bc.ylabel = ylabel.data;
-            /* One group holding one bar per variant: chart.c labels the
-             * bars with the variant names. */
-            bc.n_groups = 1;
-            bc.groups = (const char *const *)&q->label;
-            bc.n_series = n;
-            bc.series = (const char *const *)names;
-            bc.color = colors;
-            bc.value = v;
-            bc.low = lo;
-            bc.high = hi;
-            bc.value_labels = 1;
-            rc = kbi_chart_bars(ctx, &bc, err);
-            rc = chart_result(rc, &q->bar, stem, title.data, &p->notes, err);
-            kbi_buf_free(&title);
-            kbi_buf_free(&ylabel);
-        }
-        for (size_t i = 0; i < n; i++)
-            free(names[i]);
-        free(names);
-        free(colors);
-        free(v);
-        free(lo);
-        free(hi);
-        if (rc != KBI_OK)
-            return rc;
-    }
-    return KBI_OK;
+    for (size_t k = 0; k < p->n_points && rc == KBI_OK; k++)
+        rc = chart_one_point(m, p, &p->points[k], unit, ctx, err);
+    return rc;
 }
 
 /* The x of a point on the size axis `key`: a number, or from dims
@@ -273,18 +295,34 @@ static char *slice_of(const kbi_result_set *set, const kbi_rep_plugin *p, size_t
     return b.data ? b.data : kbi_strdup("");
 }
 
+/* Whether another point of point i's slice (along axis and line) has another value of axis. */
+static int slice_has_two(const kbi_result_set *set, const kbi_rep_plugin *p, int axis, int line,
+                         size_t i)
+{
+    char *sl = slice_of(set, p, i, axis, line), a[256], b[256];
+    int two = 0;
+    kbi_param_text(&set->cases[p->points[i].first], p->keys[axis], a, sizeof a);
+    for (size_t j = 0; j < p->n_points && !two; j++) {
+        char *o = slice_of(set, p, j, axis, line);
+        kbi_param_text(&set->cases[p->points[j].first], p->keys[axis], b, sizeof b);
+        two = strcmp(o, sl) == 0 && strcmp(a, b) != 0;
+        free(o);
+    }
+    free(sl);
+    return two;
+}
+
 /* The distinct slices of p's points along axis and line (-1: none) into
- * slices.  Returns 0, with a note saying why there is no `what`, when there
- * are too many to chart. */
+ * slices; with need_two, only those where axis takes two values or more (a
+ * line chart of one point shows nothing the table does not).  Returns 0,
+ * with a note saying why there is no `what`, when there are too many to
+ * chart. */
 static int collect_slices(const kbi_result_set *set, kbi_rep_plugin *p, int axis, int line,
-                          kbi_strlist *slices, const char *what)
+                          int need_two, kbi_strlist *slices, const char *what)
 {
     for (size_t i = 0; i < p->n_points; i++) {
         char *sl = slice_of(set, p, i, axis, line);
-        int seen = 0;
-        for (size_t k = 0; k < slices->n && !seen; k++)
-            seen = strcmp(slices->s[k], sl) == 0;
-        if (!seen)
+        if (!kbi_strlist_has(slices, sl) && (!need_two || slice_has_two(set, p, axis, line, i)))
             kbi_strlist_add(slices, sl);
         free(sl);
     }
@@ -319,18 +357,24 @@ static size_t line_tics(const kbi_result_set *set, const kbi_rep_plugin *p, int 
         char *s = slice_of(set, p, i, axis, -1);
         json_t *v = json_object_get(set->cases[p->points[i].first].params, p->keys[axis]);
         double x;
-        int dup = 0;
         if (strcmp(s, slice) == 0 && axis_value(v, square, &x)) {
-            for (size_t t = 0; t < n_tics && !dup; t++)
-                dup = tx[t] == x;
-            if (!dup) {
-                char t[256];
-                if (json_is_string(v) || json_is_array(v))
-                    kbi_param_text(&set->cases[p->points[i].first], p->keys[axis], t, sizeof t);
-                else
-                    kbi_fmt_axis(x, t, sizeof t);
+            char t[256];
+            size_t k = 0;
+            if (json_is_string(v) || json_is_array(v))
+                kbi_param_text(&set->cases[p->points[i].first], p->keys[axis], t, sizeof t);
+            else
+                kbi_fmt_axis(x, t, sizeof t);
+            while (k < n_tics && tx[k] != x)
+                k++;
+            if (k == n_tics) {
                 tx[n_tics] = x;
                 tl[n_tics++] = kbi_strdup(t);
+            } else if (strcmp(tl[k], t) != 0) {
+                /* Two shapes of one product share the x: the tic names both. */
+                kbi_buf b = {0};
+                kbi_buf_printf(&b, "%s / %s", tl[k], t);
+                free(tl[k]);
+                tl[k] = b.data;
             }
         }
         free(s);
@@ -355,7 +399,7 @@ static int line_of_row(const kbi_result_set *set, const kbi_rep_plugin *p, size_
         s = slice_of(set, p, i, axis, -1);
         if (strcmp(s, slice) == 0 &&
             axis_value(json_object_get(set->cases[ci].params, p->keys[axis]), square, &x) &&
-            kbi_case_rate(&set->cases[ci], p->kind, &e->y, &e->lo, &e->hi)) {
+            kbi_rep_rate(p, &set->cases[ci], &e->y, &e->lo, &e->hi)) {
             e->x = x;
             n++;
         }
@@ -412,7 +456,7 @@ static int draw_line_chart(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *c
     }
     kbi_buf_printf(&title, "%s: %s against %s%s%s", p->name, unit, p->keys[axis],
                    slice[0] ? ", " : "", slice);
-    kbi_buf_printf(&ylabel, "%s (median; bars: slowest to fastest sample)", unit);
+    rate_ylabel(p, unit, &ylabel);
     lc->stem = stem;
     lc->title = title.data;
     lc->ylabel = ylabel.data;
@@ -422,6 +466,52 @@ static int draw_line_chart(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *c
     kbi_buf_free(&title);
     kbi_buf_free(&ylabel);
     return rc;
+}
+
+/* The roofs of one slice's cases that are one value across it (a compute peak in a GFLOP/s
+ * chart; not a roof that follows each point's counts), as labelled lines into *out (labels
+ * owned by the caller).  Returns how many. */
+static size_t slice_roofs(const kbi_result_set *set, const kbi_rep_plugin *p, int axis,
+                          const char *slice, const char *unit, kbi_roof **out)
+{
+    const char *names[8];
+    double values[8];
+    int varies[8];
+    size_t n = 0, k = 0;
+    for (size_t i = 0; i < p->n_points; i++) {
+        char *sl = slice_of(set, p, i, axis, -1);
+        int in = strcmp(sl, slice) == 0;
+        free(sl);
+        for (size_t r = 0; in && r < p->n_rows; r++) {
+            size_t ci = p->points[i].cell[r], j = 0;
+            const char *name;
+            double v;
+            if (ci == KBI_NO_CASE || !kbi_case_ok(&set->cases[ci]) ||
+                !kbi_rep_roof(p, &set->cases[ci], &v, &name))
+                continue;
+            while (j < n && strcmp(names[j], name) != 0)
+                j++;
+            if (j == n && n < 8) {
+                names[n] = name;
+                values[n] = v;
+                varies[n++] = 0;
+            } else if (j < n && fabs(values[j] - v) > 1e-9 * v) {
+                varies[j] = 1;
+            }
+        }
+    }
+    *out = kbi_xcalloc(n ? n : 1, sizeof **out);
+    for (size_t j = 0; j < n; j++) {
+        char num[64];
+        kbi_buf b = {0};
+        if (varies[j])
+            continue;
+        kbi_fmt_sig4(values[j], num, sizeof num);
+        kbi_buf_printf(&b, "%s: %s %s", kbi_roof_label(names[j]), num, unit);
+        (*out)[k].value = values[j];
+        (*out)[k++].label = b.data;
+    }
+    return k;
 }
 
 /* (b) one slice: the rate of every variant against the axis parameter. */
@@ -442,12 +532,18 @@ static int chart_line_slice(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
     axis_label(set, p, axis, square, xlabel, sizeof xlabel);
     if (n_series > 0 && n_tics >= 2) {
         kbi_line_chart lc = {.xlabel = xlabel, .n_series = n_series, .series = series};
+        kbi_roof *roofs = NULL;
+        lc.n_roofs = slice_roofs(set, p, axis, slice, unit, &roofs);
+        lc.roofs = roofs;
         if (n_tics <= 12) {
             lc.n_xtics = n_tics;
             lc.xtic_values = tx;
             lc.xtic_labels = (const char *const *)tl;
         }
         rc = draw_line_chart(m, p, ctx, axis, slice, unit, &lc, err);
+        for (size_t k = 0; k < lc.n_roofs; k++)
+            free((char *)roofs[k].label);
+        free(roofs);
     }
     for (size_t k = 0; k < R * 4; k++)
         free(cols[k]);
@@ -473,11 +569,72 @@ static int chart_lines(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, 
         kbi_strlist_add(&p->notes, "no line chart: no parameter with numeric values varies");
         return KBI_OK;
     }
-    if (collect_slices(set, p, axis, -1, &slices, "line chart"))
+    if (collect_slices(set, p, axis, -1, 1, &slices, "line chart"))
         for (size_t sl = 0; sl < slices.n && rc == KBI_OK; sl++)
             rc = chart_line_slice(m, p, ctx, axis, square, slices.s[sl], unit, err);
     kbi_strlist_free(&slices);
     return rc;
+}
+
+/* Past this many characters a group label names values only ("ising, 1024, mcs"), and the
+ * axis names their parameters once. */
+#define MAX_NAMED_LABEL 30
+
+/* The labels of points idx[0..n) of p naming only the parameters that vary among them (what a
+ * chart of just these points tells apart; a point's label names every parameter that varies
+ * anywhere in the plugin), into labels (owned by the caller); with one point, its label.  When
+ * "k=v, ..." labels would be long, they hold the values only and *axis (owned, else NULL)
+ * names the parameters.  Returns what the points share of the rest, "k=v, ..." (owned; ""
+ * when nothing), for a title. */
+static char *subset_labels(const kbi_result_set *set, const kbi_rep_plugin *p, const size_t *idx,
+                           size_t n, char **labels, char **axis)
+{
+    kbi_buf shared = {0}, names = {0};
+    kbi_buf *b = kbi_xcalloc(n ? n : 1, sizeof *b);
+    int *varies = kbi_xcalloc(p->n_keys ? p->n_keys : 1, sizeof *varies);
+    size_t longest = 0;
+    char t[256];
+    *axis = NULL;
+    for (size_t k = 0; k < p->n_keys && n > 0; k++) {
+        char first[256];
+        if (!p->varies[k])
+            continue;
+        kbi_param_text(&set->cases[p->points[idx[0]].first], p->keys[k], first, sizeof first);
+        for (size_t i = 1; i < n && !varies[k]; i++) {
+            kbi_param_text(&set->cases[p->points[idx[i]].first], p->keys[k], t, sizeof t);
+            varies[k] = strcmp(first, t) != 0;
+        }
+        if (!varies[k])
+            kbi_buf_printf(&shared, "%s%s=%s", shared.len ? ", " : "", p->keys[k], first);
+        else
+            kbi_buf_printf(&names, "%s%s", names.len ? ", " : "", p->keys[k]);
+    }
+    for (int values_only = 0; values_only < 2; values_only++) {
+        for (size_t i = 0; i < n; i++) {
+            kbi_buf_free(&b[i]);
+            for (size_t k = 0; k < p->n_keys; k++)
+                if (varies[k]) {
+                    kbi_param_text(&set->cases[p->points[idx[i]].first], p->keys[k], t, sizeof t);
+                    kbi_buf_printf(&b[i], "%s%s%s%s", b[i].len ? ", " : "",
+                                   values_only ? "" : p->keys[k], values_only ? "" : "=", t);
+                }
+            if (b[i].len > longest)
+                longest = b[i].len;
+        }
+        if (longest <= MAX_NAMED_LABEL || n <= 1)
+            break;
+        *axis = kbi_strdup(names.data);
+    }
+    for (size_t i = 0; i < n; i++)
+        labels[i] = b[i].len ? b[i].data : kbi_strdup(p->points[idx[i]].label);
+    kbi_buf_free(&names);
+    free(b);
+    free(varies);
+    if (n <= 1) {
+        kbi_buf_free(&shared);
+        return kbi_strdup("");
+    }
+    return shared.data ? shared.data : kbi_strdup("");
 }
 
 /* The speedup of case ci when it is against baseline variant b. */
@@ -498,6 +655,7 @@ static int chart_speedup_vs(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
     double *v;
     const char **series, **groups;
     int *colors, rc = KBI_OK, any = 0;
+    char *shared, *xlabel;
     size_t *row_of;
     size_t *point_of;
     series = kbi_xcalloc(R, sizeof *series);
@@ -535,9 +693,9 @@ static int chart_speedup_vs(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
     }
     G = n_groups;
     v = kbi_xmalloc((G ? G : 1) * (n_series ? n_series : 1) * sizeof *v);
+    shared = subset_labels(set, p, point_of, G, (char **)groups, &xlabel);
     for (size_t g = 0; g < G; g++) {
         const kbi_rep_point *q = &p->points[point_of[g]];
-        groups[g] = q->label;
         for (size_t s = 0; s < n_series; s++) {
             size_t ci = q->cell[row_of[s]];
             double sp;
@@ -553,6 +711,8 @@ static int chart_speedup_vs(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
         char *stem = make_stem(m, p->name, "speedup", detail);
         kbi_bar_chart bc = {0};
         kbi_buf_printf(&title, "%s: speedup against %s", p->name, b);
+        if (shared[0]) /* what every point of the chart shares, when it is short */
+            kbi_buf_printf(&title, strlen(shared) <= 100 ? " (%s)" : " (%.97s...)", shared);
         kbi_buf_printf(&ylabel, "speedup: median time of %s / of the variant", b);
         kbi_buf_printf(&ref, "%s = 1", b);
         bc.stem = stem;
@@ -567,6 +727,7 @@ static int chart_speedup_vs(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
         bc.reference = 1.0;
         bc.reference_label = ref.data;
         bc.value_labels = G * n_series <= 10;
+        bc.xlabel = xlabel;
         add_chart_slot(p);
         rc = kbi_chart_bars(ctx, &bc, err);
         rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
@@ -574,7 +735,9 @@ static int chart_speedup_vs(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *
         kbi_buf_free(&ylabel);
         kbi_buf_free(&ref);
     }
-    kbi_free_all(6, v, series, groups, colors, row_of, point_of);
+    for (size_t g = 0; g < G; g++)
+        free((char *)groups[g]);
+    kbi_free_all(8, v, series, groups, colors, row_of, point_of, shared, xlabel);
     return rc;
 }
 
@@ -591,6 +754,47 @@ static int chart_speedup(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx
     return rc;
 }
 
+/* The compute roof of a case in the roofline: the path its record names, FP32 FMA when it
+ * names none (or only the memory roof, which the roofline always draws). */
+static const char *compute_path(const kbi_case_result *c)
+{
+    return c->roof && kbi_roof_known(c->roof) && strcmp(c->roof, "memory") != 0 ? c->roof : "fp32";
+}
+
+/* The peaks of the compute paths the roofline's variants use, from env's ceilings, into
+ * peaks (labels owned by the caller); a path the run has no ceiling for is a note.  Returns
+ * how many. */
+static size_t roofline_peaks(const kbi_env_record *env, const kbi_strlist *paths, kbi_roof *peaks,
+                             size_t max, kbi_strlist *notes)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < paths->n && n < max; i++) {
+        const char *path = paths->s[i];
+        double v = !env                          ? 0
+                   : strcmp(path, "tf32") == 0   ? env->tf32_gflops
+                   : strcmp(path, "tf32x3") == 0 ? env->tf32_gflops / 3
+                                                 : env->peak_gflops;
+        kbi_buf b = {0};
+        if (!(v > 0)) {
+            kbi_buf_printf(&b, "the roofline has no %s roof: the run recorded no such ceiling",
+                           kbi_roof_label(path));
+            kbi_strlist_add(notes, b.data);
+            kbi_buf_free(&b);
+            continue;
+        }
+        kbi_buf_printf(&b, "%s: %.0f GFLOP/s", kbi_roof_label(path), v);
+        peaks[n].value = v;
+        peaks[n++].label = b.data;
+    }
+    return n;
+}
+
+static int same_ceilings(const kbi_env_record *a, const kbi_env_record *b)
+{
+    return a->bandwidth_gbs == b->bandwidth_gbs && a->peak_gflops == b->peak_gflops &&
+           a->tf32_gflops == b->tf32_gflops;
+}
+
 /* (d) the roofline of the cases that count both flops and bytes, under the
  * ceilings of the run (measured, or from the profile). */
 static int chart_roofline(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx, char *err)
@@ -600,6 +804,7 @@ static int chart_roofline(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ct
     kbi_line_series *series;
     double **cols;
     const kbi_env_record *env = NULL;
+    kbi_strlist paths = {0};
     int rc = KBI_OK, mixed = 0, any_flops = 0;
     for (size_t k = 0; k < p->n_cases && !any_flops; k++) {
         const kbi_case_result *c = &set->cases[p->cases[k]];
@@ -633,9 +838,10 @@ static int chart_roofline(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ct
             if (!env)
                 env = c->env;
             else if (c->env && (c->env->bandwidth_gbs > 0 || c->env->peak_gflops > 0) &&
-                     (c->env->bandwidth_gbs != env->bandwidth_gbs ||
-                      c->env->peak_gflops != env->peak_gflops))
+                     !same_ceilings(c->env, env))
                 mixed = 1;
+            if (!kbi_strlist_has(&paths, compute_path(c)))
+                kbi_strlist_add(&paths, compute_path(c));
             cols[r * 2][n] = c->flops / c->bytes;
             cols[r * 2 + 1][n] = g;
             n++;
@@ -652,13 +858,15 @@ static int chart_roofline(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ct
         kbi_buf title = {0};
         char *stem = make_stem(m, p->name, "roofline", NULL);
         kbi_roofline rl = {0};
+        kbi_roof peaks[4] = {{0}};
         const char *src = env ? kbi_jstr(env->json, "ceilings", "source") : "";
         kbi_buf_printf(&title, "%s: roofline%s%s", p->name,
                        env && env->device_name[0] ? " on " : "", env ? env->device_name : "");
         rl.stem = stem;
         rl.title = title.data;
         rl.bandwidth_gbs = env ? env->bandwidth_gbs : 0;
-        rl.peak_gflops = env ? env->peak_gflops : 0;
+        rl.n_peaks = roofline_peaks(env, &paths, peaks, 4, &p->notes);
+        rl.peaks = peaks;
         rl.ceiling_source = src;
         rl.n_series = n_series;
         rl.series = series;
@@ -669,11 +877,14 @@ static int chart_roofline(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ct
         rc = kbi_chart_roofline(ctx, &rl, err);
         rc = chart_result(rc, &p->charts[p->n_charts++], stem, title.data, &p->notes, err);
         kbi_buf_free(&title);
+        for (size_t i = 0; i < rl.n_peaks; i++)
+            free((char *)peaks[i].label);
     }
     for (size_t r = 0; r < R * 2; r++)
         free(cols[r]);
     free(cols);
     free(series);
+    kbi_strlist_free(&paths);
     return rc;
 }
 
@@ -687,7 +898,15 @@ static int chart_energy(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
     kbi_line_series *series;
     double **cols;
     char ubuf[128];
-    const char *unit = kbi_rep_kind_label(set, p, ubuf, sizeof ubuf);
+    /* A rate even where the plugin's headline is a time per item: rate over power is work
+     * per joule. */
+    kbi_rep_plugin rated = *p;
+    const char *unit;
+    if (rated.kind == KBI_RATE_TIME_PER_ITEM) {
+        rated.kind = KBI_RATE_ITEMS;
+        rated.scale = 1;
+    }
+    unit = kbi_rep_kind_label(set, &rated, ubuf, sizeof ubuf);
     int rc = KBI_OK;
     if (p->kind == KBI_RATE_NONE)
         return KBI_OK;
@@ -704,7 +923,7 @@ static int chart_energy(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
             if (ci == KBI_NO_CASE)
                 continue;
             c = &set->cases[ci];
-            if (!c->has_energy || !c->energy.measured || !kbi_case_rate(c, p->kind, &v, &lo, &hi))
+            if (!c->has_energy || !c->energy.measured || !kbi_rep_rate(&rated, c, &v, &lo, &hi))
                 continue;
             cols[r * 4][n] = c->energy.watts;
             cols[r * 4 + 1][n] = v;
@@ -727,7 +946,7 @@ static int chart_energy(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
         kbi_line_chart lc = {0};
         kbi_buf_printf(&title, "%s: %s against the board's power (rate / power = work per joule)",
                        p->name, unit);
-        kbi_buf_printf(&ylabel, "%s (median; bars: slowest to fastest sample)", unit);
+        rate_ylabel(&rated, unit, &ylabel);
         lc.stem = stem;
         lc.title = title.data;
         lc.xlabel = "mean board power in the energy windows (W)";
@@ -947,41 +1166,106 @@ static int draw_metric_chart(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx 
     return rc;
 }
 
-/* One chart of metric `name` for the points of one slice. */
-static int chart_one_metric(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
-                            const char *name, int x, int line, int square, const char *slice,
-                            char *err)
+/* The x tics of a metric chart: one at each x a point has, labelled as the rate charts label
+ * sizes (1Mi); none (0: gnuplot's own, made readable) past max distinct values. */
+static size_t metric_tics(const metric_lines *ls, double *tx, char **tl, size_t max)
 {
-    const kbi_result_set *set = m->set;
-    metric_lines ls = {0};
-    int rc = KBI_OK;
+    size_t n = 0;
+    for (size_t k = 0; k < ls->n; k++)
+        for (size_t i = 0; i < ls->l[k].n; i++) {
+            size_t t = 0;
+            while (t < n && tx[t] != ls->l[k].x[i])
+                t++;
+            if (t < n)
+                continue;
+            if (n == max) {
+                for (size_t j = 0; j < n; j++)
+                    free(tl[j]);
+                return 0;
+            }
+            tx[n++] = ls->l[k].x[i];
+        }
+    for (size_t t = 0; t < n; t++) {
+        char b[64];
+        kbi_fmt_axis(tx[t], b, sizeof b);
+        tl[t] = kbi_strdup(b);
+    }
+    return n;
+}
+
+/* Gathers metric `name` of the points of one slice (the points whose parameters other than fx
+ * and fline read `slice`) into ls, at x, one line per value of `line` (-1: per variant).
+ * Returns whether some line has two points or more. */
+static int gather_metric(const kbi_result_set *set, const kbi_rep_plugin *p, const char *name,
+                         int fx, int fline, const char *slice, int x, int line, int square,
+                         metric_lines *ls)
+{
+    int two = 0;
     for (size_t i = 0; i < p->n_points; i++) {
-        char *sl = slice_of(set, p, i, x, line);
+        char *sl = slice_of(set, p, i, fx, fline);
         int in = strcmp(sl, slice) == 0;
         free(sl);
         for (size_t r = 0; in && r < p->n_rows; r++)
             if (p->points[i].cell[r] != KBI_NO_CASE)
-                add_metric_point(set, p, p->points[i].cell[r], r, name, x, line, square, &ls);
+                add_metric_point(set, p, p->points[i].cell[r], r, name, x, line, square, ls);
     }
-    if (ls.n > 0 && ls.n_points >= 2) {
+    for (size_t k = 0; k < ls->n && !two; k++)
+        two = ls->l[k].n >= 2;
+    return two;
+}
+
+static void free_metric_lines(metric_lines *ls)
+{
+    for (size_t k = 0; k < ls->n; k++) {
+        free(ls->l[k].label);
+        free(ls->l[k].x);
+        free(ls->l[k].y);
+        free(ls->l[k].lo);
+        free(ls->l[k].hi);
+    }
+    free(ls->l);
+    memset(ls, 0, sizeof *ls);
+}
+
+/* One chart of metric `name` for the points of one slice, when one of its lines has two
+ * points or more.  Where x does not vary in the slice (every line one point: q is 0 for every
+ * Ising case) the chart is drawn against the line parameter instead, one line per variant;
+ * where that gives no line of two points either, nothing is drawn and *one_point_lines says
+ * so (the table shows the values). */
+static int chart_one_metric(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx,
+                            const char *name, int x, int line, int square, const char *slice,
+                            int *one_point_lines, char *err)
+{
+    const kbi_result_set *set = m->set;
+    metric_lines ls = {0};
+    int rc = KBI_OK, fx = x, fline = line;
+    int two = gather_metric(set, p, name, fx, fline, slice, x, line, square, &ls);
+    if (!two && line >= 0 && numeric_axis(set, p, (size_t)line, &square)) {
+        free_metric_lines(&ls);
+        x = line;
+        line = -1;
+        two = gather_metric(set, p, name, fx, fline, slice, x, line, square, &ls);
+    }
+    *one_point_lines = ls.n > 0 && !two;
+    if (two) {
         kbi_line_series *series = kbi_xcalloc(ls.n, sizeof *series);
         kbi_line_chart lc = {.n_series = ls.n, .series = series};
+        double tx[12];
+        char *tl[12];
         qsort(ls.l, ls.n, sizeof *ls.l, cmp_metric_line);
         for (size_t k = 0; k < ls.n; k++)
             series[k] = metric_series(p, &ls.l[k], k, line);
+        lc.n_xtics = metric_tics(&ls, tx, tl, 12);
+        lc.xtic_values = tx;
+        lc.xtic_labels = (const char *const *)tl;
         rc = draw_metric_chart(m, p, ctx, name, x, line, square, slice, ls.decl, &lc, err);
         for (size_t k = 0; k < ls.n; k++)
             free((char *)series[k].name);
+        for (size_t t = 0; t < lc.n_xtics; t++)
+            free(tl[t]);
         free(series);
     }
-    for (size_t k = 0; k < ls.n; k++) {
-        free(ls.l[k].label);
-        free(ls.l[k].x);
-        free(ls.l[k].y);
-        free(ls.l[k].lo);
-        free(ls.l[k].hi);
-    }
-    free(ls.l);
+    free_metric_lines(&ls);
     return rc;
 }
 
@@ -993,6 +1277,7 @@ static int chart_metrics(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx
     const kbi_result_set *set = m->set;
     kbi_strlist names = {0}, slices = {0};
     int x, line, square, rc = KBI_OK;
+    size_t n_single = 0;
     for (size_t k = 0; k < p->n_cases; k++) {
         const kbi_case_result *c = &set->cases[p->cases[k]];
         for (size_t j = 0; j < c->n_metrics; j++) {
@@ -1011,11 +1296,23 @@ static int chart_metrics(kbi_rep_model *m, kbi_rep_plugin *p, kbi_chart_ctx *ctx
         kbi_strlist_add(&p->notes, "no metric chart: no parameter with numeric values varies");
         goto done;
     }
-    if (!collect_slices(set, p, x, line, &slices, "metric chart"))
+    if (!collect_slices(set, p, x, line, 0, &slices, "metric chart"))
         goto done;
     for (size_t i = 0; i < names.n && rc == KBI_OK; i++)
-        for (size_t sl = 0; sl < slices.n && rc == KBI_OK; sl++)
-            rc = chart_one_metric(m, p, ctx, names.s[i], x, line, square, slices.s[sl], err);
+        for (size_t sl = 0; sl < slices.n && rc == KBI_OK; sl++) {
+            int single = 0;
+            rc = chart_one_metric(m, p, ctx, names.s[i], x, line, square, slices.s[sl], &single,
+                                  err);
+            n_single += single;
+        }
+    if (n_single > 0) {
+        char note[256];
+        snprintf(note, sizeof note,
+                 "%zu metric chart%s not drawn: every line would be one point (the tables show "
+                 "the values)",
+                 n_single, n_single == 1 ? "" : "s");
+        kbi_strlist_add(&p->notes, note);
+    }
 done:
     kbi_strlist_free(&names);
     kbi_strlist_free(&slices);

@@ -13,6 +13,7 @@
 
 #include "format.h"
 #include "report.h"
+#include "roofs.h"
 
 static void run_names_init(kbi_run_names *r, const kbi_result_set *set)
 {
@@ -163,6 +164,38 @@ static void note_baseline(kbi_rep_plugin *p, kbi_rep_point *q, const char *basel
         q->mixed_baseline = 1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double d = *(const double *)a - *(const double *)b;
+    return (d > 0) - (d < 0);
+}
+
+/* A plugin whose cases declare the headline "time_per_item" (and count items) charts the time
+ * per item, in the unit that shows the middle case with 1 to 3 digits; any other charts its
+ * rate (scale 1). */
+static void pick_headline(const kbi_result_set *set, kbi_rep_plugin *p)
+{
+    double *t = kbi_xcalloc(p->n_cases ? p->n_cases : 1, sizeof *t);
+    size_t n = 0;
+    p->scale = 1;
+    p->time_unit = "";
+    for (size_t k = 0; k < p->n_cases; k++) {
+        const kbi_case_result *c = &set->cases[p->cases[k]];
+        if (kbi_case_ok(c) && c->items > 0 && c->headline &&
+            strcmp(c->headline, KBI_HEADLINE_TIME_PER_ITEM) == 0)
+            t[n++] = c->stats.median / c->items;
+    }
+    if (n > 0) {
+        kbi_time_unit u;
+        qsort(t, n, sizeof *t, cmp_double);
+        u = kbi_time_unit_for(t[n / 2]);
+        p->kind = KBI_RATE_TIME_PER_ITEM;
+        p->scale = u.scale;
+        p->time_unit = u.name;
+    }
+    free(t);
+}
+
 static void build_plugin(kbi_rep_model *m, kbi_rep_plugin *p)
 {
     const kbi_result_set *set = m->set;
@@ -245,6 +278,7 @@ static void build_plugin(kbi_rep_model *m, kbi_rep_plugin *p)
             }
         }
     }
+    pick_headline(set, p);
     /* Which parameters vary across the points. */
     p->varies = kbi_xcalloc(p->n_keys ? p->n_keys : 1, sizeof *p->varies);
     for (size_t k = 0; k < p->n_keys; k++) {
@@ -351,10 +385,13 @@ int kbi_report_speedup(const kbi_result_set *set, size_t i, double *speedup)
 
 /* The rate of one kind from a case: the value from the record, or derived
  * from the counts when the record has none.  low/high: the rates at the
- * slowest and the fastest sample. */
+ * ends of the confidence interval of the median (the slowest end is the
+ * low rate), so one stray sample does not stretch them. */
 int kbi_case_rate(const kbi_case_result *c, int kind, double *v, double *lo, double *hi)
 {
     double work, rate;
+    const kbi_stats *st = &c->stats;
+    int ci = st->ci_low > 0 && st->ci_high >= st->ci_low;
     if (!kbi_case_ok(c))
         return 0;
     switch (kind) {
@@ -370,17 +407,85 @@ int kbi_case_rate(const kbi_case_result *c, int kind, double *v, double *lo, dou
         work = c->items;
         rate = c->items_per_s;
         break;
+    case KBI_RATE_TIME_PER_ITEM:
+        if (c->items <= 0)
+            return 0;
+        *v = st->median / c->items;
+        *lo = ci ? st->ci_low / c->items : *v;
+        *hi = ci ? st->ci_high / c->items : *v;
+        return 1;
     default:
         return 0;
     }
     if (work <= 0)
         return 0;
     if (rate <= 0)
-        rate = work / c->stats.median;
+        rate = work / st->median;
     *v = rate;
-    *lo = c->stats.max > 0 ? rate * c->stats.median / c->stats.max : rate;
-    *hi = c->stats.min > 0 ? rate * c->stats.median / c->stats.min : rate;
+    *lo = ci ? rate * st->median / st->ci_high : rate;
+    *hi = ci ? rate * st->median / st->ci_low : rate;
     return 1;
+}
+
+int kbi_rep_rate(const kbi_rep_plugin *p, const kbi_case_result *c, double *v, double *lo,
+                 double *hi)
+{
+    if (!kbi_case_rate(c, p->kind, v, lo, hi))
+        return 0;
+    *v *= p->scale;
+    *lo *= p->scale;
+    *hi *= p->scale;
+    return 1;
+}
+
+/* The least seconds one run of case c can take on roof: its flops at the roof's compute peak,
+ * or its bytes at the copy bandwidth; 0 when c has no such count or its run no such
+ * ceiling. */
+static double roof_seconds(const kbi_case_result *c, const char *roof)
+{
+    const kbi_env_record *e = c->env;
+    double gflops = 0;
+    if (!e)
+        return 0;
+    if (strcmp(roof, "memory") == 0)
+        return c->bytes > 0 && e->bandwidth_gbs > 0 ? c->bytes / (e->bandwidth_gbs * 1e9) : 0;
+    if (strcmp(roof, "fp32") == 0)
+        gflops = e->peak_gflops;
+    else if (strcmp(roof, "tf32") == 0)
+        gflops = e->tf32_gflops;
+    else if (strcmp(roof, "tf32x3") == 0)
+        gflops = e->tf32_gflops / 3; /* three TF32 products stand for one fp32 product */
+    return c->flops > 0 && gflops > 0 ? c->flops / (gflops * 1e9) : 0;
+}
+
+int kbi_rep_roof(const kbi_rep_plugin *p, const kbi_case_result *c, double *value,
+                 const char **roof)
+{
+    double t;
+    *roof = c->roof && kbi_roof_known(c->roof) ? c->roof
+            : p->kind == KBI_RATE_FLOPS        ? "fp32"
+            : p->kind == KBI_RATE_BYTES        ? "memory"
+                                               : "";
+    t = (*roof)[0] ? roof_seconds(c, *roof) : 0;
+    if (t <= 0)
+        return 0;
+    switch (p->kind) {
+    case KBI_RATE_FLOPS:
+        *value = c->flops / t / 1e9;
+        break;
+    case KBI_RATE_BYTES:
+        *value = c->bytes / t / 1e9;
+        break;
+    case KBI_RATE_ITEMS:
+        *value = c->items / t;
+        break;
+    case KBI_RATE_TIME_PER_ITEM:
+        *value = t / c->items * p->scale;
+        break;
+    default:
+        return 0;
+    }
+    return *value > 0 && isfinite(*value);
 }
 
 /* The item unit of the plugin's cases ("atom-steps"), or "items". */
@@ -403,6 +508,14 @@ const char *kbi_rep_kind_label(const kbi_result_set *set, const kbi_rep_plugin *
     case KBI_RATE_ITEMS:
         snprintf(buf, n, "%s/s", kbi_rep_item_unit(set, p));
         return buf;
+    case KBI_RATE_TIME_PER_ITEM: {
+        /* "spin flips" -> "ns per spin flip" */
+        const char *u = kbi_rep_item_unit(set, p);
+        size_t len = strlen(u);
+        int plural = len > 1 && u[len - 1] == 's' && u[len - 2] != 's';
+        snprintf(buf, n, "%s per %.*s", p->time_unit, (int)(plural ? len - 1 : len), u);
+        return buf;
+    }
     default:
         return "";
     }

@@ -17,7 +17,15 @@ typedef struct kbi_run_names {
     size_t n;
 } kbi_run_names;
 
-enum kbi_rate_kind { KBI_RATE_NONE, KBI_RATE_FLOPS, KBI_RATE_BYTES, KBI_RATE_ITEMS };
+/* What a plugin's charts show: a rate from its counts, or (its headline "time_per_item") the
+ * median time over the items, where lower is better. */
+enum kbi_rate_kind {
+    KBI_RATE_NONE,
+    KBI_RATE_FLOPS,
+    KBI_RATE_BYTES,
+    KBI_RATE_ITEMS,
+    KBI_RATE_TIME_PER_ITEM
+};
 
 typedef struct kbi_rep_row { /* a line of a table: one variant, in one run */
     char *variant;
@@ -56,6 +64,10 @@ typedef struct kbi_rep_plugin {
     size_t n_cases;
     int multi_run; /* the same variant and point came from several runs */
     int kind;      /* rate charted and used for the axis */
+    /* Charted values are kbi_case_rate's times scale, in unit: 1 for a rate; for the time per
+     * item the unit that shows most cases with 1 to 3 digits ("ns", scale 1e9). */
+    double scale;
+    const char *time_unit;
     char **keys;   /* parameter names in order of first appearance */
     size_t n_keys;
     int *varies;           /* [key]: takes more than one value */
@@ -90,11 +102,21 @@ int kbi_report_speedup(const kbi_result_set *set, size_t i, double *speedup);
 int kbi_case_ok(const kbi_case_result *c);
 /* Whether variant is the baseline of some section of plugin p. */
 int kbi_rep_is_baseline(const kbi_rep_plugin *p, const char *variant);
-/* The rate of kind (KBI_RATE_*) of case c, with its interval; 0 if none. */
+/* The rate of kind (KBI_RATE_*) of case c (seconds per item for KBI_RATE_TIME_PER_ITEM), with
+ * the 95% confidence interval of the median carried over (lo <= v <= hi; both v where the
+ * record has no interval); 0 if none. */
 int kbi_case_rate(const kbi_case_result *c, int kind, double *v, double *lo, double *hi);
+/* The same as p charts it: in p's kind, times p->scale. */
+int kbi_rep_rate(const kbi_rep_plugin *p, const kbi_case_result *c, double *v, double *lo,
+                 double *hi);
+/* The roof of case c (its record's, else the one its counts imply: "fp32" for flops, "memory"
+ * for bytes; "" for items) in the units p charts, and its name.  Returns 1 with *value > 0,
+ * or 0 when the case has no roof or its run recorded no such ceiling. */
+int kbi_rep_roof(const kbi_rep_plugin *p, const kbi_case_result *c, double *value,
+                 const char **roof);
 /* The item unit of the plugin's cases ("atom-steps"), or "items". */
 const char *kbi_rep_item_unit(const kbi_result_set *set, const kbi_rep_plugin *p);
-/* The unit of p's charted rate ("GB/s"), in buf when it must be built. */
+/* The unit of p's charted rate ("GB/s", "ns per spin flip"), in buf when it must be built. */
 const char *kbi_rep_kind_label(const kbi_result_set *set, const kbi_rep_plugin *p, char *buf,
                                size_t n);
 

@@ -162,6 +162,7 @@ static void read_env(kbi_env_record *e, json_t *obj, const char *source)
     e->sm_clock_mhz = get_num(dev, "sm_clock_mhz");
     e->bandwidth_gbs = get_num(ceil, "bandwidth_gbs");
     e->peak_gflops = get_num(ceil, "peak_gflops");
+    e->tf32_gflops = get_num(ceil, "tf32_gflops");
     e->cpu_model = dup_str(json_object_get(obj, "cpu"), "model");
     e->cpu_signature = dup_str(json_object_get(obj, "cpu"), "signature");
     e->cpu_cores = get_count(json_object_get(obj, "cpu"), "logical_cores");
@@ -415,6 +416,10 @@ json_t *kbi_case_record_json(const kbi_case_result *r)
     set_str(rec, "params_text", r->params_text);
     if (r->size_param && r->size_param[0])
         set_str(rec, "size_param", r->size_param);
+    if (r->headline && r->headline[0])
+        set_str(rec, "headline", r->headline);
+    if (r->roof && r->roof[0])
+        set_str(rec, "roof", r->roof);
     if (r->cache && r->cache[0])
         set_str(rec, "cache", r->cache);
     if (r->time && r->time[0])
@@ -698,6 +703,7 @@ static const struct {
     KBI_STRING_FIELD(variant),     KBI_STRING_FIELD(target),     KBI_STRING_FIELD(baseline),
     KBI_STRING_FIELD(params_text), KBI_STRING_FIELD(size_param), KBI_STRING_FIELD(message),
     KBI_STRING_FIELD(cache),       KBI_STRING_FIELD(timing),     KBI_STRING_FIELD(time),
+    KBI_STRING_FIELD(headline),    KBI_STRING_FIELD(roof),
 #undef KBI_STRING_FIELD
 };
 
@@ -1059,6 +1065,8 @@ void kbi_case_result_free(kbi_case_result *c)
     free(c->baseline);
     free(c->params_text);
     free(c->size_param);
+    free(c->headline);
+    free(c->roof);
     free(c->message);
     free(c->cache);
     free(c->timing);

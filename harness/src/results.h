@@ -115,6 +115,7 @@ typedef struct kbi_env_record {
     double sm_clock_mhz;
     double bandwidth_gbs; /* ceiling used by the run, 0 if none */
     double peak_gflops;
+    double tf32_gflops; /* the TF32 tensor-core peak; 0 if none (or recorded before it was) */
     int complete; /* an "end" record with complete=true was seen */
     /* The host CPU ("cpu": what decides a host case's speed); "" or 0 when
      * the record does not say (written before kbench recorded it). */
@@ -175,6 +176,10 @@ typedef struct kbi_case_result {
      * the reader and by kbi_case_record_init; read it through kbi_case_full_id. */
     char *full_id;
     char *size_param;  /* the plugin's size axis; "" when it names none */
+    /* ABI 1.4's headline and roof of the case's plugin and variant (roofs.h): "" when its
+     * plugin declares none or the record was written before kbench recorded them. */
+    char *headline;
+    char *roof;
     kbi_status status;
     char *message;
     char *cache;      /* "cold", "hot"; "" unknown */

@@ -282,9 +282,9 @@ typedef struct probe_arg {
 static int probe_main(void *arg, int cmd_fd, int res_fd)
 {
     const probe_arg *a = arg;
-    json_t *env =
-        kbi_env_probe(a->device, a->profile->run.bandwidth_gbs, a->profile->run.peak_gflops,
-                      a->profile->run.energy ? a->profile->run.energy_window : 0);
+    json_t *env = kbi_env_probe(a->device, a->profile->run.bandwidth_gbs,
+                                a->profile->run.peak_gflops, a->profile->run.tf32_gflops,
+                                a->profile->run.energy ? a->profile->run.energy_window : 0);
     char *text = json_dumps(env, JSON_COMPACT);
     FILE *f = fdopen(res_fd, "w");
     (void)cmd_fd;
@@ -764,8 +764,11 @@ static json_t *env_without_device(const kbi_profile *profile)
     json_object_set_new(env, "device_error", json_string("not probed: no device variant selected"));
     json_object_set_new(ceil, "bandwidth_gbs", json_real(profile->run.bandwidth_gbs));
     json_object_set_new(ceil, "peak_gflops", json_real(profile->run.peak_gflops));
+    json_object_set_new(ceil, "tf32_gflops", json_real(profile->run.tf32_gflops));
     json_object_set_new(ceil, "source",
-                        json_string(profile->run.bandwidth_gbs > 0 || profile->run.peak_gflops > 0
+                        json_string(profile->run.bandwidth_gbs > 0 ||
+                                            profile->run.peak_gflops > 0 ||
+                                            profile->run.tf32_gflops > 0
                                         ? "profile"
                                         : "none"));
     json_object_set_new(env, "ceilings", ceil);
@@ -827,7 +830,7 @@ static int write_env(run_state *rs)
                 profile->run.device);
         rs->env = args->in_process
                       ? kbi_env_probe(profile->run.device, profile->run.bandwidth_gbs,
-                                      profile->run.peak_gflops,
+                                      profile->run.peak_gflops, profile->run.tf32_gflops,
                                       profile->run.energy ? profile->run.energy_window : 0)
                       : probe_device(profile, profile->run.device);
     } else {

@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+/* The confidence level of ci_low/ci_high in percent (stats.c brackets the median with the
+ * normal quantile 1.959964), for the words of tables and charts. */
+#define KBI_CI_PERCENT 95
+
 typedef struct kbi_stats {
     size_t n;
     double median; /* the quoted figure */

@@ -22,6 +22,7 @@
 #include "env.h"
 #include "loader.h"
 #include "results.h"
+#include "roofs.h"
 #include "stats.h"
 #include "timer.h"
 
@@ -166,6 +167,12 @@ void kbi_case_record_init(const kbi_run_ctx *ctx, const kbi_case *c, kbi_case_re
     out->params_text = kbi_strdup(text.data ? text.data : "");
     out->full_id = kbi_strdup(c->full_id);
     out->size_param = kbi_strdup(size_param ? size_param : "");
+    {
+        char roof[128];
+        kbi_roof_of(d, v->name, roof, sizeof roof);
+        out->roof = kbi_strdup(roof);
+        out->headline = kbi_strdup(kbi_headline_of(d));
+    }
     out->status = KBI_ST_ERROR;
     out->message = kbi_strdup("internal: no status");
     out->cache = kbi_strdup(ctx->profile->run.cache == KBI_CACHE_HOT ? "hot" : "cold");

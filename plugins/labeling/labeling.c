@@ -1010,6 +1010,7 @@ static const kb_plugin lb_plugin = {
     .knobs = "mcs_discard|mcs_measure|seed",
     .implicit = "T|q",
     /* No knob_variants: the thermalisation, the measurement and the seed are every labeler's. */
+    .headline = "time_per_item",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -890,6 +890,7 @@ static const kb_plugin md_plugin = {
                      "reorder=cell_block|layer_matrix|layer_atomic;"
                      "ldg=cell_block|layer_matrix|layer_atomic|sorted;"
                      "l1=cell_block|layer_matrix|layer_atomic|sorted",
+    .headline = "time_per_item",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)

@@ -644,6 +644,7 @@ static const kb_plugin sgemm_plugin = {
     .size_param = "shape",
     .knobs = "config",
     .knob_variants = "config=warptile|tf32x3",
+    .roofs = "tf32x3=tf32x3",
 };
 
 KB_EXPORT const kb_plugin *kb_plugin_entry(void)
