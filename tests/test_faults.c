@@ -884,7 +884,7 @@ static const struct {
                "bytes = 4, 4100\n"},
     {"sgemm", "[sgemm]\nvariants = host\nshape = 1x1x1, 17x9x33\nbeta = 0, 0.5\n"},
     {"md", "[md]\nvariants = host_pairlist, host_layer\nsystem = sp, lj\nN_e = 9\nsteps = 5\n"
-           "equil = 20\nreorder = 2\n"},
+           "equil = 20\n"},
     {"permute", "[permute]\nvariants = host\npreset = recoupling_small, few_large\n"
                 "dtype = f32, f64\nbeta = 0, 0.5\nscale = 0.005\n"},
     {"labeling", "[labeling]\nvariants = host_uf\nmodel = ising, xy\ndim = 2, 3\nL = 6\n"
