@@ -266,6 +266,14 @@ step_energy() {
   return $rc
 }
 
+# lab/h200/energy/energy.ini once: each case's energy per run, power and work per joule (copy
+# and fma at equal bytes, the sgemm variants), without the repeat and the steady window.
+step_energy_once() {
+  local d="$OUT/results/energy-once"
+  "$B/kbench" run lab/h200/energy/energy.ini --out "$d/run1" &&
+    "$B/kbench" report "$d/run1" --out "$d/report1" --no-charts
+}
+
 # plugins/<name>/lab/h200-steps.sh, sourced here so plugins stay in their folder.
 for f in "$ROOT"/plugins/*/lab/h200-steps.sh; do
   [ -e "$f" ] && . "$f"
