@@ -236,8 +236,8 @@ INI
   "$B/kbench" run /tmp/permute-small-ab.ini --out "$OUT/results/permute-small-ab"
 }
 
-# The lean kernel on one-wave launches (plan.c LEAN_VEC_MIN_TILES): abelian_small (35-42 lean
-# tiles at scale 1, 3-4 at 0.1) and a 1024-tile dense rank 8 permute, per_element beside
+# The lean kernel on one-wave launches (plan_tiled.c LEAN_VEC_MIN_TILES): abelian_small (35-42
+# lean tiles at scale 1, 3-4 at 0.1) and a 1024-tile dense rank 8 permute, per_element beside
 # tiled at lean = 2, 3 and 4 (the default: v4's vector tile only from 132 tiles up); float32
 # and float64, beta 0 and 0.5; short sampling, about 30 s.
 step_permute_lean_small() {
