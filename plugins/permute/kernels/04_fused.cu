@@ -641,7 +641,7 @@ __device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
     }
 }
 
-// A CTA's timeline (test/trace_probe.cu; compiled in only with PM_FUSED_TRACE, so the plugin's
+// A CTA's timeline (lab/trace_probe.cu; compiled in only with PM_FUSED_TRACE, so the plugin's
 // kernels are unchanged): thread 0 writes its SM and the global timer at the kernel's start,
 // when the first fill has landed, after the loop and after the epilogue's stores have issued,
 // into pm_fused_trace[blockIdx.x][0..5] where that pointer is set.
