@@ -89,6 +89,52 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 #endif /* SGEMM_HOST_EMULATION */
 #endif /* TF32X3_HAVE_WGMMA */
 
+#ifdef TF32X3_HAVE_WGMMA
+/* Waits for tile t to land (its stage's full barrier at bar), then makes the copies visible to
+ * wgmma's (async proxy) reads. */
+__device__ __forceinline__ void ps_wait_full(uint32_t bar, int t)
+{
+    mbar_wait(bar, (t / kPsStages) & 1);
+    fence_proxy_async();
+}
+
+/* The stage of empty barrier bar may be refilled: this warp's wgmmas that read it have
+ * retired. */
+__device__ __forceinline__ void ps_release(uint32_t bar, int lane)
+{
+    __syncwarp();
+    if (lane == 0)
+        mbar_arrive(bar);
+}
+
+/* Thread 0 initialises kernel 3's barriers at bar_addr (full[s], then empty[s]); they are
+ * initialised before anyone uses them. */
+__device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
+{
+    if (tid == 0) {
+        for (int s = 0; s < kPsStages; s++) {
+            mbar_init(bar_addr + 8 * (s % kPsStages), kThreads);
+            mbar_init(bar_addr + 8 * (kPsStages + s % kPsStages), kThreads / 32);
+        }
+    }
+    __syncthreads();
+}
+
+/* Kernel 3's results (store_wg_results): C = alpha * acc + beta * C0, or with SPLITK the raw
+ * partial sums into split blockIdx.z of the workspace ws. */
+template <bool SPLITK>
+__device__ __forceinline__ void ps_store(const float (&acc)[64], int m, int n, bool interior, int M,
+                                         int N, float alpha, float beta, const float *C0, float *C,
+                                         int ldc, float *ws, int ldw, size_t ws_split)
+{
+    if (SPLITK)
+        store_wg_results(acc, m, n, interior, M, N, 1.0f, 0.0f, nullptr,
+                         ws + (size_t)blockIdx.z * ws_split, ldw);
+    else
+        store_wg_results(acc, m, n, interior, M, N, alpha, beta, C0, C, ldc);
+}
+#endif /* TF32X3_HAVE_WGMMA */
+
 /* Warpgroup w computes rows 64w .. 64w+63 of the CTA tile, as in kernel 2, and the K loop has
  * the same shape (two K tiles per iteration, every wgmma group retired by its end, partial sums
  * promoted there); the differences are where it waits:
@@ -132,13 +178,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
     const int a_off = 2 * kBStageSw + q * kALd + wg * 64 + wi * 16 + g;
 
-    if (tid == 0) {
-        for (int s = 0; s < kPsStages; s++) {
-            mbar_init(full(s), kThreads);
-            mbar_init(empty(s), kThreads / 32);
-        }
-    }
-    __syncthreads(); /* the barriers are initialised before anyone uses them */
+    ps_init_barriers(bar_addr, tid);
 
     /* B chunk c = tid + 256*i (i < 4) of each of big and small: row n = c / 8 (tile column),
      * 16-byte chunk c % 8 of its 32 k; a warp copies 4 whole 128-byte rows. */
@@ -164,17 +204,6 @@ __global__ void __launch_bounds__(kThreads, 1)
         loader.advance(lda);
         mbar_arrive_cp_async(full(u));
     };
-    /* Waits for tile t to land, then makes the copies visible to wgmma's (async proxy) reads. */
-    auto wait_full = [&](int t) {
-        mbar_wait(full(t), (t / kPsStages) & 1);
-        fence_proxy_async();
-    };
-    /* Stage of tile t may be refilled: this warp's wgmmas that read it have retired. */
-    auto release = [&](int t) {
-        __syncwarp();
-        if (lane == 0)
-            mbar_arrive(empty(t));
-    };
 
     constexpr int kAhead = 2; /* tiles in flight ahead of the one being computed */
     int next = 0;             /* next tile to copy */
@@ -190,7 +219,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     uint32_t big[2][4][4], small[2][4][4];
 
-    wait_full(0);
+    ps_wait_full(full(0), 0);
     load_a_tile(stage(0) + a_off, big[0], small[0]);
 
     for (int t0 = 0; t0 < ktiles; t0 += 2) {
@@ -200,7 +229,7 @@ __global__ void __launch_bounds__(kThreads, 1)
          * MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC, and the membar should not wait for copies that
          * have just left. */
         if (t1 < ktiles)
-            wait_full(t1);
+            ps_wait_full(full(t1), t1);
         if (next < ktiles)
             copy_tile(next);
         next++;
@@ -212,9 +241,9 @@ __global__ void __launch_bounds__(kThreads, 1)
         } else {
             wg_wait<0>();
         }
-        release(t0);
+        ps_release(empty(t0), lane);
         if (t2 < ktiles)
-            wait_full(t2);
+            ps_wait_full(full(t2), t2);
         if (next < ktiles)
             copy_tile(next);
         next++;
@@ -222,19 +251,15 @@ __global__ void __launch_bounds__(kThreads, 1)
             load_a_tile(stage(t2) + a_off, big[0], small[0]);
         wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
         if (t1 < ktiles)
-            release(t1);
+            ps_release(empty(t1), lane);
         fence_regs(part);
 #pragma unroll
         for (int i = 0; i < 64; i++)
             acc[i] += part[i];
     }
 
-    if (SPLITK)
-        store_wg_results(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, 1.0f, 0.0f,
-                         nullptr, ws + (size_t)blockIdx.z * ws_split, ldw);
-    else
-        store_wg_results(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta,
-                         C0, C, ldc);
+    ps_store<SPLITK>(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta, C0,
+                     C, ldc, ws, ldw, ws_split);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
