@@ -8,7 +8,7 @@
  * and 0.0025 bracket the plugin's 0.005; with the dt^2 law the three points give the slope.
  * Build and run from the repository root (one dt per process runs them in parallel):
  *   gcc -O2 -I plugins/md -I harness/include -o /tmp/dt_probe plugins/md/lab/dt_probe.c \
- *       plugins/md/host.c plugins/md/eos.c -lm -lpthread
+ *       plugins/md/{system,host,point,reference,summary,eos}.c -lm -lpthread
  *   /tmp/dt_probe NE TIME EQUIL SEED DT...   e.g. /tmp/dt_probe 10 200 3000 7 0.01 0.005 */
 #include <math.h>
 #include <stdio.h>

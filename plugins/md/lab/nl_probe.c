@@ -7,7 +7,8 @@
  * occupancy an ideal gas of the same mean would give over as many cells.  Build and run from
  * the repository root:
  *   gcc -O2 -I plugins/md -I harness/include -o /tmp/nl_probe plugins/md/lab/nl_probe.c \
- *       plugins/md/host.c plugins/md/eos.c -lm -lpthread && /tmp/nl_probe 24 500 6000 500 */
+ *       plugins/md/{system,host,point,reference,summary,eos}.c -lm -lpthread &&
+ *   /tmp/nl_probe 24 500 6000 500 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,8 @@
  * reference does, and reports the pairs decided differently and the largest force error with
  * and without them.  Build and run from the repository root:
  *   gcc -O2 -ffp-contract=off -I plugins/md -I harness/include -o /tmp/rc_probe \
- *       plugins/md/lab/rc_probe.c plugins/md/host.c -lm && /tmp/rc_probe 40 60 */
+ *       plugins/md/lab/rc_probe.c plugins/md/{system,host,point,reference,summary,eos}.c \
+ *       -lm -lpthread && /tmp/rc_probe 40 60 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
