@@ -9,7 +9,7 @@
 /* A lean tile's scheduling (its CTA is short and overlaps its neighbours': less than a
  * general tile's), and a transpose tile's warps' wait at its barrier on the slowest of them,
  * per warp and log2 of warps: both fitted to few_large's (two transposes) forced tile lengths
- * in gpu-run-4 (NOTES.md, v2.1). */
+ * in gpu-run-4 (HISTORY.md, v2.1). */
 #define NS_PER_LEAN_TILE 0.1
 #define NS_PER_WARP_WAIT 0.05
 /* A 32-thread lean tile: an SM holds at most 32 CTAs, so half the warps of the longer tiles

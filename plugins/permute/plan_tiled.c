@@ -9,7 +9,7 @@
 #include "plan.h"
 
 /* An abelian block on a general tile costs more than the model's bytes and tiles say (the
- * seed's kernel ran 2.5-5x over them: NOTES.md, first outcome; the v2 general tile still
+ * seed's kernel ran 2.5-5x over them: HISTORY.md, "6. Outcomes"; the v2 general tile still
  * does a few times the lean tile's instructions per element): the choice weighs that in. */
 #define GENERAL_SLOWDOWN 4.0
 /* A general tile's gather round beyond the first, exposed where the tiles run in one wave:

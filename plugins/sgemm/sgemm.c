@@ -87,7 +87,7 @@ static const kb_param sgemm_params[] = {
     {"beta", KB_PARAM_FLOAT, "0.5", "scale of the C input (0: C input not read)", NULL},
     {"config", KB_PARAM_INT, "-1",
      "warptile, tf32x3: configuration index to run (-1: time them all at init and take the "
-     "fastest for the shape; names in plugins/sgemm/NOTES-fast.md); other variants skip cases "
+     "fastest for the shape; names in plugins/sgemm/HISTORY-fast.md); other variants skip cases "
      "with config != -1",
      NULL},
 };

@@ -1,5 +1,5 @@
 /* md: how much of the `eos` case's offset from the LJTS equation of state is the time step
- * (NOTES.md, "Standard LJ liquid").  Leapfrog/velocity Verlet samples a shadow Hamiltonian
+ * (HISTORY.md, "Standard LJ liquid").  Leapfrog/velocity Verlet samples a shadow Hamiltonian
  * that differs from H by O(dt^2), so the averages at a given kinetic T move by O(dt^2).  This
  * prepares the standard liquid (rho 0.8442, rc 2.5, u shifted to 0 at rc) on the host in
  * double, equilibrates it at T 1 (rescaled every 20 steps), then from that one state runs NVE

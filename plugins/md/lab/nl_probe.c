@@ -1,4 +1,4 @@
-/* md: why LJ's N_l (largest cell occupancy) is 36.6-40.7 here and 40-50 in the paper (NOTES.md,
+/* md: why LJ's N_l (largest cell occupancy) is 36.6-40.7 here and 40-50 in the paper (HISTORY.md,
  * "LJ N_l").  Prepares the LJ system on the host as prepare does (lattice, `equil` steps
  * rescaled every 20), then keeps running it, rescaled every 20 steps to hold T, and every
  * `every` steps bins the atoms into the G^3 cells the strategies use and prints the largest

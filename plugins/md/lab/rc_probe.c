@@ -1,4 +1,4 @@
-/* md: why ljstd failed verify on the H200 (NOTES.md, "Verification").  Equilibrates the
+/* md: why ljstd failed verify on the H200 (HISTORY.md, "Verification").  Equilibrates the
  * standard LJ liquid on the host (N_e, equil steps), then evaluates every pair's cutoff test in
  * float as the device does (minimum image with rintf, r2 by FMAs) and in double as the
  * reference does, and reports the pairs decided differently and the largest force error with

@@ -142,7 +142,7 @@ step_permute_dense_quick() {
   "$B/kbench" run /tmp/permute-dense-quick.ini --out "$OUT/results/permute-dense-quick"
 }
 
-# Issue #12, the lean path v4 against v2 in one run (NOTES.md, "v4: 16-byte vectors"): the
+# Issue #12, the lean path v4 against v2 in one run (HISTORY.md, "12. v4"): the
 # float32 dense permutes of permute_dense_quick (30 cases, rank 2-8; its float64 section left
 # out for time) and few_large at scale 1, tiled at lean = 2 (v2: scalar, one tile a CTA; run
 # 10's fastest) and lean = 4 (v4: whole aligned tiles in 16-byte vectors), copy beside them
