@@ -1,9 +1,10 @@
-/* The md plugin on the CPU: the host code (plugins/md/host.c, compiled in) and the host
- * variants through the runner.  The double references agree (cells vs all pairs); both host
- * engines give the same forces and the brute-force neighbour set, and the set check catches a
- * dropped or a spurious neighbour; energy is conserved over 2000 steps; the paper's Table 1
- * figures (N_p/N_a, N_l, N_u) come out at small N; and the host variants verify through
- * `kbench run` with their declared metrics, the phase timings from instrument. */
+/* The md plugin on the CPU: its host code (system.c, host.c, point.c, reference.c, summary.c
+ * and eos.c, compiled in) and the host variants through the runner.  The double references
+ * agree (cells vs all pairs); both host engines give the same forces and the brute-force
+ * neighbour set, and the set check catches a dropped or a spurious neighbour; energy is
+ * conserved over 2000 steps; the paper's Table 1 figures (N_p/N_a, N_l, N_u) come out at small
+ * N; and the host variants verify through `kbench run` with their declared metrics, the phase
+ * timings from instrument. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <math.h>
@@ -12,6 +13,10 @@
 
 #include "../plugins/md/eos.c"
 #include "../plugins/md/host.c"
+#include "../plugins/md/point.c"
+#include "../plugins/md/reference.c"
+#include "../plugins/md/summary.c"
+#include "../plugins/md/system.c"
 #include "helpers.h"
 
 static void setup(void)

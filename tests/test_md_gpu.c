@@ -33,7 +33,7 @@ static int is_one_of(const char *v, const char *list)
     return strstr(list, pad) != NULL;
 }
 
-/* The metrics the issue (and NOTES.md's tables) rely on, present and consistent. */
+/* The metrics the issue (and HISTORY.md's tables) rely on, present and consistent. */
 static void check_metrics(const kbi_case_result *c)
 {
     static const char *always[] = {"us_per_atom_step",   "t_nbr_fraction",    "t_force_fraction",
@@ -85,7 +85,7 @@ static void check_metrics(const kbi_case_result *c)
                           h->value, nbr->value);
         }
     }
-    /* The paper's order (about 220 B per atom for SP, 770 for LJ; NOTES.md says why SP is
+    /* The paper's order (about 220 B per atom for SP, 770 for LJ; HISTORY.md says why SP is
      * higher: the reordering scratch), at this small size too. */
     if (bytes && w)
         cr_expect(bytes->value < (strstr(c->id, "system=sp,") ? 300.0 : 800.0),

@@ -22,7 +22,11 @@
 #include "profile.h"
 
 #include "../plugins/permute/gen.c"
-#include "../plugins/permute/plan.c"
+#include "../plugins/permute/plan_elem.c"
+#include "../plugins/permute/plan_fused.c"
+#include "../plugins/permute/plan_lean.c"
+#include "../plugins/permute/plan_model.c"
+#include "../plugins/permute/plan_tiled.c"
 #include "../plugins/permute/test/spec.h"
 
 static void setup(void)

@@ -1,5 +1,5 @@
 /* labeling plugin: Swendsen-Wang multi-cluster Monte Carlo with the cluster labeler as the
- * variant (DESIGN.md, "labeling"; Komura and Okabe's CUDA programs, then the labelers since).
+ * variant (README.md beside it; Komura and Okabe's CUDA programs, then the labelers since).
  *
  * A point is (model, dim, L, T, q, seeds, ...).  prepare() thermalises the lattice once
  * (mcs_discard steps; on the device with union_find when a device runs there, else on the
@@ -51,7 +51,7 @@ static const kb_param lb_params[] = {
     {"dim", KB_PARAM_INT, "2", "2 (L x L square) or 3 (L^3 simple cubic), periodic", NULL},
     {"L", KB_PARAM_INT, "256", "linear lattice size", NULL},
     {"T", KB_PARAM_FLOAT, "0",
-     "temperature in units of J; 0: the model's critical temperature (NOTES.md)", NULL},
+     "temperature in units of J; 0: the model's critical temperature (HISTORY.md)", NULL},
     {"q", KB_PARAM_INT, "0", "states of potts (0: 3) and of the xy clock model (0: 512)", NULL},
     {"mcs_discard", KB_PARAM_INT, "200", "thermalisation steps, once per point (prepare)", NULL},
     {"mcs_measure", KB_PARAM_INT, "100", "steps measured by verify for the observables", NULL},
@@ -555,7 +555,7 @@ static int lb_counts(void *p, kb_counts *k, char *msg)
         k->items = n;
     } else {
         /* Per step: spins read for the bonds and for the flip and written once, the bond
-         * byte written and read once, a 4-byte label written and read once (NOTES.md). */
+         * byte written and read once, a 4-byte label written and read once (HISTORY.md). */
         k->bytes = (double)c->steps * n * (3.0 * spin_bytes + 2.0 + 8.0);
         k->items = (double)c->steps * n;
     }

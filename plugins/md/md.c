@@ -1,6 +1,6 @@
 /* md plugin: short-range molecular dynamics, the neighbour-list strategies of Rapaport,
  * "Enhanced molecular dynamics performance with a programmable graphics processor"
- * (DESIGN.md, "md"; plugins/md/NOTES.md).
+ * (plugins/md/README.md; its history in plugins/md/HISTORY.md).
  *
  * One run is `steps` MD steps (leapfrog, dt 0.005) continuing from the state the previous run
  * left; prepare equilibrates the point's system once (lattice start, rescaling every 20 steps
@@ -89,7 +89,7 @@ static const kb_param md_params[] = {
 };
 #define N_PARAMS ((int)(sizeof md_params / sizeof md_params[0]))
 
-/* Bounds of verify (see NOTES.md, "Verification"). */
+/* Bounds of verify (see HISTORY.md, "Verification"). */
 #define MD_TOL_FORCE 1e-3   /* max_i |F_i - F_ref,i| / rms |F_ref| */
 #define MD_TOL_ENERGY 1e-5  /* |U - U_ref| / |U_ref| */
 #define MD_TOL_DRIFT 2e-3   /* energy drift of one run, relative */

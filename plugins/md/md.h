@@ -1,4 +1,4 @@
-/* md plugin: what the glue (md.c), the host code (host.c) and the CPU tests share: the
+/* md plugin: what the glue (md.c), the host code and the CPU tests share: the
  * configuration of a system, the equilibrated state prepare() builds, the double-precision
  * host engine (host_pairlist, host_layer) and the host references used by verify.
  *

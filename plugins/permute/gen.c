@@ -166,6 +166,66 @@ static void reverse_perm(int *perm, int rank)
         perm[k] = rank - 1 - k;
 }
 
+/* Preset dense: one unique block, a dense permute of `dims` by `perm`. */
+static int build_dense(const pm_spec *s, builder *bl, char *msg)
+{
+    int perm[PM_MAX_RANK] = {0}, rank = s->n_dims ? s->n_dims : 4;
+    if (s->n_perm)
+        memcpy(perm, s->perm, sizeof perm);
+    else
+        reverse_perm(perm, rank);
+    if (s->n_perm && s->n_perm != rank) {
+        /* A skip: a profile pairing every dims with every perm meets such points. */
+        kb_msgf(msg, "perm has %d entries for dims of rank %d", s->n_perm, rank);
+        return KB_SKIP;
+    }
+    pm_block *b = add(bl, rank, perm);
+    if (!b)
+        return KB_NOMEM;
+    for (int k = 0; k < rank; k++)
+        b->dims[k] = dim_of(s->n_dims ? s->dims[k] : 48, s->scale, rank);
+    return KB_OK;
+}
+
+/* Preset custom: n_blocks blocks of `rank` (or of `dims`) by `perm`, random dims, trees and
+ * source trees in the spec's ranges. */
+static int build_custom(const pm_spec *s, rng *r, builder *bl, char *msg)
+{
+    int perm[PM_MAX_RANK] = {0}, rank = s->n_dims ? s->n_dims : s->rank;
+    if (rank < 1 || rank > PM_MAX_RANK) {
+        kb_msgf(msg, "rank = %d: expected 1 to %d", rank, PM_MAX_RANK);
+        return KB_BAD_PARAM;
+    }
+    if (s->n_perm && s->n_perm != rank) {
+        kb_msgf(msg, "perm has %d entries for rank %d", s->n_perm, rank);
+        return KB_SKIP;
+    }
+    if ((!s->n_dims && (s->dmin < 1 || s->dmax < s->dmin)) || s->rows_min < 1 ||
+        s->rows_max < s->rows_min ||
+        (s->cols_max && (s->cols_min < 1 || s->cols_max < s->cols_min)) || s->n_blocks < 1) {
+        kb_msgf(msg, "custom: need n_blocks >= 1, 1 <= dmin <= dmax, 1 <= rows_min <= "
+                     "rows_max, cols_max 0 or 1 <= cols_min <= cols_max");
+        return KB_BAD_PARAM;
+    }
+    if (s->n_perm)
+        memcpy(perm, s->perm, sizeof perm);
+    else
+        reverse_perm(perm, rank);
+    for (int i = 0, n = count_of(s->n_blocks, s->scale); i < n; i++) {
+        pm_block *b = add(bl, rank, perm);
+        if (!b)
+            return KB_NOMEM;
+        if (s->n_dims)
+            for (int k = 0; k < rank; k++)
+                b->dims[k] = s->dims[k];
+        else
+            random_dims(r, b, s->dmin, s->dmax);
+        b->rows = uniform(r, s->rows_min, s->rows_max);
+        b->cols = s->cols_max ? uniform(r, s->cols_min, s->cols_max) : b->rows;
+    }
+    return KB_OK;
+}
+
 /* The presets.  Sizes follow the seed's categories (PR #616's table); `scale` multiplies the
  * element count (block counts for the many-block presets, dims for the large ones). */
 static int build(const pm_spec *s, rng *r, builder *bl, char *msg)
@@ -246,59 +306,10 @@ static int build(const pm_spec *s, rng *r, builder *bl, char *msg)
         }
         break;
     }
-    case PM_DENSE: { /* one unique block: a dense permute of `dims` by `perm` */
-        int perm[PM_MAX_RANK] = {0}, rank = s->n_dims ? s->n_dims : 4;
-        if (s->n_perm)
-            memcpy(perm, s->perm, sizeof perm);
-        else
-            reverse_perm(perm, rank);
-        if (s->n_perm && s->n_perm != rank) {
-            /* A skip: a profile pairing every dims with every perm meets such points. */
-            kb_msgf(msg, "perm has %d entries for dims of rank %d", s->n_perm, rank);
-            return KB_SKIP;
-        }
-        pm_block *b = add(bl, rank, perm);
-        if (!b)
-            return KB_NOMEM;
-        for (int k = 0; k < rank; k++)
-            b->dims[k] = dim_of(s->n_dims ? s->dims[k] : 48, sc, rank);
-        break;
-    }
-    case PM_CUSTOM: {
-        int perm[PM_MAX_RANK] = {0}, rank = s->n_dims ? s->n_dims : s->rank;
-        if (rank < 1 || rank > PM_MAX_RANK) {
-            kb_msgf(msg, "rank = %d: expected 1 to %d", rank, PM_MAX_RANK);
-            return KB_BAD_PARAM;
-        }
-        if (s->n_perm && s->n_perm != rank) {
-            kb_msgf(msg, "perm has %d entries for rank %d", s->n_perm, rank);
-            return KB_SKIP;
-        }
-        if ((!s->n_dims && (s->dmin < 1 || s->dmax < s->dmin)) || s->rows_min < 1 ||
-            s->rows_max < s->rows_min ||
-            (s->cols_max && (s->cols_min < 1 || s->cols_max < s->cols_min)) || s->n_blocks < 1) {
-            kb_msgf(msg, "custom: need n_blocks >= 1, 1 <= dmin <= dmax, 1 <= rows_min <= "
-                         "rows_max, cols_max 0 or 1 <= cols_min <= cols_max");
-            return KB_BAD_PARAM;
-        }
-        if (s->n_perm)
-            memcpy(perm, s->perm, sizeof perm);
-        else
-            reverse_perm(perm, rank);
-        for (int i = 0, n = count_of(s->n_blocks, sc); i < n; i++) {
-            pm_block *b = add(bl, rank, perm);
-            if (!b)
-                return KB_NOMEM;
-            if (s->n_dims)
-                for (int k = 0; k < rank; k++)
-                    b->dims[k] = s->dims[k];
-            else
-                random_dims(r, b, s->dmin, s->dmax);
-            b->rows = uniform(r, s->rows_min, s->rows_max);
-            b->cols = s->cols_max ? uniform(r, s->cols_min, s->cols_max) : b->rows;
-        }
-        break;
-    }
+    case PM_DENSE:
+        return build_dense(s, bl, msg);
+    case PM_CUSTOM:
+        return build_custom(s, r, bl, msg);
     default:
         kb_msgf(msg, "unknown preset");
         return KB_BAD_PARAM;

@@ -1,4 +1,4 @@
-/* permute plugin: block-sparse tensor permutation with recoupling (DESIGN.md, "permute"; the
+/* permute plugin: block-sparse tensor permutation with recoupling (README.md beside it; the
  * seed is TensorKit.jl PR #616).  For every block and destination tree i,
  *     out[i] = alpha * sum_j U[i][j] * permute_p(src[j]) + beta * cin[i]
  * on a tensor from the seeded generator (gen.c).  prepare builds the blocks, the inputs and

@@ -489,7 +489,7 @@ PM_HD int32_t pm_gen_pitch(const pm_tile_block *b)
     return (1 << b->log_p) + ((1 << b->log_p) >> b->pad_shift);
 }
 
-/* ---- host side (gen.c, host.c, plan.c) ------------------------------------------------------- */
+/* ---- host side (gen.c, plan_*.c) ------------------------------------------------------------- */
 
 /* Parses "auto" (n = 0) or a permutation of 0..n-1 written as digits ("1032") or with commas. */
 int pm_parse_perm(const char *text, int *perm, int *n, char *msg);

@@ -1,5 +1,5 @@
 /* md: how much of the `eos` case's offset from the LJTS equation of state is the time step
- * (NOTES.md, "Standard LJ liquid").  Leapfrog/velocity Verlet samples a shadow Hamiltonian
+ * (HISTORY.md, "Standard LJ liquid").  Leapfrog/velocity Verlet samples a shadow Hamiltonian
  * that differs from H by O(dt^2), so the averages at a given kinetic T move by O(dt^2).  This
  * prepares the standard liquid (rho 0.8442, rc 2.5, u shifted to 0 at rc) on the host in
  * double, equilibrates it at T 1 (rescaled every 20 steps), then from that one state runs NVE
@@ -8,7 +8,7 @@
  * and 0.0025 bracket the plugin's 0.005; with the dt^2 law the three points give the slope.
  * Build and run from the repository root (one dt per process runs them in parallel):
  *   gcc -O2 -I plugins/md -I harness/include -o /tmp/dt_probe plugins/md/lab/dt_probe.c \
- *       plugins/md/host.c plugins/md/eos.c -lm -lpthread
+ *       plugins/md/{system,host,point,reference,summary,eos}.c -lm -lpthread
  *   /tmp/dt_probe NE TIME EQUIL SEED DT...   e.g. /tmp/dt_probe 10 200 3000 7 0.01 0.005 */
 #include <math.h>
 #include <stdio.h>

@@ -70,7 +70,7 @@ step_md_ljstd() {
   "$B/kbench" run profiles/md.ini --filter 'md/*/system=ljstd,*' --out "$OUT/results/md-ljstd"
 }
 
-# The host layer assignment of cell_block/layer_matrix taken apart (NOTES.md, "layer_matrix vs
+# The host layer assignment of cell_block/layer_matrix taken apart (HISTORY.md, "layer_matrix vs
 # cell_block"): prints one line per measurement; look at the loop's ns per atom, the pinned
 # copies' GB/s, and whether v2/v3's pieces beat v1's single copies.
 step_md_hostprobe() {
@@ -81,7 +81,7 @@ step_md_hostprobe() {
     /tmp/md_host_probe 128 102 | tee "$OUT/results/md-hostprobe/host_probe.txt"
 }
 
-# Issue 14's EOS and read-only-cache items alone (NOTES.md, "Standard LJ liquid" and "Table 8
+# Issue 14's EOS and read-only-cache items alone (HISTORY.md, "Standard LJ liquid" and "Table 8
 # and the read-only cache"): the eos case (sorted, 110,592 atoms, shifted, ~20 s); the S_ldg
 # and S_ldg_l1 points of layer_matrix and layer_atomic (SP N_e 48, 1000 steps, reorder 0 and
 # 100: ldg 1, ldg 0 with L1, ldg 0 past L1; the glob also takes S_reorder's two identical

@@ -1,4 +1,4 @@
-/* md: why LJ's N_l (largest cell occupancy) is 36.6-40.7 here and 40-50 in the paper (NOTES.md,
+/* md: why LJ's N_l (largest cell occupancy) is 36.6-40.7 here and 40-50 in the paper (HISTORY.md,
  * "LJ N_l").  Prepares the LJ system on the host as prepare does (lattice, `equil` steps
  * rescaled every 20), then keeps running it, rescaled every 20 steps to hold T, and every
  * `every` steps bins the atoms into the G^3 cells the strategies use and prints the largest
@@ -7,7 +7,8 @@
  * occupancy an ideal gas of the same mean would give over as many cells.  Build and run from
  * the repository root:
  *   gcc -O2 -I plugins/md -I harness/include -o /tmp/nl_probe plugins/md/lab/nl_probe.c \
- *       plugins/md/host.c plugins/md/eos.c -lm -lpthread && /tmp/nl_probe 24 500 6000 500 */
+ *       plugins/md/{system,host,point,reference,summary,eos}.c -lm -lpthread &&
+ *   /tmp/nl_probe 24 500 6000 500 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,11 @@
-/* md: why ljstd failed verify on the H200 (NOTES.md, "Verification").  Equilibrates the
+/* md: why ljstd failed verify on the H200 (HISTORY.md, "Verification").  Equilibrates the
  * standard LJ liquid on the host (N_e, equil steps), then evaluates every pair's cutoff test in
  * float as the device does (minimum image with rintf, r2 by FMAs) and in double as the
  * reference does, and reports the pairs decided differently and the largest force error with
  * and without them.  Build and run from the repository root:
  *   gcc -O2 -ffp-contract=off -I plugins/md -I harness/include -o /tmp/rc_probe \
- *       plugins/md/lab/rc_probe.c plugins/md/host.c -lm && /tmp/rc_probe 40 60 */
+ *       plugins/md/lab/rc_probe.c plugins/md/{system,host,point,reference,summary,eos}.c \
+ *       -lm -lpthread && /tmp/rc_probe 40 60 */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

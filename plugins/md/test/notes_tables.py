@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the figures NOTES.md's tables take from one run of profiles/md.ini.
+"""Prints the figures HISTORY.md's tables take from one run of profiles/md.ini.
 
     python3 plugins/md/test/notes_tables.py results/md/results.jsonl
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the md plugin's device variants on the CPU: kernels/*.cu compiled as C++ against
-# test/emu_cuda.h (fibers for CUDA threads), the glue (md.c, device.c, host.c, eos.c) as it is, the
-# CUDA runtime calls from test/emu_runtime.cpp, driven by test/emu_test.cpp.  No GPU needed.
+# test/emu_cuda.h (fibers for CUDA threads), the glue and the host code (md.c, device.c,
+# system.c, host.c, point.c, reference.c, summary.c, eos.c) as they are, the CUDA runtime calls
+# from test/emu_runtime.cpp, driven by test/emu_test.cpp.  No GPU needed.
 #   plugins/md/test/run_emu.sh [variant]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +25,7 @@ for f in "$root"/kernels/*.cu; do
         -Wno-unknown-pragmas -Wno-attributes -c "$work/$b.cpp" -o "$work/$b.o"
     objs="$objs $work/$b.o"
 done
-for f in md host device eos; do
+for f in md device system host point reference summary eos; do
     $cc -std=c11 $flags $inc -c "$root/$f.c" -o "$work/$f.o"
     objs="$objs $work/$f.o"
 done

@@ -100,6 +100,76 @@ template <int NT> __device__ __forceinline__ constexpr int kLog()
     return NT == 32 ? 5 : NT == 64 ? 6 : NT == 128 ? 7 : 8;
 }
 
+// A general tile's offsets for thread t, lane q of its tree group (its trees, if any: `rows`):
+// pm_gen_dst for its elements (doff, ok; sidx in the region, spos in shared memory) and
+// pm_gen_src for the elements it gathers (goff, gok, and gpos in shared memory), axis by axis
+// (the same arithmetic, but only one axis's descriptor fields live at a time).  sidx is the
+// caller's too, though no use to it: as a local here it made the compiler number the
+// registers otherwise (the same instructions, another register allocation after ptxas).
+template <int NT, int EPP, int M>
+__device__ __forceinline__ void
+gen_offsets(const pm_tile_block &b, const int4 r2, int32_t t, int32_t q, int32_t log_l,
+            int32_t log_p, int32_t pad_shift, int32_t epp, int32_t m_all, bool rows,
+            int32_t (&spos)[EPP], int32_t (&doff)[EPP], bool (&ok)[EPP], int32_t (&goff)[M],
+            int32_t (&gpos)[M], bool (&gok)[M], int32_t (&sidx)[EPP])
+{
+#pragma unroll
+    for (int e = 0; e < EPP; e++) {
+        ok[e] = e < epp && rows;
+        doff[e] = sidx[e] = 0;
+    }
+#pragma unroll
+    for (int m = 0; m < M; m++) {
+        gok[m] = m < m_all;
+        goff[m] = 0;
+    }
+    // A loop, not unrolled: the code a CTA runs once is fetched cold into its SM, and a
+    // small general tile's time is mostly that (v2's first run: ~4 µs for 5 tiles).
+    const int32_t rank = b.rank;
+#pragma unroll 1
+    for (int k = 0; k < rank; k++) {
+        {
+            const int32_t mask = (1 << b.lg[k]) - 1, dsh = b.dsh[k], ssh = b.ssh[k];
+            const int32_t dstr = b.dstr[k], sstr = b.sstr[k], rk = rem_of(r2, k);
+#pragma unroll
+            for (int e = 0; e < EPP; e++) {
+                const int32_t c = ((q + (e << log_l)) >> dsh) & mask;
+                ok[e] = ok[e] && c < rk;
+                doff[e] += c * dstr;
+                sidx[e] |= c << ssh;
+            }
+#pragma unroll
+            for (int m = 0; m < M; m++) {
+                const int32_t c = (((t + NT * m) & ((1 << log_p) - 1)) >> ssh) & mask;
+                gok[m] = gok[m] && c < rk;
+                goff[m] += c * sstr;
+            }
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < EPP; e++) // not ok: a harmless shared-memory read
+        spos[e] = ok[e] ? sidx[e] + (sidx[e] >> pad_shift) : 0;
+        // Gathered element m of every tree: region element (t + NT*m) mod 2^log_p.
+#pragma unroll
+    for (int m = 0; m < M; m++) {
+        const int32_t s = (t + NT * m) & ((1 << log_p) - 1);
+        gpos[m] = s + (s >> pad_shift);
+    }
+}
+
+// A general tile thread's rows of U (rows i0 .. i0 + RB - 1 of the nr at ub) are read after the
+// gather's barrier: ask for their first lines now, so that those reads hit L1 instead of
+// adding a round trip to L2 after it.
+template <int RB, typename T>
+__device__ __forceinline__ void prefetch_rows(const T *ub, int32_t i0, int32_t nr, int32_t cols)
+{
+#pragma unroll
+    for (int r = 0; r < RB; r++)
+        if (i0 + r < nr)
+            asm volatile("prefetch.global.L1 [%0];" ::"l"(
+                __cvta_generic_to_global(ub + (int64_t)(i0 + r) * cols)));
+}
+
 // A general tile (permute.h, pm_gen_tile): region elements times destination trees.  Thread t
 // is lane q = t mod L of tree group t / L, L = 2^(log_p - 2) (at least 1); it owns region
 // elements q + L*e (e < PM_GEN_EPP) of trees 4*group .. 4*group + 3, PM_GEN_EPP x PM_GEN_RB
@@ -137,62 +207,11 @@ general_tile(const pm_gen_tile *__restrict__ rec, const pm_tile_block *__restric
     const int32_t i0 = (t >> log_l) * RB; // the first of my trees, from the tile's first
     // m_all: gathered elements per tree (the region's elements over NT, at least 1).
     const int32_t m_all = log_p > kLog<NT>() ? 1 << (log_p - kLog<NT>()) : 1;
-    int32_t spos[EPP], doff[EPP], goff[M], gpos[M];
+    int32_t spos[EPP], doff[EPP], goff[M], gpos[M], sidx[EPP];
     bool ok[EPP], gok[M];
-    {
-        // pm_gen_dst for my elements and pm_gen_src for my gathered ones, axis by axis (the
-        // same arithmetic, but only one axis's descriptor fields live at a time).
-        int32_t sidx[EPP];
-#pragma unroll
-        for (int e = 0; e < EPP; e++) {
-            ok[e] = e < epp && i0 < nr;
-            doff[e] = sidx[e] = 0;
-        }
-#pragma unroll
-        for (int m = 0; m < M; m++) {
-            gok[m] = m < m_all;
-            goff[m] = 0;
-        }
-        // A loop, not unrolled: the code a CTA runs once is fetched cold into its SM, and a
-        // small general tile's time is mostly that (v2's first run: ~4 µs for 5 tiles).
-        const int32_t rank = b.rank;
-#pragma unroll 1
-        for (int k = 0; k < rank; k++) {
-            {
-                const int32_t mask = (1 << b.lg[k]) - 1, dsh = b.dsh[k], ssh = b.ssh[k];
-                const int32_t dstr = b.dstr[k], sstr = b.sstr[k], rk = rem_of(r2, k);
-#pragma unroll
-                for (int e = 0; e < EPP; e++) {
-                    const int32_t c = ((q + (e << log_l)) >> dsh) & mask;
-                    ok[e] = ok[e] && c < rk;
-                    doff[e] += c * dstr;
-                    sidx[e] |= c << ssh;
-                }
-#pragma unroll
-                for (int m = 0; m < M; m++) {
-                    const int32_t c = (((t + NT * m) & ((1 << log_p) - 1)) >> ssh) & mask;
-                    gok[m] = gok[m] && c < rk;
-                    goff[m] += c * sstr;
-                }
-            }
-        }
-#pragma unroll
-        for (int e = 0; e < EPP; e++) // not ok: a harmless shared-memory read
-            spos[e] = ok[e] ? sidx[e] + (sidx[e] >> pad_shift) : 0;
-            // Gathered element m of every tree: region element (t + NT*m) mod 2^log_p.
-#pragma unroll
-        for (int m = 0; m < M; m++) {
-            const int32_t s = (t + NT * m) & ((1 << log_p) - 1);
-            gpos[m] = s + (s >> pad_shift);
-        }
-    }
-    // My rows of U are read after the gather's barrier: ask for their first lines now, so
-    // that those reads hit L1 instead of adding a round trip to L2 after it.
-#pragma unroll
-    for (int r = 0; r < RB; r++)
-        if (i0 + r < nr)
-            asm volatile("prefetch.global.L1 [%0];" ::"l"(
-                __cvta_generic_to_global(u + uo + (int64_t)(i0 + r) * cols)));
+    gen_offsets<NT>(b, r2, t, q, log_l, log_p, pad_shift, epp, m_all, i0 < nr, spos, doff, ok, goff,
+                    gpos, gok, sidx);
+    prefetch_rows<RB>(u + uo, i0, nr, cols);
     // Trees a thread gathers: from t / 2^log_p, every NT / 2^log_p (every one when the region
     // has NT elements or more).
     const int32_t j_first = log_p < kLog<NT>() ? t >> log_p : 0;

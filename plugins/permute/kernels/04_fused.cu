@@ -147,6 +147,43 @@ __device__ __forceinline__ void fill_async(T (*ps)[kPR], T (*us)[kUP], int32_t s
     }
 }
 
+// The epilogue of `fused` (v3): the tile goes through shared memory (ps is free: the loop's last
+// barrier closed its reads) and thread t writes column t of every tree.  Columns are destination
+// runs of up to PM_FUSED_RX elements in order, so a warp's store is 4 runs (4-8 sectors for
+// 32 elements); v2 stored each thread's 8 x 4 from registers: one float4 where aligned (54%
+// on large_u), else 4 scalar stores a tree with columns 4 apart (16 sectors for 32
+// elements: ncu saw 9.5 of 32 bytes a sector used and 25% of the stall samples there).
+template <typename T, bool BETA>
+__device__ __forceinline__ void
+fused_epilogue(const T (&acc)[kTM][kTN], T (&ps)[2][kBK][kPR], const int32_t *dcs, int64_t dst_off,
+               int32_t row0, int32_t n, int32_t rows, int32_t t, int32_t r0, int32_t e0, bool busy,
+               const T *__restrict__ cin, T *__restrict__ out, T alpha, T beta)
+{
+    constexpr int kOP = kBN + 4; // rows stay 16-byte aligned for the float4 writes
+    static_assert(sizeof(T) * kBM * kOP <= sizeof(ps), "the staged tile fits in ps");
+    T(*os)[kOP] = reinterpret_cast<T(*)[kOP]>(&ps[0][0][0]);
+    if (busy)
+#pragma unroll
+        for (int i = 0; i < kTM; i++)
+            vec4<T>::store(&os[r0 + i][e0], acc[i]);
+    __syncthreads();
+    const int32_t c = dcs[t];
+    const int32_t nr = min(kBM, rows - row0);
+    if (c < 0)
+        return;
+    const int64_t d = dst_off + (int64_t)row0 * n + c;
+    T *__restrict__ o = out + d;
+    const T *__restrict__ ci = cin + (BETA ? d : 0);
+#pragma unroll 4
+    for (int32_t r = 0; r < nr; r++) {
+        const T x = os[r][t];
+        *o = BETA ? alpha * x + beta * *ci : alpha * x;
+        o += n;
+        if (BETA)
+            ci += n;
+    }
+}
+
 // Register budget: 32 accumulators (64 in float64), 12 operands, the next fill's 20 (40)
 // loads.  Capped for 4 CTAs an SM in float32 (117 registers on sm_90a, 108 on sm_80, no
 // spills) and 3 in float64 on sm_90a (164, no spills; uncapped it takes 230, 2 CTAs; 4 CTAs
@@ -274,35 +311,8 @@ __global__ void __launch_bounds__(kNT, ASYNC            ? (sizeof(T) == 4 ? 5 : 
         buf ^= 1;
     }
 
-    // Epilogue (v3): the tile goes through shared memory (ps is free: the loop's last barrier
-    // closed its reads) and thread t writes column t of every tree.  Columns are destination
-    // runs of up to PM_FUSED_RX elements in order, so a warp's store is 4 runs (4-8 sectors for
-    // 32 elements); v2 stored each thread's 8 x 4 from registers: one float4 where aligned (54%
-    // on large_u), else 4 scalar stores a tree with columns 4 apart (16 sectors for 32
-    // elements: ncu saw 9.5 of 32 bytes a sector used and 25% of the stall samples there).
-    constexpr int kOP = kBN + 4; // rows stay 16-byte aligned for the float4 writes
-    static_assert(sizeof(T) * kBM * kOP <= sizeof(ps), "the staged tile fits in ps");
-    T(*os)[kOP] = reinterpret_cast<T(*)[kOP]>(&ps[0][0][0]);
-    if (busy)
-#pragma unroll
-        for (int i = 0; i < kTM; i++)
-            vec4<T>::store(&os[r0 + i][e0], acc[i]);
-    __syncthreads();
-    const int32_t c = dcs[t];
-    const int32_t nr = min(kBM, rows - it.row0);
-    if (c < 0)
-        return;
-    const int64_t d = it.dst_off + (int64_t)it.row0 * n + c;
-    T *__restrict__ o = out + d;
-    const T *__restrict__ ci = cin + (BETA ? d : 0);
-#pragma unroll 4
-    for (int32_t r = 0; r < nr; r++) {
-        const T x = os[r][t];
-        *o = BETA ? alpha * x + beta * *ci : alpha * x;
-        o += n;
-        if (BETA)
-            ci += n;
-    }
+    fused_epilogue<T, BETA>(acc, ps, dcs, it.dst_off, it.row0, n, rows, t, r0, e0, busy, cin, out,
+                            alpha, beta);
 }
 
 // ---- v8: the product on the FP64 tensor cores -------------------------------------------------
@@ -631,7 +641,7 @@ __device__ __forceinline__ void ring_fill(float *st, int32_t mp, int32_t k0h,
     }
 }
 
-// A CTA's timeline (test/trace_probe.cu; compiled in only with PM_FUSED_TRACE, so the plugin's
+// A CTA's timeline (lab/trace_probe.cu; compiled in only with PM_FUSED_TRACE, so the plugin's
 // kernels are unchanged): thread 0 writes its SM and the global timer at the kernel's start,
 // when the first fill has landed, after the loop and after the epilogue's stores have issued,
 // into pm_fused_trace[blockIdx.x][0..5] where that pointer is set.

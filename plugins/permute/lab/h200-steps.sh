@@ -142,7 +142,7 @@ step_permute_dense_quick() {
   "$B/kbench" run /tmp/permute-dense-quick.ini --out "$OUT/results/permute-dense-quick"
 }
 
-# Issue #12, the lean path v4 against v2 in one run (NOTES.md, "v4: 16-byte vectors"): the
+# Issue #12, the lean path v4 against v2 in one run (HISTORY.md, "12. v4"): the
 # float32 dense permutes of permute_dense_quick (30 cases, rank 2-8; its float64 section left
 # out for time) and few_large at scale 1, tiled at lean = 2 (v2: scalar, one tile a CTA; run
 # 10's fastest) and lean = 4 (v4: whole aligned tiles in 16-byte vectors), copy beside them
@@ -237,8 +237,8 @@ INI
   "$B/kbench" run /tmp/permute-small-ab.ini --out "$OUT/results/permute-small-ab"
 }
 
-# The lean kernel on one-wave launches (plan.c LEAN_VEC_MIN_TILES): abelian_small (35-42 lean
-# tiles at scale 1, 3-4 at 0.1) and a 1024-tile dense rank 8 permute, per_element beside
+# The lean kernel on one-wave launches (plan_tiled.c LEAN_VEC_MIN_TILES): abelian_small (35-42
+# lean tiles at scale 1, 3-4 at 0.1) and a 1024-tile dense rank 8 permute, per_element beside
 # tiled at lean = 2, 3 and 4 (the default: v4's vector tile only from 132 tiles up); float32
 # and float64, beta 0 and 0.5; short sampling, about 30 s.  per_element has no lean tiles
 # (kbench refuses lean for it): a section of its own; copy, the baseline, runs at each lean.

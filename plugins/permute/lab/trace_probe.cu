@@ -10,10 +10,10 @@
  * checks the result against the host
  * reference (pm_check); prints one line a CTA (its tile, SM, the tile's fills and the four
  * times in ns from the first CTA's start) and a summary: the kernel's span, the phases'
- * medians, SMs busy over time.  Not part of the build:
- *   gcc -O2 -c -Iplugins/permute -Iharness/include plugins/permute/gen.c plugins/permute/plan.c
+ * medians, SMs busy over time.  Built with -DKBENCH_LAB=ON (lab/CMakeLists.txt), or by hand:
+ *   gcc -O2 -c -Iplugins/permute -Iharness/include plugins/permute/gen.c plugins/permute/plan_*.c
  *   nvcc -O3 -std=c++17 -arch=sm_90a -Iplugins/permute -Iplugins/permute/kernels \
- *        -Iharness/include -o trace_probe plugins/permute/lab/trace_probe.cu gen.o plan.o
+ *        -Iharness/include -o trace_probe plugins/permute/lab/trace_probe.cu gen.o plan_*.o
  *   ./trace_probe [scale [beta [ctas [order]]]]
  */
 #define PM_FUSED_TRACE

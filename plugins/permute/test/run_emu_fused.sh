@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks kernels/04_fused.cu on the CPU: the kernel compiled as C++ against the sgemm plugin's
-# test/emu_cuda.h, with the plugin's host code (gen.c, plan.c) and emu_fused.cpp, once with
+# test/emu_cuda.h, with the plugin's host code (gen.c, plan_*.c) and emu_fused.cpp, once with
 # ASan+UBSan (out-of-bounds global and shared memory) and once with TSan (a missing
 # __syncthreads shows as a data race; removing the loop's barrier was seen to trip it).
 # No GPU needed; about 1 minute (ASan) and 3 minutes (TSan) on 2 cores.
@@ -28,7 +28,8 @@ build() { # $1: name, $2...: sanitizer flags
     $cxx -std=c++20 -O1 -g "$@" -include "$repo/plugins/sgemm/test/emu_cuda.h" \
         -include "$work/emu_math.h" $inc -Wno-unknown-pragmas -Wno-attributes \
         -c "$work/fused.cpp" -o "$work/fused.$name.o"
-    printf '#include "gen.c"\n#include "plan.c"\n' >"$work/host.c"
+    printf '#include "%s.c"\n' gen plan_model plan_lean plan_tiled plan_elem plan_fused \
+        >"$work/host.c"
     $cc -O1 -g "$@" $inc -c "$work/host.c" -o "$work/host.$name.o"
     $cxx -std=c++20 -O1 -g "$@" $inc -c "$here/emu_fused.cpp" -o "$work/emu_fused.$name.o"
     $cxx "$@" -pthread "$work/fused.$name.o" "$work/host.$name.o" "$work/emu_fused.$name.o" \

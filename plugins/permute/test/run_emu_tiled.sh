@@ -1,6 +1,6 @@
 #!/bin/sh
 # Checks kernels/02_tiled.cu on the CPU: the kernel's own source compiled as C++ against
-# test/emu_tiled.h, with the plugin's host code (gen.c, plan.c) and emu_tiled.cpp, once with
+# test/emu_tiled.h, with the plugin's host code (gen.c, plan_*.c) and emu_tiled.cpp, once with
 # ASan+UBSan (out-of-bounds global and shared memory: the launch's dynamic shared memory is a
 # heap block of exactly its size; CUDA threads as fibers) and once with TSan on fewer cases
 # (CUDA threads as OS threads: a missing __syncthreads shows as a data race), the two at once.
@@ -33,7 +33,8 @@ build() { # $1: name, $2...: sanitizer flags
         { echo "run_emu_tiled.sh: CUDA syntax left after the rewrite"; exit 1; }
     $cxx -std=c++20 -O1 -g "$@" -include "$here/emu_tiled.h" $inc -Wno-unknown-pragmas \
         -Wno-attributes -c "$work/tiled.cpp" -o "$work/tiled.$name.o"
-    printf '#include "gen.c"\n#include "plan.c"\n' >"$work/host.c"
+    printf '#include "%s.c"\n' gen plan_model plan_lean plan_tiled plan_elem plan_fused \
+        >"$work/host.c"
     $cc -O1 -g "$@" $inc -c "$work/host.c" -o "$work/host.$name.o"
     $cxx -std=c++20 -O1 -g "$@" $inc -c "$here/emu_tiled.cpp" -o "$work/emu_tiled.$name.o"
     $cxx "$@" -pthread "$work/tiled.$name.o" "$work/host.$name.o" "$work/emu_tiled.$name.o" \

@@ -204,113 +204,29 @@ __device__ __forceinline__ void wt_tile_of(int pid, int tiles_m, int tiles_n, in
     tile_n = in_group / rows; /* < tiles_n since pid < tiles */
 }
 
-/* CTA (b, 0, z) owns tile pid_base + b.  With ws == nullptr it computes all of K and writes
- * C = alpha*acc + beta*C0; otherwise it computes K split z (ktiles_per_split K tiles) and
- * writes its raw partial sums to split z of the workspace (leading dimension ldw, split
- * stride ws_split), and wt_splitk_reduce finishes the tile.  Classic split-K launches every
- * tile split; tail splitting launches the full waves unsplit and then the tiles of the last,
- * mostly empty wave split. */
+/* Copies K tile t (of the CTA's ktiles) into its stage of the ring (As, Bs), tiles strictly in
+ * order, and commits a cp.async group, empty past the last tile, so that a wait count always
+ * means "tile t has landed". */
 template <class Cfg, bool VEC>
-__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
-    wt_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
-              const float *__restrict__ B, int ldb, float beta, const float *C0, float *C, int ldc,
-              int tiles_m, int tiles_n, int pid_base, int ktiles_per_split, float *ws, int ldw,
-              size_t ws_split)
+__device__ __forceinline__ void
+wt_load_stage(WtLoader<Cfg, VEC> &loader, float *As, float *Bs, int t, int ktiles, const float *A,
+              int lda, const float *B, int ldb, int N, int K, int n0, bool interior)
 {
-    extern __shared__ __align__(16) float wt_smem[];
-    float *const As = wt_smem;
-    float *const Bs = wt_smem + Cfg::STAGES * Cfg::A_STAGE;
-
-    const int pid = pid_base + blockIdx.x;
-    int tile_m, tile_n;
-    wt_tile_of(pid, tiles_m, tiles_n, tile_m, tile_n);
-    const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
-
-    const int ktiles_total = CEIL_DIV(K, Cfg::BK);
-    const int kt_begin = blockIdx.z * ktiles_per_split;
-    const int ktiles = max(min(ktiles_per_split, ktiles_total - kt_begin), 0);
-
-    const int tid = threadIdx.x;
-    const int warp = tid / 32, lane = tid % 32;
-    const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
-    const int lm = lane % 8, ln = lane / 8;
-
-    WtLoader<Cfg, VEC> loader(A, lda, B, ldb, M, N, m0, n0, kt_begin * Cfg::BK, tid);
-    const bool interior = m0 + Cfg::BM <= M && n0 + Cfg::BN <= N;
-
-    /* Prologue: STAGES-1 tiles in flight; a group is committed even when empty so that the
-     * wait count below always means "tile kt has landed". */
-#pragma unroll
-    for (int s = 0; s < Cfg::STAGES - 1; s++) {
-        if (s < ktiles)
-            loader.load(As + s * Cfg::A_STAGE, Bs + s * Cfg::B_STAGE, A, lda, B, ldb, N, K, n0,
-                        interior);
-        cp_async_commit();
+    if (t < ktiles) {
+        const int s = t % Cfg::STAGES;
+        loader.load(As + s * Cfg::A_STAGE, Bs + s * Cfg::B_STAGE, A, lda, B, ldb, N, K, n0,
+                    interior);
     }
+    cp_async_commit();
+}
 
-    float acc[8][8];
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-            acc[i][j] = 0.0f;
-
-    /* The lane's rows: wm*64 + lm*4 + {0..3} and +32; columns: wn*32 + ln*4 + {0..3} and +16.
-     * Per k a warp reads 8 distinct float4 of one As row (128 contiguous bytes) and 4 distinct
-     * float4 of one Bs row: one wavefront each, the rest are broadcasts. */
-    const int a_off = wm * kWarpM + lm * 4;
-    const int b_off = wn * kWarpN + ln * 4;
-
-    for (int kt = 0; kt < ktiles; kt++) {
-        cp_async_wait<Cfg::STAGES - 2>();
-        /* Tile kt is visible to all threads, and every thread has finished computing on tile
-         * kt-1, whose stage the load below overwrites. */
-        __syncthreads();
-        {
-            const int nt = kt + Cfg::STAGES - 1;
-            if (nt < ktiles) {
-                const int s = nt % Cfg::STAGES;
-                loader.load(As + s * Cfg::A_STAGE, Bs + s * Cfg::B_STAGE, A, lda, B, ldb, N, K, n0,
-                            interior);
-            }
-            cp_async_commit();
-        }
-
-        const int s = kt % Cfg::STAGES;
-        const float *as = As + s * Cfg::A_STAGE + a_off;
-        const float *bs = Bs + s * Cfg::B_STAGE + b_off;
-        /* Fragments double-buffered in registers: the loads for k+1 are issued before the 64
-         * FFMA of k, which hide their latency. */
-        float4 fa[2][2], fb[2][2];
-        fa[0][0] = *reinterpret_cast<const float4 *>(as);
-        fa[0][1] = *reinterpret_cast<const float4 *>(as + 32);
-        fb[0][0] = *reinterpret_cast<const float4 *>(bs);
-        fb[0][1] = *reinterpret_cast<const float4 *>(bs + 16);
-#pragma unroll
-        for (int k = 0; k < Cfg::BK; k++) {
-            const int cur = k & 1, nxt = cur ^ 1;
-            if (k + 1 < Cfg::BK) {
-                fa[nxt][0] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM);
-                fa[nxt][1] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM + 32);
-                fb[nxt][0] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD);
-                fb[nxt][1] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD + 16);
-            }
-            const float av[8] = {fa[cur][0].x, fa[cur][0].y, fa[cur][0].z, fa[cur][0].w,
-                                 fa[cur][1].x, fa[cur][1].y, fa[cur][1].z, fa[cur][1].w};
-            const float bv[8] = {fb[cur][0].x, fb[cur][0].y, fb[cur][0].z, fb[cur][0].w,
-                                 fb[cur][1].x, fb[cur][1].y, fb[cur][1].z, fb[cur][1].w};
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < 8; j++)
-                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-        }
-    }
-    /* Drain the (empty) trailing groups so no copy is in flight at exit. */
-    cp_async_wait<0>();
-
-    /* Epilogue: rows m0 + a_off + 32*h + e, columns n0 + b_off + 16*(j/4) + j%4.  A warp's
-     * float4 store covers 128 contiguous bytes of each of 4 columns. */
+/* The epilogue of wt_kernel: rows m0 + a_off + 32*h + e, columns n0 + b_off + 16*(j/4) + j%4.  A
+ * warp's float4 store covers 128 contiguous bytes of each of 4 columns. */
+__device__ __forceinline__ void wt_epilogue(const float (&acc)[8][8], int M, int N, float alpha,
+                                            float beta, const float *C0, float *C, int ldc,
+                                            float *ws, int ldw, size_t ws_split, int m0, int n0,
+                                            int a_off, int b_off, bool interior)
+{
     const bool to_ws = ws != nullptr;
     float *const out = to_ws ? ws + (size_t)blockIdx.z * ws_split : C;
     const int ldo = to_ws ? ldw : ldc;
@@ -368,6 +284,103 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
             }
         }
     }
+}
+
+/* CTA (b, 0, z) owns tile pid_base + b.  With ws == nullptr it computes all of K and writes
+ * C = alpha*acc + beta*C0; otherwise it computes K split z (ktiles_per_split K tiles) and
+ * writes its raw partial sums to split z of the workspace (leading dimension ldw, split
+ * stride ws_split), and wt_splitk_reduce finishes the tile.  Classic split-K launches every
+ * tile split; tail splitting launches the full waves unsplit and then the tiles of the last,
+ * mostly empty wave split. */
+template <class Cfg, bool VEC>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
+    wt_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
+              const float *__restrict__ B, int ldb, float beta, const float *C0, float *C, int ldc,
+              int tiles_m, int tiles_n, int pid_base, int ktiles_per_split, float *ws, int ldw,
+              size_t ws_split)
+{
+    extern __shared__ __align__(16) float wt_smem[];
+    float *const As = wt_smem;
+    float *const Bs = wt_smem + Cfg::STAGES * Cfg::A_STAGE;
+
+    const int pid = pid_base + blockIdx.x;
+    int tile_m, tile_n;
+    wt_tile_of(pid, tiles_m, tiles_n, tile_m, tile_n);
+    const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
+
+    const int ktiles_total = CEIL_DIV(K, Cfg::BK);
+    const int kt_begin = blockIdx.z * ktiles_per_split;
+    const int ktiles = max(min(ktiles_per_split, ktiles_total - kt_begin), 0);
+
+    const int tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
+    const int lm = lane % 8, ln = lane / 8;
+
+    WtLoader<Cfg, VEC> loader(A, lda, B, ldb, M, N, m0, n0, kt_begin * Cfg::BK, tid);
+    const bool interior = m0 + Cfg::BM <= M && n0 + Cfg::BN <= N;
+
+    /* Prologue: STAGES-1 tiles in flight. */
+#pragma unroll
+    for (int s = 0; s < Cfg::STAGES - 1; s++)
+        wt_load_stage(loader, As, Bs, s, ktiles, A, lda, B, ldb, N, K, n0, interior);
+
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++)
+            acc[i][j] = 0.0f;
+
+    /* The lane's rows: wm*64 + lm*4 + {0..3} and +32; columns: wn*32 + ln*4 + {0..3} and +16.
+     * Per k a warp reads 8 distinct float4 of one As row (128 contiguous bytes) and 4 distinct
+     * float4 of one Bs row: one wavefront each, the rest are broadcasts. */
+    const int a_off = wm * kWarpM + lm * 4;
+    const int b_off = wn * kWarpN + ln * 4;
+
+    for (int kt = 0; kt < ktiles; kt++) {
+        cp_async_wait<Cfg::STAGES - 2>();
+        /* Tile kt is visible to all threads, and every thread has finished computing on tile
+         * kt-1, whose stage the load below overwrites. */
+        __syncthreads();
+        wt_load_stage(loader, As, Bs, kt + Cfg::STAGES - 1, ktiles, A, lda, B, ldb, N, K, n0,
+                      interior);
+
+        const int s = kt % Cfg::STAGES;
+        const float *as = As + s * Cfg::A_STAGE + a_off;
+        const float *bs = Bs + s * Cfg::B_STAGE + b_off;
+        /* Fragments double-buffered in registers: the loads for k+1 are issued before the 64
+         * FFMA of k, which hide their latency. */
+        float4 fa[2][2], fb[2][2];
+        fa[0][0] = *reinterpret_cast<const float4 *>(as);
+        fa[0][1] = *reinterpret_cast<const float4 *>(as + 32);
+        fb[0][0] = *reinterpret_cast<const float4 *>(bs);
+        fb[0][1] = *reinterpret_cast<const float4 *>(bs + 16);
+#pragma unroll
+        for (int k = 0; k < Cfg::BK; k++) {
+            const int cur = k & 1, nxt = cur ^ 1;
+            if (k + 1 < Cfg::BK) {
+                fa[nxt][0] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM);
+                fa[nxt][1] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM + 32);
+                fb[nxt][0] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD);
+                fb[nxt][1] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD + 16);
+            }
+            const float av[8] = {fa[cur][0].x, fa[cur][0].y, fa[cur][0].z, fa[cur][0].w,
+                                 fa[cur][1].x, fa[cur][1].y, fa[cur][1].z, fa[cur][1].w};
+            const float bv[8] = {fb[cur][0].x, fb[cur][0].y, fb[cur][0].z, fb[cur][0].w,
+                                 fb[cur][1].x, fb[cur][1].y, fb[cur][1].z, fb[cur][1].w};
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++)
+                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+        }
+    }
+    /* Drain the (empty) trailing groups so no copy is in flight at exit. */
+    cp_async_wait<0>();
+
+    wt_epilogue(acc, M, N, alpha, beta, C0, C, ldc, ws, ldw, ws_split, m0, n0, a_off, b_off,
+                interior);
 }
 
 /* Second pass of split-K: C = alpha * sum_s ws[s] + beta * C0 for the split tiles (direct ..

@@ -1,0 +1,420 @@
+/* sgemm ladder step 11, 3xTF32 (11_tf32x3.cu): what its three kernels share.  The tile
+ * shape, the PTX wrappers, the split of fp32 into tf32 big + small, the cp.async tile loader,
+ * the grouped rasterisation and the epilogue; for the two wgmma kernels the swizzled B layout,
+ * its matrix descriptor, the split A fragments and the issue of one K tile.  Included by the
+ * kernels' headers into the one translation unit 11_tf32x3.cu, inside its anonymous namespace. */
+#ifndef KBENCH_SGEMM_TF32X3_COMMON_CUH
+#define KBENCH_SGEMM_TF32X3_COMMON_CUH
+
+#include "common.cuh"
+
+namespace
+{
+
+constexpr int kBM = 128, kBN = 128, kBK = 32;
+constexpr int kThreads = 256;
+constexpr int kGroupM = 16; /* rasterisation: tile rows per group */
+
+/* A raw tile: As[k][m], 32 rows of 128 floats padded to 136.  The tf32 A fragment of a warp
+ * reads rows q and q+4 (q = lane % 4) at columns g and g+8 (g = lane / 4): with a row stride
+ * of 136 = 8 (mod 32) words the 32 lanes hit banks 8q + g, all distinct. */
+constexpr int kALd = kBM + 8;
+constexpr int kAStage = kBK * kALd; /* floats */
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TF32X3_HAVE_WGMMA 1
+#endif
+
+/* ---- PTX wrappers --------------------------------------------------------------------------
+ * The inline assembly of the mma and wgmma products (kernel 3's mbarriers have theirs in
+ * 11_tf32x3_presplit.cuh).  The CPU emulation used to test the index math
+ * (SGEMM_HOST_EMULATION) supplies host versions of exactly these functions. */
+#ifndef SGEMM_HOST_EMULATION
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4],
+                                         const uint32_t (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* d = a*b (the accumulator input is zero): starts a K tile's partial sums without zeroing
+ * 64 registers first. */
+__device__ __forceinline__ void mma_tf32_zero(float (&d)[4], const uint32_t (&a)[4],
+                                              const uint32_t (&b)[2])
+{
+    const float z = 0.0f;
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %10, %10, %10};\n"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(z));
+}
+
+#ifdef TF32X3_HAVE_WGMMA
+__device__ __forceinline__ void wg_fence()
+{
+    asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wg_commit()
+{
+    asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void wg_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+__device__ __forceinline__ void fence_proxy_async()
+{
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+/* Pins the accumulator values in program order relative to the wgmma waits: without it the
+ * compiler may move a read of the registers above the wait that makes them valid. */
+__device__ __forceinline__ void fence_regs(float (&d)[64])
+{
+#pragma unroll
+    for (int i = 0; i < 64; i++)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/* D (64x128 f32, 64 registers) += A (64x8 tf32 from registers) * B (8x128 tf32 from SMEM).
+ * SCALE_D = 0 ignores the old D (first product of a K tile). */
+template <int SCALE_D>
+__device__ __forceinline__ void wgmma_rs(float (&d)[64], const uint32_t (&a)[4], uint64_t desc_b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                 "{%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                   "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                   "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+                   "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+                   "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+                   "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+                   "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(SCALE_D));
+}
+#endif /* TF32X3_HAVE_WGMMA */
+#endif /* SGEMM_HOST_EMULATION */
+
+/* ---- fp32 -> big + small ------------------------------------------------------------------ */
+
+/* x rounded to tf32 (10 explicit mantissa bits), to nearest with ties away from zero, as
+ * cvt.rna.tf32.f32 does for finite x; two integer instructions, where ptxas expands cvt.rna on
+ * sm_90 into five with an Inf/NaN guard.  A finite x may round up to Inf, as it should. */
+__device__ __forceinline__ uint32_t tf32_round(float x)
+{
+    return (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
+}
+
+/* big + small == x to ~2^-23 relative: x - big is exact in fp32 (|x - big| <= half a tf32
+ * ulp of x) and small keeps its leading 11 bits.  Non-finite inputs give non-finite output,
+ * but not always the Inf that fp32 would give (3xTF32 forms Inf * 0 from the split parts). */
+__device__ __forceinline__ void split_tf32(float x, uint32_t &big, uint32_t &small)
+{
+    big = tf32_round(x);
+    small = tf32_round(x - __uint_as_float(big));
+}
+
+/* ---- tile loads (shared by the three kernels) ---------------------------------------------------
+ * A: 16-byte chunk q = tid + 256*i (i < 4) is rows 4*(q % 32) .. +3 of tile column
+ * k = q / 32: a warp copies 512 contiguous bytes of one column of A.
+ * B: chunk q is k = 4*(q % 8) .. +3 of tile column n = q / 8: a warp copies 128 contiguous
+ * bytes from each of 4 columns of B.  Where the chunk lands in SMEM is the B layout's business
+ * (BOff).  Interior tiles (the CTA inside M and N, the K tile inside K) copy without
+ * predicates; edge tiles zero-fill outside the matrices and pass only in-range addresses
+ * (the matrix base when predicated off).  VEC: 16-byte copies allowed (aligned bases and
+ * leading dimensions, M and K multiples of 4 so no chunk straddles an edge); otherwise every
+ * element moves as a 4-byte copy. */
+template <bool VEC, class BOff> struct Tf32Loader {
+    const float *a_ptr; /* A[m0 + a_m, k0 + a_k]: the thread's first A chunk of the next tile */
+    const float *b_ptr; /* B[k0 + b_k, n0 + b_n]: the thread's first B chunk of the next tile */
+    int k0;             /* first k of the next tile */
+    /* The thread's chunk coordinates, recomputed where needed (registers are scarce):
+     * A rows 4*(tid % 32) .. +3 of tile columns tid / 32 + 8*i; B rows 4*(tid % 8) .. +3 of
+     * tile columns tid / 8 + 32*i.  Chunk i of B lands BOff::ROW*32*i floats after chunk 0
+     * (the swizzle key n % 8 does not change by 32 rows). */
+    __device__ __forceinline__ static int a_m(int tid)
+    {
+        return 4 * (tid % 32);
+    }
+    __device__ __forceinline__ static int a_k(int tid)
+    {
+        return tid / 32;
+    }
+    __device__ __forceinline__ static int b_k(int tid)
+    {
+        return 4 * (tid % 8);
+    }
+    __device__ __forceinline__ static int b_n(int tid)
+    {
+        return tid / 8;
+    }
+
+    __device__ __forceinline__ Tf32Loader(const float *A, int lda, const float *B, int ldb, int M,
+                                          int N, int m0, int n0, int tid)
+    {
+        k0 = 0;
+        /* dereferenced only on interior tiles, where these rows and columns exist */
+        a_ptr = A + min(m0 + a_m(tid), M - 1) + (size_t)a_k(tid) * lda;
+        b_ptr = B + (size_t)min(n0 + b_n(tid), N - 1) * ldb + b_k(tid);
+    }
+
+    /* Copies the next K tile into (as, bs); tiles are loaded strictly in order. */
+    __device__ __forceinline__ void load(float *as, float *bs, const float *A, int lda,
+                                         const float *B, int ldb, int M, int N, int K, int m0,
+                                         int n0, bool interior, int tid)
+    {
+        copy_a(as, A, lda, M, K, m0, interior, tid);
+        copy_b(bs, B, ldb, N, K, n0, interior, tid);
+        advance(lda);
+    }
+
+    /* One 16-byte chunk of 4 consecutive floats, of which the first `valid` lie inside the
+     * matrix (VEC: 0 or 4); the rest are zero filled, and only in-range addresses (the matrix
+     * base when none is) reach cp.async. */
+    __device__ __forceinline__ static void copy_chunk(float *dst, const float *src,
+                                                      const float *base, int valid)
+    {
+        if (VEC) {
+            cp_async_16(dst, valid == 4 ? src : base, valid == 4);
+        } else {
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                cp_async_4(dst + e, e < valid ? src + e : base, e < valid);
+        }
+    }
+
+    /* The A half of load(), for kernels that bring B from elsewhere (then advance() after). */
+    __device__ __forceinline__ void copy_a(float *as, const float *A, int lda, int M, int K, int m0,
+                                           bool interior, int tid) const
+    {
+        const int a_dst = a_k(tid) * kALd + a_m(tid);
+        if (interior && k0 + kBK <= K) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const float *src = a_ptr + (size_t)(8 * i) * lda;
+                copy_chunk(as + a_dst + 8 * i * kALd, src, src, 4);
+            }
+        } else {
+            const int am = m0 + a_m(tid);
+            const int a_rows = min(max(M - am, 0), 4); /* rows of the chunks inside A */
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int k = k0 + a_k(tid) + 8 * i;
+                const bool k_ok = k < K;
+                const float *src = A + (a_rows > 0 ? am : 0) + (size_t)(k_ok ? k : 0) * lda;
+                copy_chunk(as + a_dst + 8 * i * kALd, src, A, k_ok ? a_rows : 0);
+            }
+        }
+    }
+
+    __device__ __forceinline__ void copy_b(float *bs, const float *B, int ldb, int N, int K, int n0,
+                                           bool interior, int tid) const
+    {
+        const int b_dst = BOff::at(b_n(tid), tid % 8);
+        if (interior && k0 + kBK <= K) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const float *src = b_ptr + (size_t)(32 * i) * ldb;
+                copy_chunk(bs + b_dst + 32 * i * BOff::ROW, src, src, 4);
+            }
+        } else {
+            const int k = k0 + b_k(tid);
+            const int k_in = min(max(K - k, 0), 4); /* k of the chunks inside B */
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const int n = n0 + b_n(tid) + 32 * i;
+                const bool n_ok = n < N;
+                const float *src = B + (size_t)(n_ok ? n : 0) * ldb + (k < K ? k : 0);
+                copy_chunk(bs + b_dst + 32 * i * BOff::ROW, src, B, n_ok ? k_in : 0);
+            }
+        }
+    }
+
+    __device__ __forceinline__ void advance(int lda)
+    {
+        k0 += kBK;
+        a_ptr += (size_t)kBK * lda;
+        b_ptr += kBK;
+    }
+
+    /* Starts at K tile `tiles` instead of 0 (a K split). */
+    __device__ __forceinline__ void skip(int tiles, int lda)
+    {
+        k0 += tiles * kBK;
+        a_ptr += (size_t)tiles * kBK * lda;
+        b_ptr += (size_t)tiles * kBK;
+    }
+};
+
+/* Grouped rasterisation of the 1-D grid: consecutive CTAs walk down a band of kGroupM tile
+ * rows, column after column, so the ~132 CTAs resident at once cover about 16 x 8 tiles and
+ * each A and B panel they read is shared by 8-16 of them in L2 (walking down all of M first
+ * would re-read the whole of A from DRAM for every two tile columns at 8192^3). */
+__device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int &m0, int &n0)
+{
+    const int pid = blockIdx.x;
+    const int per_group = kGroupM * tiles_n;
+    const int group = pid / per_group;
+    const int first_m = group * kGroupM;
+    const int rows = min(tiles_m - first_m, kGroupM);
+    const int in_group = pid - group * per_group;
+    m0 = (first_m + in_group % rows) * kBM;
+    n0 = (in_group / rows) * kBN;
+}
+
+/* Writes the thread's 64 results, result e being value(e) at coord(e) -> (m, n).  C0 and C
+ * are not __restrict__ (C0 == C is allowed), so the compiler may not hoist a C0 load above an
+ * earlier C store: one load-store pair per element waits for memory 64 times in a row (the
+ * likely cause of the slow short-K shapes in the first H200 run).  Interior tiles therefore
+ * load all their C0 values first and then store; that stays correct for C0 == C because each
+ * element is read and written by this thread only.  beta == 0 does not read C0 (BLAS rule). */
+template <class Value, class Coord>
+__device__ __forceinline__ void store_results(Value value, Coord coord, bool interior, int M, int N,
+                                              float alpha, float beta, const float *C0, float *C,
+                                              int ldc)
+{
+    if (interior) {
+        float c[64];
+        if (beta != 0.0f) {
+#pragma unroll
+            for (int e = 0; e < 64; e++) {
+                int m, n;
+                coord(e, m, n);
+                c[e] = C0[sgemm_at(m, n, ldc)];
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < 64; e++) {
+            int m, n;
+            coord(e, m, n);
+            float r = alpha * value(e);
+            if (beta != 0.0f)
+                r = fmaf(beta, c[e], r);
+            C[sgemm_at(m, n, ldc)] = r;
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < 64; e++) {
+            int m, n;
+            coord(e, m, n);
+            if (m < M && n < N)
+                sgemm_store(value(e), alpha, beta, C0, C, sgemm_at(m, n, ldc));
+        }
+    }
+}
+
+#ifdef TF32X3_HAVE_WGMMA
+/* The 64 accumulators of a wgmma m64n128 warpgroup: register e = 4j + 2v1 + v0 of the lane
+ * holds row m + 8v1, column n + 8j + v0, where m = (warpgroup rows) + 16wi + g and
+ * n = n0 + 2q (CUTLASS CLayout_64xN). */
+__device__ __forceinline__ void store_wg_results(const float (&acc)[64], int m, int n,
+                                                 bool interior, int M, int N, float alpha,
+                                                 float beta, const float *C0, float *C, int ldc)
+{
+    store_results([&](int e) { return acc[e]; },
+                  [&](int e, int &mm, int &nn) {
+                      mm = m + 8 * ((e % 4) / 2);
+                      nn = n + 8 * (e / 4) + (e % 2);
+                  },
+                  interior, M, N, alpha, beta, C0, C, ldc);
+}
+#endif
+
+/* ---- the wgmma kernels' B tile and operands (kernels 2 and 3) ---------------------------------
+ */
+
+constexpr int kBStageSw = kBN * kBK;
+
+#ifdef TF32X3_HAVE_WGMMA
+/* B tile for wgmma: Bs[n][k], 128 rows of exactly 128 bytes, 16-byte chunk c of row n stored
+ * at chunk c ^ (n % 8): the hardware's 128-byte swizzle (address bits [4,7) ^= bits [7,10))
+ * on a 1024-byte aligned buffer, i.e. the canonical K-major SWIZZLE_128B layout: 8-row groups
+ * 1024 bytes apart.  The raw tile uses the same layout so the split pass is elementwise. */
+struct BOffSwizzled {
+    static constexpr int ROW = kBK;
+    __device__ __forceinline__ static int at(int n, int c)
+    {
+        return n * kBK + ((c ^ (n & 7)) << 2);
+    }
+};
+/* K-major SWIZZLE_128B matrix descriptor for a tile starting at shared address `addr`
+ * (1024-byte aligned, or advanced by a multiple of 32 bytes inside the 128-byte row for the
+ * k-steps): start address >> 4 in bits [0,14), leading byte offset (unused with swizzling,
+ * conventionally 1) in [16,30), stride byte offset 1024 >> 4 (8 rows of 128 bytes) in
+ * [32,46), base offset 0, layout type 1 (128B swizzle) in [62,64). */
+__device__ __forceinline__ uint64_t wg_desc(uint32_t addr)
+{
+    return (uint64_t)((addr >> 4) & 0x3FFF) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) |
+           ((uint64_t)1 << 62);
+}
+
+/* The A fragments of one K tile for this warp, split: k-step kk, register r holds row
+ * 16*wi + g + 8*(r % 2), k = 8*kk + q + 4*(r / 2) of the warpgroup's 64 rows (the tf32
+ * register layout of wgmma's A operand, the same as mma.sync m16n8k8's). */
+__device__ __forceinline__ void load_a_tile(const float *as, uint32_t (&big)[4][4],
+                                            uint32_t (&small)[4][4])
+{
+#pragma unroll
+    for (int kk = 0; kk < kBK / 8; kk++) {
+        const float *p = as + kk * 8 * kALd;
+        split_tf32(p[0], big[kk][0], small[kk][0]);
+        split_tf32(p[8], big[kk][1], small[kk][1]);
+        split_tf32(p[4 * kALd], big[kk][2], small[kk][2]);
+        split_tf32(p[4 * kALd + 8], big[kk][3], small[kk][3]);
+    }
+}
+
+/* Issues one K tile (4 k-steps x 3 products = 12 wgmmas, one commit group) into part.
+ * FIRST: the first product overwrites part instead of adding to it. */
+template <bool FIRST>
+__device__ __forceinline__ void issue_tile(float (&part)[64], const uint32_t (&big)[4][4],
+                                           const uint32_t (&small)[4][4], uint32_t big_addr,
+                                           uint32_t small_addr)
+{
+    wg_fence(); /* the A registers (and part, read by the promotion) were written normally */
+#pragma unroll
+    for (int kk = 0; kk < kBK / 8; kk++) {
+        /* advancing the start address by 32 bytes inside the 128-byte swizzled row selects
+         * k = 8*kk .. 8*kk+7; the hardware applies the swizzle to the final address */
+        const uint64_t db = wg_desc(big_addr + 32 * kk), ds = wg_desc(small_addr + 32 * kk);
+        if (FIRST && kk == 0)
+            wgmma_rs<0>(part, small[kk], db);
+        else
+            wgmma_rs<1>(part, small[kk], db);
+        wgmma_rs<1>(part, big[kk], ds);
+        wgmma_rs<1>(part, big[kk], db);
+    }
+    wg_commit();
+}
+#endif /* TF32X3_HAVE_WGMMA */
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+bool vec_ok(const SgemmArgs &a)
+{
+    return sgemm_vec4_ok(a.A, a.lda) && sgemm_vec4_ok(a.B, a.ldb) && a.M % 4 == 0 && a.K % 4 == 0;
+}
+
+template <class F> cudaError_t set_smem(F *kernel, size_t bytes)
+{
+    cudaError_t e = cudaFuncSetAttribute((const void *)kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute((const void *)kernel,
+                                 cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    return e;
+}
+
+} // namespace
+
+#endif

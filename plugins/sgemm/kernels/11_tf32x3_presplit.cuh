@@ -1,0 +1,365 @@
+/* sgemm step 11, 3xTF32, kernel 3: wgmma on B split once per launch into a workspace, stages
+ * handed over by mbarriers, optionally split-K (sm_90a), and its launch (run_wgmma_ps).  Part
+ * of the translation unit 11_tf32x3.cu. */
+#ifndef KBENCH_SGEMM_TF32X3_PRESPLIT_CUH
+#define KBENCH_SGEMM_TF32X3_PRESPLIT_CUH
+
+#include "11_tf32x3_common.cuh"
+
+namespace
+{
+
+/* =========================================================================================
+ * Kernel 3: wgmma on pre-split B, stages handed over by mbarriers (sm_90a)
+ * =========================================================================================
+ * An Nsight Compute profile of kernel 2 at 4096^3 (H200) had the tensor pipe busy 53.6% of the
+ * time and 28% of warp stall samples at __syncthreads: four CTA-wide barriers per two K tiles
+ * (the B split pass needs all of them) tie both warpgroups to the slowest warp's copies and
+ * splits, and the tensor cores wait with them.  This kernel removes both the split pass and
+ * the barriers from the K loop:
+ *   - B is split once per launch by tf32x3_presplit_b into a workspace: big and small copies,
+ *     each [Np][Kp] (K contiguous, N padded to the tile, K to the K tile, padding zero), so the
+ *     ring receives ready tf32 tiles by plain 16-byte cp.async into the swizzled layout, with
+ *     no predicates.  That costs one read of B and two writes of it (0.77 GB at 8192^3, about
+ *     0.2 ms of 12.6) and takes 32 KB per stage of SMEM writes off the K loop.
+ *   - Each ring stage has a "full" mbarrier (256 arrivals: every thread's
+ *     cp.async.mbarrier.arrive.noinc, which fires when that thread's copies have landed) and an
+ *     "empty" one (8 arrivals: one per warp once the wgmma group that read the stage has
+ *     retired).  A warpgroup waits only for the data it is about to use and for the stage it
+ *     is about to refill, so the two warpgroups drift apart by up to two tiles and one
+ *     warpgroup's promotion or stall is covered by the other's queued wgmmas.
+ * The A operand, the split of A in registers, the two-level accumulation (64 k per promotion)
+ * and the epilogue are those of kernel 2. */
+constexpr int kPsStages = 4; /* ring depth; tiles are copied two ahead of the one computed */
+/* A stage: B big, B small (swizzled, 16 KB each), then the padded raw A tile.  49 x 1024 bytes,
+ * so every stage stays 1024-byte aligned for the swizzle. */
+constexpr int kPsStageFloats = 2 * kBStageSw + kAStage;
+static_assert(kPsStageFloats * 4 % 1024 == 0, "stages must keep the 1024-byte alignment");
+constexpr size_t kPsSmem = (size_t)kPsStages * kPsStageFloats * sizeof(float) + 1024;
+
+/* B -> big, small: [Np][Kp] each, element (k, n) at n*Kp + k, zero outside K x N.  One thread
+ * per 4 consecutive k of one column (a warp covers 512 contiguous bytes of a column). */
+__global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int ldb, int Np,
+                                  int Kp, float *__restrict__ big, float *__restrict__ small)
+{
+    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int kq = Kp / 4;
+    if (i >= (size_t)Np * kq)
+        return;
+    const int n = (int)(i / kq), k = 4 * (int)(i % kq);
+    float x[4];
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+        x[e] = n < N && k + e < K ? B[(size_t)n * ldb + k + e] : 0.0f;
+    uint4 b, s;
+    split_tf32(x[0], b.x, s.x);
+    split_tf32(x[1], b.y, s.y);
+    split_tf32(x[2], b.z, s.z);
+    split_tf32(x[3], b.w, s.w);
+    *reinterpret_cast<uint4 *>(big + (size_t)n * Kp + k) = b;
+    *reinterpret_cast<uint4 *>(small + (size_t)n * Kp + k) = s;
+}
+
+#ifdef TF32X3_HAVE_WGMMA
+#ifndef SGEMM_HOST_EMULATION
+__device__ __forceinline__ void mbar_init(uint32_t bar, int count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar)
+                 : "memory");
+}
+/* One arrival on `bar` once all of this thread's earlier cp.async copies have landed; the
+ * arrival counts against the count given at init (noinc). */
+__device__ __forceinline__ void mbar_arrive_cp_async(uint32_t bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+/* Waits until the phase with parity `parity` of `bar` has completed. */
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+    asm volatile("{\n.reg .pred done;\nWAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra WAIT;\n}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+}
+#endif /* SGEMM_HOST_EMULATION */
+#endif /* TF32X3_HAVE_WGMMA */
+
+#ifdef TF32X3_HAVE_WGMMA
+/* Waits for tile t to land (its stage's full barrier at bar), then makes the copies visible to
+ * wgmma's (async proxy) reads. */
+__device__ __forceinline__ void ps_wait_full(uint32_t bar, int t)
+{
+    mbar_wait(bar, (t / kPsStages) & 1);
+    fence_proxy_async();
+}
+
+/* The stage of empty barrier bar may be refilled: this warp's wgmmas that read it have
+ * retired. */
+__device__ __forceinline__ void ps_release(uint32_t bar, int lane)
+{
+    __syncwarp();
+    if (lane == 0)
+        mbar_arrive(bar);
+}
+
+/* Thread 0 initialises kernel 3's barriers at bar_addr (full[s], then empty[s]); they are
+ * initialised before anyone uses them. */
+__device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
+{
+    if (tid == 0) {
+        for (int s = 0; s < kPsStages; s++) {
+            mbar_init(bar_addr + 8 * (s % kPsStages), kThreads);
+            mbar_init(bar_addr + 8 * (kPsStages + s % kPsStages), kThreads / 32);
+        }
+    }
+    __syncthreads();
+}
+
+/* Kernel 3's results (store_wg_results): C = alpha * acc + beta * C0, or with SPLITK the raw
+ * partial sums into split blockIdx.z of the workspace ws. */
+template <bool SPLITK>
+__device__ __forceinline__ void ps_store(const float (&acc)[64], int m, int n, bool interior, int M,
+                                         int N, float alpha, float beta, const float *C0, float *C,
+                                         int ldc, float *ws, int ldw, size_t ws_split)
+{
+    if (SPLITK)
+        store_wg_results(acc, m, n, interior, M, N, 1.0f, 0.0f, nullptr,
+                         ws + (size_t)blockIdx.z * ws_split, ldw);
+    else
+        store_wg_results(acc, m, n, interior, M, N, alpha, beta, C0, C, ldc);
+}
+#endif /* TF32X3_HAVE_WGMMA */
+
+/* Warpgroup w computes rows 64w .. 64w+63 of the CTA tile, as in kernel 2, and the K loop has
+ * the same shape (two K tiles per iteration, every wgmma group retired by its end, partial sums
+ * promoted there); the differences are where it waits:
+ *   G0 = tile t0 issued | tile t1 full? copy tile t0+2 | A(t1) -> set 1 | G1 = tile t1 issued |
+ *   G0 retired: stage t0 empty | tile t2 full? copy tile t0+3 | A(t2) -> set 0 |
+ *   G1 retired: stage t1 empty; acc += part.
+ * Copying tile u into stage u % 4 first waits until both warpgroups have retired tile u - 4
+ * there; no other wait involves the other warpgroup.
+ * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile and writes the raw
+ * partial sums to split z of the workspace ws (leading dimension ldw, split stride ws_split);
+ * tf32x3_splitk_reduce finishes. */
+template <bool VEC, bool SPLITK>
+__global__ void __launch_bounds__(kThreads, 1)
+    tf32x3_wgmma_ps_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
+                           const float *__restrict__ Bbig, const float *__restrict__ Bsmall, int Kp,
+                           float beta, const float *C0, float *C, int ldc, int tiles_m, int tiles_n,
+                           int kt_per_split, float *ws, int ldw, size_t ws_split)
+{
+#ifdef TF32X3_HAVE_WGMMA
+    extern __shared__ __align__(16) float tf_smem[];
+    __shared__ __align__(8) uint64_t bars[2 * kPsStages]; /* full[s], then empty[s] */
+    const uint32_t raw_addr = sgemm_smem_addr(tf_smem);
+    float *const base = tf_smem + ((1024 - (raw_addr & 1023)) & 1023) / 4;
+    const uint32_t base_addr = sgemm_smem_addr(base);
+    const uint32_t bar_addr = sgemm_smem_addr(bars);
+    auto full = [&](int t) { return bar_addr + 8 * (t % kPsStages); };
+    auto empty = [&](int t) { return bar_addr + 8 * (kPsStages + t % kPsStages); };
+    auto stage = [&](int t) { return base + (t % kPsStages) * kPsStageFloats; };
+    auto stage_addr = [&](int t) {
+        return base_addr + (uint32_t)((t % kPsStages) * kPsStageFloats * 4);
+    };
+
+    int m0, n0;
+    tile_coords(tiles_m, tiles_n, m0, n0);
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int wg = warp / 4, wi = warp % 4;
+    const int g = lane / 4, q = lane % 4;
+    const bool interior = m0 + kBM <= M && n0 + kBN <= N;
+    const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
+    const int ktiles =
+        SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
+    const int a_off = 2 * kBStageSw + q * kALd + wg * 64 + wi * 16 + g;
+
+    ps_init_barriers(bar_addr, tid);
+
+    /* B chunk c = tid + 256*i (i < 4) of each of big and small: row n = c / 8 (tile column),
+     * 16-byte chunk c % 8 of its 32 k; a warp copies 4 whole 128-byte rows. */
+    const size_t b_k0 = (size_t)kt_begin * kBK; /* 0 unless SPLITK */
+    const float *b_big = Bbig + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
+    const float *b_small = Bsmall + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
+    const int b_dst = BOffSwizzled::at(tid / 8, tid % 8);
+    Tf32Loader<VEC, BOffSwizzled> loader(A, lda, Bbig, Kp, M, N, m0, n0, tid);
+    if (SPLITK)
+        loader.skip(kt_begin, lda);
+    auto copy_tile = [&](int u) {
+        if (u >= kPsStages) /* both warpgroups are done with tile u - 4 in this stage */
+            mbar_wait(empty(u), (u / kPsStages - 1) & 1);
+        float *const st = stage(u);
+        const size_t k = (size_t)u * kBK;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const size_t rows = (size_t)32 * i * Kp;
+            cp_async_16(st + b_dst + 32 * i * kBK, b_big + rows + k, true);
+            cp_async_16(st + kBStageSw + b_dst + 32 * i * kBK, b_small + rows + k, true);
+        }
+        loader.copy_a(st + 2 * kBStageSw, A, lda, M, K, m0, interior, tid);
+        loader.advance(lda);
+        mbar_arrive_cp_async(full(u));
+    };
+
+    constexpr int kAhead = 2; /* tiles in flight ahead of the one being computed */
+    int next = 0;             /* next tile to copy */
+    for (; next < kAhead; next++)
+        if (next < ktiles)
+            copy_tile(next);
+
+    float acc[64], part[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) {
+        acc[i] = 0.0f;
+        part[i] = 0.0f;
+    }
+    uint32_t big[2][4][4], small[2][4][4];
+
+    ps_wait_full(full(0), 0);
+    load_a_tile(stage(0) + a_off, big[0], small[0]);
+
+    for (int t0 = 0; t0 < ktiles; t0 += 2) {
+        const int t1 = t0 + 1, t2 = t0 + 2;
+        issue_tile<true>(part, big[0], small[0], stage_addr(t0), stage_addr(t0) + kBStageSw * 4);
+        /* Each wait_full comes before the next copies are issued: the proxy fence compiles to
+         * MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC, and the membar should not wait for copies that
+         * have just left. */
+        if (t1 < ktiles)
+            ps_wait_full(full(t1), t1);
+        if (next < ktiles)
+            copy_tile(next);
+        next++;
+        if (t1 < ktiles) {
+            load_a_tile(stage(t1) + a_off, big[1], small[1]);
+            issue_tile<false>(part, big[1], small[1], stage_addr(t1),
+                              stage_addr(t1) + kBStageSw * 4);
+            wg_wait<1>(); /* G0 retired */
+        } else {
+            wg_wait<0>();
+        }
+        ps_release(empty(t0), lane);
+        if (t2 < ktiles)
+            ps_wait_full(full(t2), t2);
+        if (next < ktiles)
+            copy_tile(next);
+        next++;
+        if (t2 < ktiles)
+            load_a_tile(stage(t2) + a_off, big[0], small[0]);
+        wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
+        if (t1 < ktiles)
+            ps_release(empty(t1), lane);
+        fence_regs(part);
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            acc[i] += part[i];
+    }
+
+    ps_store<SPLITK>(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta, C0,
+                     C, ldc, ws, ldw, ws_split);
+#else
+    /* Built for an architecture without wgmma: the host never launches this. */
+    __trap();
+#endif
+}
+
+/* Second pass of split-K: C = alpha * sum_z ws[z] + beta * C0, the splits summed in order (the
+ * result does not depend on scheduling).  One thread per element, M fastest. */
+__global__ void tf32x3_splitk_reduce(int M, int N, int splits, const float *__restrict__ ws,
+                                     int ldw, size_t ws_split, float alpha, float beta,
+                                     const float *C0, float *C, int ldc)
+{
+    const size_t total = (size_t)M * N;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const int m = (int)(i % M), n = (int)(i / M);
+        const float *p = ws + sgemm_at(m, n, ldw);
+        float sum = 0.0f;
+        for (int z = 0; z < splits; z++)
+            sum += p[(size_t)z * ws_split];
+        sgemm_store(sum, alpha, beta, C0, C, sgemm_at(m, n, ldc));
+    }
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+/* The pre-split B of kernel 3, grown on demand in stream order (no device-wide synchronisation
+ * in the run path) and freed by tf32x3_release().  One per process: runs on several streams at
+ * once would share it (the harness uses one stream). */
+SgemmWorkspace presplit_ws;
+/* The partial sums of the split-K configuration (the same terms). */
+SgemmWorkspace splitk_ws;
+
+bool a_vec_ok(const SgemmArgs &a)
+{
+    return sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+}
+
+template <bool VEC, bool SPLITK>
+cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
+                            int splits, int kt_per_split, float *ws, int ldw, size_t ws_split)
+{
+    static const cudaError_t once = set_smem(tf32x3_wgmma_ps_kernel<VEC, SPLITK>, kPsSmem);
+    if (once != cudaSuccess)
+        return once;
+    const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
+    tf32x3_wgmma_ps_kernel<VEC, SPLITK>
+        <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, kPsSmem, a.stream>>>(
+            a.M, a.N, a.K, a.alpha, a.A, a.lda, big, small, Kp, a.beta, a.C0, a.C, a.ldc, tiles_m,
+            tiles_n, kt_per_split, ws, ldw, ws_split);
+    return cudaGetLastError();
+}
+
+/* Kernel 3 after splitting B.  SPLITK: when the 128x128 tiles are fewer than half the SMs
+ * (1024^3 and 256x4096x4096 have 64 for 132), K is split so that tiles x splits fill about one
+ * wave (at least 4 K tiles, 128 k, per split; at most 16 splits), the partial sums go to a
+ * workspace and tf32x3_splitk_reduce adds them in order; otherwise it is kernel 3 as is. */
+template <bool SPLITK> cudaError_t run_wgmma_ps(const SgemmArgs &a)
+{
+    if (!sgemm_device_is_sm90())
+        return cudaErrorNotSupported;
+    const int Kp = CEIL_DIV(a.K, kBK) * kBK, Np = CEIL_DIV(a.N, kBN) * kBN;
+    const int tiles = CEIL_DIV(a.M, kBM) * CEIL_DIV(a.N, kBN), ktiles = Kp / kBK;
+    int splits = 1;
+    if (SPLITK && 2 * tiles <= sgemm_sm_count())
+        splits = std::max(1, std::min({sgemm_sm_count() / tiles, ktiles / 4, 16}));
+    const int per_split = CEIL_DIV(ktiles, splits);
+    splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */
+
+    const size_t elems = (size_t)Np * Kp;
+    float *ws = nullptr, *part = nullptr;
+    cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &ws);
+    const int ldw = (a.M + 3) / 4 * 4;
+    const size_t ws_split = (size_t)ldw * a.N;
+    if (e == cudaSuccess && splits > 1)
+        e = splitk_ws.get(ws_split * splits * sizeof(float), a.stream, &part);
+    if (e != cudaSuccess)
+        return e;
+    const size_t threads = elems / 4;
+    tf32x3_presplit_b<<<(unsigned)CEIL_DIV(threads, (size_t)256), 256, 0, a.stream>>>(
+        a.N, a.K, a.B, a.ldb, Np, Kp, ws, ws + elems);
+    if ((e = cudaGetLastError()) != cudaSuccess)
+        return e;
+    if (splits == 1)
+        return a_vec_ok(a)
+                   ? launch_wgmma_ps<true, false>(a, ws, ws + elems, Kp, 1, ktiles, nullptr, 0, 0)
+                   : launch_wgmma_ps<false, false>(a, ws, ws + elems, Kp, 1, ktiles, nullptr, 0, 0);
+    e = a_vec_ok(a) ? launch_wgmma_ps<true, true>(a, ws, ws + elems, Kp, splits, per_split, part,
+                                                  ldw, ws_split)
+                    : launch_wgmma_ps<false, true>(a, ws, ws + elems, Kp, splits, per_split, part,
+                                                   ldw, ws_split);
+    if (e != cudaSuccess)
+        return e;
+    const size_t total = (size_t)a.M * a.N;
+    tf32x3_splitk_reduce<<<(unsigned)std::min(CEIL_DIV(total, (size_t)256), (size_t)65535), 256, 0,
+                           a.stream>>>(a.M, a.N, splits, part, ldw, ws_split, a.alpha, a.beta, a.C0,
+                                       a.C, a.ldc);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+#endif
