@@ -17,6 +17,9 @@
 #include "compare.h"
 #include "loader.h"
 #include "manifest.h"
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include "profile.h"
 #include "results.h"
 #include "resultset.h"
@@ -91,13 +94,13 @@ static size_t paired_today(const kbi_result_set *ref, const kbi_result_set *toda
     for (size_t i = 0; i < cmp.n_rows; i++) {
         const kbi_compare_row *row = &cmp.rows[i];
         if (row->base && !row->res)
-            cr_expect_fail("baselines/h200/%s: compare finds no case of a run today for %s", folder,
+            cr_expect_fail("%s: compare finds no case of a run today for %s", folder,
                            row->base->id);
         matched += row->base && row->res;
     }
     for (size_t i = 0; i < cmp.n_warnings; i++)
-        cr_expect(strstr(cmp.warnings[i], "paired across a parameter") == NULL,
-                  "baselines/h200/%s: %s", folder, cmp.warnings[i]);
+        cr_expect(strstr(cmp.warnings[i], "paired across a parameter") == NULL, "%s: %s", folder,
+                  cmp.warnings[i]);
     kbi_comparison_free(&cmp);
     return matched;
 }
@@ -112,15 +115,12 @@ static int whole_profile(const kbi_env_record *e, const char *profile)
            strcmp(used, profile) == 0;
 }
 
-Test(baselines, every_reference_matches_its_profile)
+/* Checks baselines/GPU/FOLDER against its profile: its ids, the whole profile's cases, its
+ * manifest, and compare's pairing with a run today. */
+static void check_reference(kbi_plugin_set *plugins, const char *gpu, const reference *ref)
 {
-    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
-    int req[] = {1};
-    kbi_plugin_set plugins;
     char err[KBI_ERR_SIZE], path[4096];
-    cr_assert_eq(kbi_plugins_load(dirs, req, &plugins, err), KBI_OK, "%s", err);
-    for (size_t r = 0; r < sizeof references / sizeof *references; r++) {
-        const reference *ref = &references[r];
+    {
         kbi_profile p;
         kbi_buf errors = {0};
         kbi_case *cases = NULL;
@@ -128,27 +128,27 @@ Test(baselines, every_reference_matches_its_profile)
         kbi_result_set set = {0};
         const char *inputs[1];
         snprintf(path, sizeof path, "%s/%s", KBENCH_TEST_SOURCE_DIR, ref->profile);
-        cr_assert_eq(kbi_profile_load(path, &plugins, &p, &errors), KBI_OK, "%s: %s", path,
+        cr_assert_eq(kbi_profile_load(path, plugins, &p, &errors), KBI_OK, "%s: %s", path,
                      errors.data ? errors.data : "");
         cr_assert_eq(kbi_profile_cases(&p, &cases, &n), KBI_OK, "%s", path);
-        snprintf(path, sizeof path, "%s/baselines/h200/%s", KBENCH_TEST_SOURCE_DIR, ref->folder);
+        snprintf(path, sizeof path, "%s/baselines/%s/%s", KBENCH_TEST_SOURCE_DIR, gpu, ref->folder);
         inputs[0] = path;
         cr_assert_eq(kbi_results_load_inputs(&set, inputs, 1, err), KBI_OK, "%s", err);
         cr_assert_gt(set.n_cases, 0, "%s: no cases", path);
         for (size_t i = 0; i < set.n_cases; i++)
             cr_expect(has_case(cases, n, kbi_case_full_id(&set.cases[i])),
-                      "baselines/h200/%s holds %s, which %s no longer has: re-measure the "
+                      "baselines/%s/%s holds %s, which %s no longer has: re-measure the "
                       "reference (or keep the id)",
-                      ref->folder, set.cases[i].id, ref->profile);
+                      gpu, ref->folder, set.cases[i].id, ref->profile);
         /* A reference of the whole profile holds every case of it. */
         for (size_t e = 0; e < set.n_envs; e++) {
             if (!whole_profile(&set.envs[e], ref->profile))
                 continue;
             for (size_t i = 0; i < n; i++)
                 if (!holds(&set, cases[i].full_id) && missing++ < 5)
-                    cr_expect_fail("baselines/h200/%s (a run of the whole %s) lacks %s: the "
+                    cr_expect_fail("baselines/%s/%s (a run of the whole %s) lacks %s: the "
                                    "profile gained it; re-measure the reference",
-                                   ref->folder, ref->profile, cases[i].id);
+                                   gpu, ref->folder, ref->profile, cases[i].id);
             break;
         }
         cr_expect_eq(missing, 0, "%s: %zu cases of the profile missing", ref->folder, missing);
@@ -160,16 +160,16 @@ Test(baselines, every_reference_matches_its_profile)
             size_t k;
             json_t *run;
             cr_expect_not_null(m,
-                               "baselines/h200/%s has no manifest.json (%s): run `kbench "
-                               "manifest baselines/h200/%s`",
-                               ref->folder, why, ref->folder);
+                               "baselines/%s/%s has no manifest.json (%s): run `kbench "
+                               "manifest baselines/%s/%s`",
+                               gpu, ref->folder, why, gpu, ref->folder);
             json_array_foreach(json_object_get(m, "runs"), k, run) listed +=
                 json_integer_value(json_object_get(run, "cases"));
             cr_expect(m == NULL || json_array_size(json_object_get(m, "runs")) == set.n_envs,
-                      "baselines/h200/%s: its manifest lists %zu runs, the folder holds %zu",
+                      "baselines/%s/%s: its manifest lists %zu runs, the folder holds %zu", gpu,
                       ref->folder, json_array_size(json_object_get(m, "runs")), set.n_envs);
             cr_expect(m == NULL || (size_t)listed == set.n_cases,
-                      "baselines/h200/%s: its manifest lists %lld cases, the folder holds %zu",
+                      "baselines/%s/%s: its manifest lists %lld cases, the folder holds %zu", gpu,
                       ref->folder, (long long)listed, set.n_cases);
             json_decref(m);
         }
@@ -181,8 +181,8 @@ Test(baselines, every_reference_matches_its_profile)
             cr_assert(fd >= 0);
             close(fd);
             run_today(&p, cases, n, file, &today);
-            cr_expect_eq(paired_today(&set, &today, ref->folder), set.n_cases,
-                         "baselines/h200/%s: compare pairs every case with a run today",
+            cr_expect_eq(paired_today(&set, &today, path), set.n_cases,
+                         "baselines/%s/%s: compare pairs every case with a run today", gpu,
                          ref->folder);
             kbi_results_free(&today);
             unlink(file);
@@ -192,5 +192,34 @@ Test(baselines, every_reference_matches_its_profile)
         kbi_profile_free(&p);
         kbi_buf_free(&errors);
     }
+}
+
+/* Every reference of baselines/h200 (all of them must be there) and of any other GPU's folder
+ * (those it has). */
+Test(baselines, every_reference_matches_its_profile)
+{
+    const char *dirs[] = {KBENCH_TEST_PLUGINS, NULL};
+    int req[] = {1};
+    kbi_plugin_set plugins;
+    char err[KBI_ERR_SIZE], root[4096];
+    DIR *d;
+    struct dirent *ent;
+    cr_assert_eq(kbi_plugins_load(dirs, req, &plugins, err), KBI_OK, "%s", err);
+    snprintf(root, sizeof root, "%s/baselines", KBENCH_TEST_SOURCE_DIR);
+    d = opendir(root);
+    cr_assert_not_null(d, "%s", root);
+    while ((ent = readdir(d)) != NULL) {
+        struct stat st;
+        char gpu_dir[4400], folder[8800];
+        snprintf(gpu_dir, sizeof gpu_dir, "%s/%s", root, ent->d_name);
+        if (ent->d_name[0] == '.' || stat(gpu_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        for (size_t r = 0; r < sizeof references / sizeof *references; r++) {
+            snprintf(folder, sizeof folder, "%s/%s", gpu_dir, references[r].folder);
+            if (strcmp(ent->d_name, "h200") == 0 || stat(folder, &st) == 0)
+                check_reference(&plugins, ent->d_name, &references[r]);
+        }
+    }
+    closedir(d);
     kbi_plugins_free(&plugins);
 }
