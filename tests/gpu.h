@@ -101,4 +101,21 @@ static inline void need_gpu(void)
     }
 }
 
+/* The GPU the speed guards' references were measured on.  A speed guard is a regression guard
+ * at a stated margin around a committed reference of that GPU (baselines/h200/): on another GPU
+ * it says nothing about the code, so it is not applied there and the test says so; the test's
+ * checks of correctness, and of timing against a separate program on the same GPU, still run. */
+#define KBENCH_GUARD_GPU "NVIDIA H200"
+
+/* Whether the speed guards apply to a run on `device_name`; prints why not when they do not. */
+static inline int speed_guards_apply(const char *device_name)
+{
+    if (device_name && strcmp(device_name, KBENCH_GUARD_GPU) == 0)
+        return 1;
+    printf("[NOTE] speed guards not applied: their references were measured on an %s, this "
+           "is %s\n",
+           KBENCH_GUARD_GPU, device_name && device_name[0] ? device_name : "an unnamed GPU");
+    return 0;
+}
+
 #endif /* KBENCH_TEST_GPU_H */

@@ -96,8 +96,9 @@ Test(hot_gpu, a_memcpy_and_a_run_of_many_kernels_are_timed_as_they_run_uncapture
         if (memcpy_case) {
             cr_expect_lt(fabs(us / replay - 1.0), 0.03, "%s: hot %.2f us vs stream %.2f us",
                          c->id, us, replay);
-            cr_expect_geq(c->bytes / c->stats.median, 4.0e12, "%s: %.0f GB/s", c->id,
-                          c->bytes / c->stats.median * 1e-9);
+            if (speed_guards_apply(c->env ? c->env->device_name : NULL))
+                cr_expect_geq(c->bytes / c->stats.median, 4.0e12, "%s: %.0f GB/s", c->id,
+                              c->bytes / c->stats.median * 1e-9);
         } else {
             cr_expect_gt(us, 1000.0, "%s: a run of %.1f us is not over a millisecond", c->id, us);
             cr_expect_lt(fabs(us / replay - 1.0), 0.05, "%s: hot %.2f us vs graph replay %.2f us",
