@@ -1,4 +1,4 @@
-/* Test data of the CPU emulations (emu_test.cpp for kernels 01-09, emu_warptile.cpp for 10):
+/* Test data of the CPU emulations (emu_ladder.cpp for kernels 01-09, emu_warptile.cpp for 10):
  * a fixed-seed generator of uniform [-1, 1) values and column-major matrices laid out to catch
  * out-of-bounds reads. */
 #ifndef KBENCH_SGEMM_EMU_DATA_H

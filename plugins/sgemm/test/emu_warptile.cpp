@@ -1,117 +1,23 @@
-/* Drives kernels/10_warptile.cu through the CPU emulation (emu_cuda.h + emu_async.h, see
- * run_emu_warptile.sh): every configuration of run_warptile_config, split-K on every tile
- * configuration (emu_warptile_hooks.inc), the untuned launcher and warptile_tune + the tuned
- * launcher, on tail shapes, odd leading dimensions, misaligned pointers, beta == 0 with a NaN
- * C0, C0 == C and K = 1.  Each result is checked against a double reference, and the padding
- * between columns of C must stay untouched.  The CUDA runtime calls the file makes are
- * stubbed here: an H200's 132 SMs, host memory for the split-K workspace (NaN-filled, so a
- * partial tile the reduce reads but no CTA wrote shows), wall-clock events.
- *   emu_warptile [-v] [name-substring]     exit status 0 when every case passes */
-#include <chrono>
+/* Drives kernels/10_warptile.cu through the CPU emulation (sgemm_warptile_emu, tests/emu):
+ * every configuration of run_warptile_config, split-K on every tile configuration
+ * (emu_warptile_hooks.cpp), the untuned launcher and warptile_tune + the tuned launcher, on
+ * tail shapes, odd leading dimensions, misaligned pointers, beta == 0 with a NaN C0, C0 == C
+ * and K = 1.  Each result is checked against a double reference, and the padding between
+ * columns of C must stay untouched.  The emulated device is an H200 (132 SMs: the split
+ * counts) whose allocations start as NaN (a partial tile the split-K reduce reads but no CTA
+ * wrote shows).
+ *   sgemm_warptile_emu [-v] [name-substring]     exit status 0 when every case passes */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <map>
-#include <mutex>
-#include <string>
 #include <vector>
 
 #include "emu_data.h"
-#include "emu_async.h" /* emu_func_max_dyn_smem, shared with the kernel's translation unit */
 #include "kernels/kernels.h"
 
-/* ---- CUDA runtime stubs --------------------------------------------------------------------- */
-
 extern "C" {
-cudaError_t cudaGetLastError(void)
-{
-    return cudaSuccess;
-}
-cudaError_t cudaGetDevice(int *device)
-{
-    *device = 0;
-    return cudaSuccess;
-}
-cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
-{
-    if (attr != cudaDevAttrMultiProcessorCount || device != 0)
-        return cudaErrorInvalidValue;
-    *value = 132; /* H200: decides the split counts */
-    return cudaSuccess;
-}
-cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
-{
-    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-        if (value > 227 * 1024)
-            return cudaErrorInvalidValue;
-        std::lock_guard<std::mutex> lock(emu_func_mu);
-        emu_func_max_dyn_smem[func] = value;
-    }
-    return cudaSuccess;
-}
-static cudaError_t host_alloc(void **p, size_t bytes)
-{
-    float *f = (float *)std::malloc(bytes);
-    if (!f)
-        return cudaErrorMemoryAllocation;
-    for (size_t i = 0; i < bytes / sizeof(float); i++)
-        f[i] = std::numeric_limits<float>::quiet_NaN();
-    *p = f;
-    return cudaSuccess;
-}
-cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t)
-{
-    return host_alloc(p, bytes);
-}
-cudaError_t cudaMalloc(void **p, size_t bytes)
-{
-    return host_alloc(p, bytes);
-}
-cudaError_t cudaFreeAsync(void *p, cudaStream_t)
-{
-    std::free(p);
-    return cudaSuccess;
-}
-cudaError_t cudaFree(void *p)
-{
-    std::free(p);
-    return cudaSuccess;
-}
-cudaError_t cudaDeviceSynchronize(void)
-{
-    return cudaSuccess;
-}
-struct CUevent_st {
-    std::chrono::steady_clock::time_point t;
-};
-cudaError_t cudaEventCreate(cudaEvent_t *e)
-{
-    *e = new CUevent_st();
-    return cudaSuccess;
-}
-cudaError_t cudaEventDestroy(cudaEvent_t e)
-{
-    delete e;
-    return cudaSuccess;
-}
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)
-{
-    e->t = std::chrono::steady_clock::now(); /* launches run synchronously here */
-    return cudaSuccess;
-}
-cudaError_t cudaEventSynchronize(cudaEvent_t)
-{
-    return cudaSuccess;
-}
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
-{
-    *ms = std::chrono::duration<float, std::milli>(b->t - a->t).count();
-    return cudaSuccess;
-}
-
 /* 10_warptile.cu's own entry points (not in kernels.h) and the test hooks. */
 int warptile_config_count(void);
 cudaError_t run_warptile_config(int config, int M, int N, int K, float alpha, const float *A,

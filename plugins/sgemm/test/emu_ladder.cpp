@@ -1,7 +1,8 @@
-/* Drives the hand-written sgemm kernels (01..09) through the CPU emulation in emu_cuda.h on
- * tail shapes, odd leading dimensions, misaligned pointers, beta == 0 with a NaN C0, and
- * C0 == C; checks the result against a double reference and that nothing outside C changed.
- * Exit status 0 when every case passes. */
+/* Drives the hand-written sgemm kernels (01..09) through the CPU emulation (sgemm_ladder_emu,
+ * tests/emu) on tail shapes, odd leading dimensions, misaligned pointers, beta == 0 with a NaN
+ * C0, and C0 == C; checks the result against a double reference and that nothing outside C
+ * changed.
+ *   sgemm_ladder_emu [variant]     exit status 0 when every case passes */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,11 +13,6 @@
 
 #include "emu_data.h"
 #include "kernels/kernels.h"
-
-extern "C" cudaError_t cudaGetLastError(void)
-{
-    return cudaSuccess;
-}
 
 typedef cudaError_t (*launcher)(int, int, int, float, const float *, int, const float *, int, float,
                                 const float *, float *, int, cudaStream_t);
@@ -48,7 +44,8 @@ static bool run_case(const Variant &v, const Case &c)
         std::memcpy(C.p, C0.p, C.n * sizeof(float));
     const float *c0 = c.alias ? C.p : C0.p;
     std::vector<float> c0copy(c0, c0 + C.n);
-    v.run(c.M, c.N, c.K, c.alpha, A.p, lda, B.p, ldb, c.beta, c0, C.p, ldc, 0);
+    const cudaError_t e =
+        v.run(c.M, c.N, c.K, c.alpha, A.p, lda, B.p, ldb, c.beta, c0, C.p, ldc, 0);
 
     double e2 = 0, r2 = 0;
     bool outside = false;
@@ -70,11 +67,12 @@ static bool run_case(const Variant &v, const Case &c)
     }
     const double err = std::sqrt(e2 / r2);
     const double tol = 16.0 * std::sqrt((double)c.K) * std::ldexp(1.0, -24);
-    const bool ok = std::isfinite(err) && err <= tol && !outside;
+    const bool ok = e == cudaSuccess && std::isfinite(err) && err <= tol && !outside;
     std::printf("%-14s %5dx%-5dx%-5d pad=%d shift=%d beta=%g%s%s  err=%.2e tol=%.2e %s\n", v.name,
                 c.M, c.N, c.K, c.pad, c.shift, c.beta, c.alias ? " alias" : "",
                 c.nan_c0 ? " nanC0" : "", err, tol,
-                ok ? "ok" : (outside ? "FAIL (wrote outside C)" : "FAIL"));
+                e != cudaSuccess ? "FAIL (launch error)"
+                                 : (ok ? "ok" : (outside ? "FAIL (wrote outside C)" : "FAIL")));
     delete A.store;
     delete B.store;
     delete C0.store;
