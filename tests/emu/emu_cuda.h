@@ -1,8 +1,9 @@
 /* The CUDA a kernel file sees when tests/emu compiles it as C++ for the CPU, so that the
  * kernel's own source (not a re-implementation) runs on a machine without a GPU under
  * AddressSanitizer and UBSan: an index past a buffer, past the launch's dynamic shared memory
- * or past a __shared__ array is a finding, and an element nobody wrote stays NaN.  Every kernel
- * file and header of a plugin is copied through rewrite.cmake first (`k<<<g, b, smem, s>>>(a)`
+ * or past a __shared__ array is a finding, and an element nobody wrote stays NaN.  The kernel
+ * files an emulation compiles and every header beside them are copied through rewrite.cmake
+ * first (`k<<<g, b, smem, s>>>(a)`
  * into `emu_launch(k, g, b, smem, s)(a)`, `extern __shared__ T x[];` into a pointer to the
  * CTA's dynamic shared memory, inline PTX outside __CUDA_ARCH__ into nothing, the sgemm
  * kernels' cp_async_* into emu_async.h's), then compiled with this header force-included.
@@ -10,15 +11,18 @@
  * A launch runs its CTAs one after another; __shared__ variables become function statics,
  * which the CTA's threads share.  The threads of a CTA are either
  *   - fibers (the default): one OS thread switches between them; __syncthreads returns to the
- *     scheduler, which resumes them all once every live thread has arrived.  Deterministic and
- *     cheap: what ctest runs (label emu, scripts/test-asan.sh); or
+ *     scheduler, which resumes them all once every live thread has arrived, in index order in
+ *     even CTAs and in reverse in odd ones (so a read of another thread's write before the
+ *     same barrier finds it missing in one of them).  Deterministic and cheap: what ctest runs
+ *     (label emu, scripts/test-asan.sh); or
  *   - OS threads (EMU_THREADS, the KBENCH_EMU_TSAN build): one per CUDA thread, meeting at a
  *     std::barrier, so that ThreadSanitizer reports a missing __syncthreads as a data race.
  * A launch is checked as the GPU checks it (block and grid sizes, dynamic shared memory above
  * 48 KB only after cudaFuncSetAttribute, never above an H100/H200 CTA's 227 KB); a refused
  * launch does not run and cudaGetLastError returns its error.  The CUDA runtime calls the
  * plugins make run on host memory (emu_runtime.cpp): allocations start as 0xFF bytes (NaN in
- * float and double), and the device is an H200 as far as its SM count goes.
+ * float and double), and the device is an H200 as far as the plugins ask (compute capability
+ * 9.0, 132 SMs).
  * Warp operations (__shfl_down_sync, __reduce_max_sync) meet at a block barrier: valid for the
  * kernels that use them, where every thread of the block calls them the same number of times.
  * Warp-wide tensor-core instructions have no emulation: a kernel provides host code for them
@@ -27,7 +31,6 @@
 #define KBENCH_EMU_CUDA_H
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -75,8 +78,11 @@ struct emu_counts {
     long long launches, ctas, threads, refused;
 };
 extern emu_counts emu_stats;
+/* Prints emu_stats and the verdict on `cases` checked, `fails` of them failed; returns the
+ * test's exit status. */
+int emu_summary(int fails, int cases);
 
-/* The scheduler (emu_runtime.cpp). */
+/* The scheduler (emu_launch.cpp). */
 void emu_syncthreads();
 /* Whether the GPU would launch kernel with this configuration; if not, says why on stderr and
  * leaves the error for cudaGetLastError. */
@@ -93,12 +99,8 @@ inline void __syncthreads()
     emu_syncthreads();
 }
 
-/* Blocks run one after another; a fence orders nothing a CTA of the same launch could see
- * (in the thread model it is a real fence). */
-inline void __threadfence()
-{
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-}
+/* CTAs run one after another: a fence has no other CTA's view to order its writes for. */
+inline void __threadfence() {}
 
 template <class T> inline T __ldg(const T *p)
 {

@@ -39,6 +39,17 @@ void emu_fault(const char *what, const void *p)
     std::abort();
 }
 
+int emu_summary(int fails, int cases)
+{
+    std::printf("%lld launches, %lld CTAs, %lld CTA threads, %lld launches refused\n",
+                emu_stats.launches, emu_stats.ctas, emu_stats.threads, emu_stats.refused);
+    if (fails)
+        std::printf("FAILED: %d of %d cases\n", fails, cases);
+    else
+        std::printf("all %d cases verified\n", cases);
+    return fails != 0;
+}
+
 bool emu_launch_ok(const void *kernel, dim3 grid, dim3 block, size_t smem)
 {
     const unsigned long long threads = (unsigned long long)block.x * block.y * block.z;

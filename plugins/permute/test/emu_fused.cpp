@@ -59,8 +59,6 @@ static bool run_case(int mode, const pm_spec &s, const char *name, uint64_t seed
 
 int main()
 {
-    static const int64_t p7[] = {3, 0, 6, 1, 5, 2, 4};
-    static const int d7[] = {2, 3, 5, 2, 3, 2, 3};
     int fails = 0, cases = 0;
     for (int mode = 0; mode < MODES; mode++)
         for (int esize = 4; esize <= 8; esize += 4)
@@ -75,23 +73,14 @@ int main()
                     fails += !run_case(mode, s, pm_preset_name(preset), 3 + preset);
                     cases++;
                 }
-                /* rank 7: recoupling blocks with fixed dims */
                 char msg[KB_MSG_SIZE] = "";
-                pm_spec s = pm_test_spec(PM_CUSTOM, esize, 1.5, beta, 1.0);
-                s.n_dims = 7;
-                s.n_blocks = 3;
-                s.rows_max = 7;
-                memcpy(s.dims, d7, sizeof d7);
-                if (pm_set_perm(p7, 7, s.perm, &s.n_perm, msg) != KB_OK) {
+                pm_spec s;
+                if (pm_test_spec_rank7(esize, 1.5, beta, &s, msg) != KB_OK) {
                     printf("custom rank 7: %s\n", msg);
                     return 1;
                 }
                 fails += !run_case(mode, s, "custom rank 7", 13);
                 cases++;
             }
-    printf("%lld launches, %lld CTAs, %lld CTA threads, %lld launches refused\n",
-           emu_stats.launches, emu_stats.ctas, emu_stats.threads, emu_stats.refused);
-    printf(fails ? "FAILED: %d of %d cases\n" : "all %d cases verified\n", fails ? fails : cases,
-           cases);
-    return fails != 0;
+    return emu_summary(fails, cases);
 }

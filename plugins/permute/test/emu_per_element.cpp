@@ -55,8 +55,6 @@ int main()
         [PM_LARGE_U] = 0.005,     [PM_FEW_LARGE] = 0.0001,     [PM_MIXED] = 0.01,
         [PM_DENSE] = 0.0002,      [PM_CUSTOM] = 1.0,
     };
-    static const int64_t p8[] = {6, 7, 4, 5, 2, 3, 0, 1}, p7[] = {3, 0, 6, 1, 5, 2, 4};
-    static const int d8[] = {3, 4, 2, 5, 3, 2, 4, 3}, d7[] = {2, 3, 5, 2, 3, 2, 3};
     int fails = 0, cases = 0;
     char msg[KB_MSG_SIZE] = "";
     for (int esize = 4; esize <= 8; esize += 4)
@@ -66,29 +64,15 @@ int main()
                 fails += !run_case(s, pm_preset_name((pm_preset)pr), 5 + pr);
                 cases++;
             }
-            pm_spec s = pm_test_spec(PM_DENSE, esize, 1.5, beta, 1.0);
-            s.n_dims = 8;
-            memcpy(s.dims, d8, sizeof d8);
-            if (pm_set_perm(p8, 8, s.perm, &s.n_perm, msg) != KB_OK) {
-                printf("dense rank 8: %s\n", msg);
+            pm_spec s8, s7;
+            if (pm_test_spec_rank8(esize, 1.5, beta, &s8, msg) != KB_OK ||
+                pm_test_spec_rank7(esize, 1.5, beta, &s7, msg) != KB_OK) {
+                printf("ranks 7 and 8: %s\n", msg);
                 return 1;
             }
-            fails += !run_case(s, "dense rank 8", 11);
-            s = pm_test_spec(PM_CUSTOM, esize, 1.5, beta, 1.0);
-            s.n_dims = 7;
-            s.n_blocks = 3;
-            s.rows_max = 7;
-            memcpy(s.dims, d7, sizeof d7);
-            if (pm_set_perm(p7, 7, s.perm, &s.n_perm, msg) != KB_OK) {
-                printf("custom rank 7: %s\n", msg);
-                return 1;
-            }
-            fails += !run_case(s, "custom rank 7", 13);
+            fails += !run_case(s8, "dense rank 8", 11);
+            fails += !run_case(s7, "custom rank 7", 13);
             cases += 2;
         }
-    printf("%lld launches, %lld CTAs, %lld CTA threads, %lld launches refused\n",
-           emu_stats.launches, emu_stats.ctas, emu_stats.threads, emu_stats.refused);
-    printf(fails ? "FAILED: %d of %d cases\n" : "all %d cases verified\n", fails ? fails : cases,
-           cases);
-    return fails != 0;
+    return emu_summary(fails, cases);
 }

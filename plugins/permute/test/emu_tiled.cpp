@@ -232,24 +232,19 @@ static void run_dense(std::initializer_list<int> dims, std::initializer_list<int
     run_spec(s, name, 11);
 }
 
-/* Rank 8 (a dense pairwise swap) and rank 7 (custom, recoupling blocks with fixed dims). */
+/* Ranks 8 and 7 (spec.h). */
 static void run_ranks_7_and_8(int esize, double beta)
 {
-    static const int64_t p7[] = {3, 0, 6, 1, 5, 2, 4};
-    static const int d7[] = {2, 3, 5, 2, 3, 2, 3};
     char msg[KB_MSG_SIZE] = "";
-    run_dense({3, 4, 2, 5, 3, 2, 4, 3}, {6, 7, 4, 5, 2, 3, 0, 1}, esize, beta);
-    pm_spec s = spec_of(PM_CUSTOM, esize, beta, 1.0);
-    s.n_dims = 7;
-    s.n_blocks = 3;
-    s.rows_max = 7;
-    memcpy(s.dims, d7, sizeof d7);
-    if (pm_set_perm(p7, 7, s.perm, &s.n_perm, msg) != KB_OK) {
-        printf("custom rank 7: %s\n", msg);
+    pm_spec s8, s7;
+    if (pm_test_spec_rank8(esize, 1.5, beta, &s8, msg) != KB_OK ||
+        pm_test_spec_rank7(esize, 1.5, beta, &s7, msg) != KB_OK) {
+        printf("ranks 7 and 8: %s\n", msg);
         fails++;
         return;
     }
-    run_spec(s, "custom rank 7", 13);
+    run_spec(s8, "dense rank 8", 11);
+    run_spec(s7, "custom rank 7", 13);
 }
 
 int main(int argc, char **argv)
@@ -295,8 +290,6 @@ int main(int argc, char **argv)
             run_dense({10, 6, 6, 10}, {3, 1, 2, 0}, esize, beta);
             run_ranks_7_and_8(esize, beta);
         }
-    printf("%lld launches, %lld CTAs, %lld CTA threads, %lld launches refused\n",
-           emu_stats.launches, emu_stats.ctas, emu_stats.threads, emu_stats.refused);
     for (int k = 0; k < COV_N; k++) {
         printf("  %-24s %lld\n", cov_name[k], coverage[k]);
         if (coverage[k] == 0 && !tsan_light) {
@@ -304,7 +297,5 @@ int main(int argc, char **argv)
             fails++;
         }
     }
-    printf(fails ? "FAILED: %d of %d cases\n" : "all %d cases verified\n", fails ? fails : cases,
-           cases);
-    return fails != 0;
+    return emu_summary(fails, cases);
 }
