@@ -82,12 +82,12 @@ extern emu_counts emu_stats;
  * test's exit status. */
 int emu_summary(int fails, int cases);
 
-/* The scheduler (emu_launch.cpp). */
-void emu_syncthreads();
 /* Whether the GPU would launch kernel with this configuration; if not, says why on stderr and
- * leaves the error for cudaGetLastError. */
+ * leaves the error for cudaGetLastError (emu_launch.cpp). */
 bool emu_launch_ok(const void *kernel, dim3 grid, dim3 block, size_t smem);
-/* Runs body(arg) as every thread of every CTA of the grid, CTA after CTA. */
+/* The scheduler (emu_fibers.cpp, or emu_threads.cpp with EMU_THREADS): the barrier, and
+ * body(arg) run as every thread of every CTA of the grid, CTA after CTA. */
+void emu_syncthreads();
 void emu_run(dim3 grid, dim3 block, size_t smem, void (*body)(const void *), const void *arg);
 /* The runtime's side (emu_runtime.cpp): the dynamic shared memory a launch of kernel may
  * have, and the error the next cudaGetLastError returns. */
