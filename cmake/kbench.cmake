@@ -9,14 +9,15 @@ set(KBENCH_WARNINGS -Wall -Wextra -Wshadow -Wno-unused-parameter)
 # C/C++ object of the harness, the plugins' host code and the tests.  CUDA
 # code (device and nvcc-compiled host code) stays uninstrumented; plugins
 # link the sanitizer runtime like everything else.  Any finding stops the
-# process (-fno-sanitize-recover), so a test with a finding fails.
+# process (-fno-sanitize-recover), so a test with a finding fails.  The CPU
+# emulations of the kernels (tests/emu) carry the same flags in any build.
+set(KBENCH_SAN_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer
+                     -fno-sanitize-recover=all)
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+  # GCC leaves these out of -fsanitize=undefined; clang has them in it.
+  list(APPEND KBENCH_SAN_FLAGS -fsanitize=float-cast-overflow)
+endif()
 if(KBENCH_SANITIZE)
-  set(KBENCH_SAN_FLAGS -fsanitize=address,undefined -fno-omit-frame-pointer
-                       -fno-sanitize-recover=all)
-  if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
-    # GCC leaves these out of -fsanitize=undefined; clang has them in it.
-    list(APPEND KBENCH_SAN_FLAGS -fsanitize=float-cast-overflow)
-  endif()
   # Default sanitizer options (CUDA-safe shadow, leak check, stop at the
   # first error), linked into every program of the build.
   set(KBENCH_SAN_OPTIONS_SOURCE ${CMAKE_SOURCE_DIR}/harness/sanitizer_options.c)

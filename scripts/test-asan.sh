@@ -2,8 +2,9 @@
 # The whole test suite under AddressSanitizer (with LeakSanitizer) and UBSan:
 # builds build-asan/ with KBENCH_SANITIZE=ON (the harness, the plugins' host
 # code and the tests; sm_90a only, to save compile time) and runs ctest
-# there.  Any sanitizer finding stops its process and fails its test.  Extra
-# arguments go to ctest (e.g. -R faults).
+# there, the kernels' CPU emulations included (label emu, tests/emu: this is
+# the build that has them).  Any sanitizer finding stops its process and
+# fails its test.  Extra arguments go to ctest (e.g. -R faults, -L emu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh

@@ -2,7 +2,9 @@
 # Installs what is missing, builds everything into build/ and runs the test
 # suite (ctest).  Tests that need a GPU skip with a printed reason where
 # there is none; a failure fails whatever skipped beside it
-# (tests/criterion-run.sh).  Extra arguments go to ctest (e.g. -R runner).
+# (tests/criterion-run.sh).  The kernels' CPU emulations run in the sanitizer
+# build (scripts/test-asan.sh), not here.  Extra arguments go to ctest (e.g.
+# -R runner, -L unit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh

@@ -4,7 +4,7 @@
 #ifndef KBENCH_MD_COMMON_CUH
 #define KBENCH_MD_COMMON_CUH
 
-/* MD_HOST_EMULATION: test/run_emu.sh compiles the kernels as C++ against test/emu_cuda.h. */
+/* MD_HOST_EMULATION: md_emu (tests/emu) compiles the kernels as C++ against tests/emu/emu_cuda.h. */
 #ifndef MD_HOST_EMULATION
 #include <cuda_runtime.h>
 #endif
@@ -35,7 +35,7 @@ template <int LD, class T> __device__ __forceinline__ T md_load(const T *p, int 
 }
 
 /* Launches kernel template K<mode> for the view's load mode (the host emulation's launch
- * is a call: test/run_emu.sh rewrites <<< >>> in the .cu files, not in this header). */
+ * is a call: tests/emu/rewrite.cmake rewrites <<< >>> in the .cu files, not in this header). */
 #ifdef MD_HOST_EMULATION
 #define MD_LD_LAUNCH(K, grid, block, s, v) emu_launch(K, grid, block, 0, s)(v)
 #else

@@ -114,7 +114,7 @@ template <typename T> __device__ __forceinline__ void copy_async(T *smem, const 
                      "r"(ok ? 8 : 0)
                      : "memory");
 #else
-    *smem = ok ? *gmem : T(0); // the CPU emulation (test/run_emu_fused.sh): copied at issue
+    *smem = ok ? *gmem : T(0); // the CPU emulation (tests/emu: permute_fused_emu): copied at issue
 #endif
 }
 
@@ -360,7 +360,7 @@ __device__ __forceinline__ int32_t mma_urow(int32_t r, int32_t k)
 // mma.m16n8k4 .f64: a0 = A[g][q], a1 = A[g + 8][q], b = B[q][g], d = D[g][2q, 2q + 1] and
 // D[g + 8][2q, 2q + 1], g = lane / 4, q = lane % 4).  S is shared memory's element type (float
 // in the ring: converted as read), U's rows PU and P's PP apart, U's tree index XOR-swizzled by
-// (k / 4 % 4) << SWZ.  The CPU emulation (test/run_emu_fused.sh) computes the same lane's D
+// (k / 4 % 4) << SWZ.  The CPU emulation (tests/emu: permute_fused_emu) computes the same lane's D
 // elements from shared memory directly.
 template <typename S, int PU, int PP, int SWZ>
 __device__ __forceinline__ void mma_step(double (&d)[4][4], const S (*us)[PU], const S (*ps)[PP],

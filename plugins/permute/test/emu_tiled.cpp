@@ -1,15 +1,14 @@
-/* Runs kernels/02_tiled.cu itself on the CPU (compiled as C++ against test/emu_tiled.h: CUDA
- * threads as fibers or OS threads, dynamic shared memory a heap block of exactly the launch's
- * bytes), so the kernel's own indexing, guards and barriers are checked, not the
- * re-implementation in tests/test_permute.c.  Every kernel entry the plan can pick: tiled<>
- * with general and direct tiles (and lean tiles after them), split launches, tiled<> lean-only
- * (lean = 2), lean_pipe (lean = 3), lean_vec (lean = 4: vector and scalar tiles), extracts
- * into the GEMM workspace; float32 and float64,
- * beta 0 and not, every tile length, on every preset at small scale and on dense shapes (a
- * scaled-down 48^4 reversal, ragged 2-D transposes, copies, tiny patches).  Each result is
- * checked as the plugin checks it (pm_check against the double reference within its bound;
- * out starts as NaN, so an element nobody writes fails).  Built and run by run_emu_tiled.sh
- * (ASan+UBSan, TSan).  Exit status: 0 when every case verified. */
+/* Runs kernels/02_tiled.cu itself on the CPU (permute_tiled_emu, tests/emu), so the kernel's
+ * own indexing, guards and barriers are checked.  Every kernel entry the plan can pick:
+ * tiled<> with general and direct tiles (and lean tiles after them), split launches, tiled<>
+ * lean-only (lean = 2), lean_pipe (lean = 3), lean_vec (lean = 4: vector and scalar tiles),
+ * extracts into the GEMM workspace; float32 and float64, beta 0 and not, every tile length,
+ * on every preset at small scale and on dense shapes (a scaled-down 48^4 reversal, ragged 2-D
+ * transposes, copies, tiny patches, ranks 7 and 8).  Each result is checked as the plugin
+ * checks it (pm_check against the double reference within its bound; out starts as NaN, so an
+ * element nobody writes fails), and the run fails if a kind of tile or launch was never
+ * exercised.  Exit status: 0 when every case verified.
+ *   permute_tiled_emu [light]     light: fewer cases (the TSan build) */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -20,19 +19,62 @@
 #include <cuda_runtime_api.h>
 
 #include "kbench/plugin.h"
-#include "emu_tiled.h"
 #include "permute.h"
 #include "spec.h"
 
-/* The kernel's launch checks the last error; the emulation refuses a bad launch itself and
- * counts it in emu_bad_launches. */
-extern "C" cudaError_t cudaGetLastError(void)
-{
-    return cudaSuccess;
-}
-
 static int cases, fails;
 static bool tsan_light; /* TSan: fewer cases (every thread access is instrumented) */
+
+/* What the runs exercised, from the plans they ran: each must be seen at least once. */
+enum {
+    COV_DIRECT,      /* direct tiles */
+    COV_INTERIOR,    /* general tiles wholly inside their block */
+    COV_EDGE,        /* general tiles cut by their block's edge */
+    COV_LEAN_SCALAR, /* lean tiles on the scalar path */
+    COV_VEC_COPY,    /* v4 vector tiles: copies */
+    COV_VEC_T,       /* v4 vector tiles: transposes */
+    COV_PIPE,        /* lean_pipe launches */
+    COV_SPLIT,       /* split launches */
+    COV_EXTRACT,     /* lean tiles into the GEMM workspace */
+    COV_N
+};
+static const char *const cov_name[COV_N] = {
+    "direct tiles",       "interior general tiles", "edge general tiles",
+    "scalar lean tiles",  "v4 copy tiles",          "v4 transpose tiles",
+    "lean_pipe launches", "split launches",         "extract tiles",
+};
+static long long coverage[COV_N];
+
+/* Counts what plan tp makes the kernel run (02_tiled.cu's launch and lean_vec's test). */
+static void count_coverage(const pm_tile_plan *tp, int esize)
+{
+    for (int64_t i = 0; i < tp->tiles; i++) {
+        const pm_gen_tile *g = &tp->gen[i];
+        const pm_tile_block *b = &tp->blk[g->blk];
+        bool inside = true;
+        if (g->nr < 0) {
+            coverage[COV_DIRECT]++;
+            continue;
+        }
+        for (int k = 0; k < b->rank; k++)
+            inside &= g->rem[k] == 1 << b->lg[k];
+        coverage[inside ? COV_INTERIOR : COV_EDGE]++;
+    }
+    const bool split = tp->split && tp->tiles > 0 && tp->lean_tiles > 0;
+    const bool lean_only = tp->lean_tiles > 0 && (tp->tiles == 0 || split);
+    coverage[COV_SPLIT] += split;
+    coverage[COV_PIPE] += lean_only && !tp->lean_vec && tp->lean_per > 0;
+    for (int64_t i = 0; i < tp->lean_tiles; i++) {
+        const pm_lean_tile *t = &tp->lean[i];
+        coverage[COV_EXTRACT] += (t->info & PM_LEAN_WS) != 0;
+        if (lean_only && tp->lean_vec &&
+            pm_lean_vec_ok(t->src, t->dst, t->sx, t->dy, t->sz, t->dz, t->nx, t->ny, t->nz, t->info,
+                           esize))
+            coverage[(t->info & PM_LEAN_COPY) ? COV_VEC_COPY : COV_VEC_T]++;
+        else
+            coverage[COV_LEAN_SCALAR]++;
+    }
+}
 
 /* One launch of plan tp (lean: the plugin's parameter: 4 keeps the plan's lean_vec, 3 clears
  * it, 2 also lean_per), then the GEMM
@@ -50,10 +92,9 @@ static void run(const char *name, const pm_problem *p, pm_tile_plan *tp, int lea
     memset(out, 0xff, (size_t)p->dst_elems * es); /* NaN: an element nobody writes fails */
     if (ws)
         memset(ws, 0xff, (size_t)ws_elems * es);
-    const int before = emu_bad_launches;
-    int rc = pm_run_tiled(es, tp, tp->blk, tp->gen, tp->lean, p->src, p->cin, p->u, out, ws,
-                          p->alpha, p->beta, NULL);
-    rc |= emu_bad_launches != before;
+    count_coverage(tp, es);
+    const int rc = pm_run_tiled(es, tp, tp->blk, tp->gen, tp->lean, p->src, p->cin, p->u, out, ws,
+                                p->alpha, p->beta, NULL);
     for (int bi = 0; via && bi < p->n_blocks; bi++) { /* extract + GEMM: the GEMM part */
         const pm_block *b = &p->blocks[bi];
         if (via[bi] != 2)
@@ -191,6 +232,21 @@ static void run_dense(std::initializer_list<int> dims, std::initializer_list<int
     run_spec(s, name, 11);
 }
 
+/* Ranks 8 and 7 (spec.h). */
+static void run_ranks_7_and_8(int esize, double beta)
+{
+    char msg[KB_MSG_SIZE] = "";
+    pm_spec s8, s7;
+    if (pm_test_spec_rank8(esize, 1.5, beta, &s8, msg) != KB_OK ||
+        pm_test_spec_rank7(esize, 1.5, beta, &s7, msg) != KB_OK) {
+        printf("ranks 7 and 8: %s\n", msg);
+        fails++;
+        return;
+    }
+    run_spec(s8, "dense rank 8", 11);
+    run_spec(s7, "custom rank 7", 13);
+}
+
 int main(int argc, char **argv)
 {
     tsan_light = argc > 1 && strcmp(argv[1], "light") == 0;
@@ -232,9 +288,14 @@ int main(int argc, char **argv)
             run_dense({13, 7, 5}, {0, 2, 1}, esize, beta); /* copy tiles */
             run_dense({9, 10, 11}, {2, 0, 1}, esize, beta);
             run_dense({10, 6, 6, 10}, {3, 1, 2, 0}, esize, beta);
+            run_ranks_7_and_8(esize, beta);
         }
-    printf("%lld launches, %lld CTAs, %lld CTA threads\n", emu_launches, emu_ctas, emu_threads);
-    printf(fails ? "FAILED: %d of %d cases\n" : "all %d cases verified\n", fails ? fails : cases,
-           cases);
-    return fails != 0;
+    for (int k = 0; k < COV_N; k++) {
+        printf("  %-24s %lld\n", cov_name[k], coverage[k]);
+        if (coverage[k] == 0 && !tsan_light) {
+            printf("FAILED: no %s exercised\n", cov_name[k]);
+            fails++;
+        }
+    }
+    return emu_summary(fails, cases);
 }

@@ -130,7 +130,7 @@ template <int N> __device__ __forceinline__ void cp_async_wait()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 #else
-/* CPU emulation (plugins/sgemm/test/): the copy happens at issue time.  That is stricter than
+/* CPU emulation (tests/emu): the copy happens at issue time.  That is stricter than
  * the hardware for write-after-read hazards and cannot show a wait_group that is too short. */
 __device__ __forceinline__ void cp_async_16(void *smem, const void *gmem, bool pred)
 {
@@ -212,7 +212,7 @@ inline int sgemm_sm_count()
  * order, after the kernels already queued on that stream.  release() synchronises the device
  * and frees it; the plugin calls it from its teardown.  A launcher keeps one per process: runs
  * on several streams at once would share it (the harness uses one stream).  (The CPU
- * emulation of plugins/sgemm/test supplies the runtime calls it makes.) */
+ * emulation in tests/emu supplies the runtime calls it makes.) */
 struct SgemmWorkspace {
     std::mutex mu;
     float *ptr = nullptr;

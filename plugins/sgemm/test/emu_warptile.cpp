@@ -1,117 +1,23 @@
-/* Drives kernels/10_warptile.cu through the CPU emulation (emu_cuda.h + emu_async.h, see
- * run_emu_warptile.sh): every configuration of run_warptile_config, split-K on every tile
- * configuration (emu_warptile_hooks.inc), the untuned launcher and warptile_tune + the tuned
- * launcher, on tail shapes, odd leading dimensions, misaligned pointers, beta == 0 with a NaN
- * C0, C0 == C and K = 1.  Each result is checked against a double reference, and the padding
- * between columns of C must stay untouched.  The CUDA runtime calls the file makes are
- * stubbed here: an H200's 132 SMs, host memory for the split-K workspace (NaN-filled, so a
- * partial tile the reduce reads but no CTA wrote shows), wall-clock events.
- *   emu_warptile [-v] [name-substring]     exit status 0 when every case passes */
-#include <chrono>
+/* Drives kernels/10_warptile.cu through the CPU emulation (sgemm_warptile_emu, tests/emu):
+ * every configuration of run_warptile_config, split-K on every tile configuration
+ * (emu_warptile_hooks.cpp), the untuned launcher and warptile_tune + the tuned launcher, on
+ * tail shapes, odd leading dimensions, misaligned pointers, beta == 0 with a NaN C0, C0 == C
+ * and K = 1.  Each result is checked against a double reference, and the padding between
+ * columns of C must stay untouched.  The emulated device is an H200 (132 SMs: the split
+ * counts) whose allocations start as NaN (a partial tile the split-K reduce reads but no CTA
+ * wrote shows).
+ *   sgemm_warptile_emu [-v] [name-substring]     exit status 0 when every case passes */
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <limits>
-#include <map>
-#include <mutex>
-#include <string>
 #include <vector>
 
 #include "emu_data.h"
-#include "emu_async.h" /* emu_func_max_dyn_smem, shared with the kernel's translation unit */
 #include "kernels/kernels.h"
 
-/* ---- CUDA runtime stubs --------------------------------------------------------------------- */
-
 extern "C" {
-cudaError_t cudaGetLastError(void)
-{
-    return cudaSuccess;
-}
-cudaError_t cudaGetDevice(int *device)
-{
-    *device = 0;
-    return cudaSuccess;
-}
-cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
-{
-    if (attr != cudaDevAttrMultiProcessorCount || device != 0)
-        return cudaErrorInvalidValue;
-    *value = 132; /* H200: decides the split counts */
-    return cudaSuccess;
-}
-cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
-{
-    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-        if (value > 227 * 1024)
-            return cudaErrorInvalidValue;
-        std::lock_guard<std::mutex> lock(emu_func_mu);
-        emu_func_max_dyn_smem[func] = value;
-    }
-    return cudaSuccess;
-}
-static cudaError_t host_alloc(void **p, size_t bytes)
-{
-    float *f = (float *)std::malloc(bytes);
-    if (!f)
-        return cudaErrorMemoryAllocation;
-    for (size_t i = 0; i < bytes / sizeof(float); i++)
-        f[i] = std::numeric_limits<float>::quiet_NaN();
-    *p = f;
-    return cudaSuccess;
-}
-cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t)
-{
-    return host_alloc(p, bytes);
-}
-cudaError_t cudaMalloc(void **p, size_t bytes)
-{
-    return host_alloc(p, bytes);
-}
-cudaError_t cudaFreeAsync(void *p, cudaStream_t)
-{
-    std::free(p);
-    return cudaSuccess;
-}
-cudaError_t cudaFree(void *p)
-{
-    std::free(p);
-    return cudaSuccess;
-}
-cudaError_t cudaDeviceSynchronize(void)
-{
-    return cudaSuccess;
-}
-struct CUevent_st {
-    std::chrono::steady_clock::time_point t;
-};
-cudaError_t cudaEventCreate(cudaEvent_t *e)
-{
-    *e = new CUevent_st();
-    return cudaSuccess;
-}
-cudaError_t cudaEventDestroy(cudaEvent_t e)
-{
-    delete e;
-    return cudaSuccess;
-}
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t)
-{
-    e->t = std::chrono::steady_clock::now(); /* launches run synchronously here */
-    return cudaSuccess;
-}
-cudaError_t cudaEventSynchronize(cudaEvent_t)
-{
-    return cudaSuccess;
-}
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
-{
-    *ms = std::chrono::duration<float, std::milli>(b->t - a->t).count();
-    return cudaSuccess;
-}
-
 /* 10_warptile.cu's own entry points (not in kernels.h) and the test hooks. */
 int warptile_config_count(void);
 cudaError_t run_warptile_config(int config, int M, int N, int K, float alpha, const float *A,
@@ -127,35 +33,18 @@ cudaError_t emu_warptile_splitk(int idx, int M, int N, int K, float alpha, const
 
 /* ---- cases ----------------------------------------------------------------------------------- */
 
-struct Case {
-    int M, N, K, pad, shift;
-    float alpha, beta;
-    bool alias; /* C0 == C */
-    bool nan_c0;
-};
-
 /* Every configuration: tails of every tile size (64..256), 16- and 32-k tiles. */
-static const Case kCases[] = {
-    {1, 1, 1, 0, 0, 1.0f, 0.5f, false, false},
+static const std::vector<Case> kCases = edge_cases_and({
     {128, 128, 32, 0, 0, 1.0f, 0.5f, false, false},    /* one full tile, vector paths */
     {256, 256, 160, 0, 0, -0.75f, 2.0f, false, false}, /* interior CTAs, the ring wraps */
     {256, 256, 40, 0, 0, 1.0f, 0.5f, false, false},    /* interior CTAs, K tail (8) */
-    {129, 130, 33, 0, 0, 1.0f, 0.5f, false, false},    /* tails in M, N, K */
-    {200, 67, 100, 0, 0, 1.0f, 0.5f, false, false},    /* M % 4 == 0, tails elsewhere */
     {97, 33, 17, 0, 0, 1.0f, 0.5f, false, false},      /* M % 4 != 0: A as 4-byte copies */
-    {1, 300, 40, 0, 0, 1.0f, 0.5f, false, false},      /* a single row */
-    {131, 1, 9, 0, 0, 1.0f, 0.5f, false, false},       /* a single column */
-    {160, 136, 64, 3, 0, 1.0f, 0.5f, false, false},    /* odd leading dimensions */
-    {160, 136, 64, 4, 1, 1.0f, 0.5f, false, false},    /* misaligned base pointers */
-    {128, 128, 32, 4, 0, 1.0f, 0.0f, false, true},     /* beta 0: NaN C0 must not be read */
-    {144, 140, 24, 0, 0, 1.0f, 0.5f, true, false},     /* in place: C0 == C */
-    {64, 64, 1, 0, 0, 1.0f, 0.5f, false, false},       /* K = 1 */
     {260, 132, 999, 0, 0, 1.0f, 0.5f, false, false},   /* long K with a tail */
     {600, 100, 20, 0, 0, 1.0f, 0.5f, false, false},    /* more tile rows than a group */
-};
+});
 
 /* Split-K: 1 to 4 splits of 128+ k, the last one with a K tail. */
-static const Case kSplitCases[] = {
+static const std::vector<Case> kSplitCases = {
     {1, 1, 1, 0, 0, 1.0f, 0.5f, false, false},
     {129, 130, 520, 0, 0, 1.0f, 0.5f, false, false},
     {256, 256, 256, 0, 0, -0.75f, 2.0f, false, false},
@@ -165,7 +54,7 @@ static const Case kSplitCases[] = {
 };
 
 /* The untuned launcher, shapes that reach each branch of its heuristic on 132 SMs. */
-static const Case kDefaultCases[] = {
+static const std::vector<Case> kDefaultCases = {
     {129, 130, 33, 0, 0, 1.0f, 0.5f, false, false},
     {100, 100, 1030, 0, 0, 1.0f, 0.5f, false, false}, /* split-K (7) */
     {1, 300, 40, 0, 0, 1.0f, 0.5f, false, false},
@@ -209,70 +98,41 @@ struct Result {
     double err;
 };
 
+/* A runner and its configuration as an emu_gemm's `bound`. */
+struct Bound {
+    runner run;
+    int v;
+};
+static cudaError_t run_bound(int M, int N, int K, float alpha, const float *A, int lda,
+                             const float *B, int ldb, float beta, const float *C0, float *C,
+                             int ldc, const void *bound)
+{
+    const Bound *b = (const Bound *)bound;
+    return b->run(b->v, M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc);
+}
+
+/* Checked against the magnitude: the 1x1x1 and split-K cases may cancel. */
 static Result run_case(const char *name, runner run, splits_fn splits, int v, const Case &c,
                        bool verbose)
 {
-    const int lda = c.M + c.pad, ldb = c.K + c.pad, ldc = c.M + c.pad;
-    Mat A = make(c.M, c.K, lda, c.shift, false), B = make(c.K, c.N, ldb, c.shift, false);
-    Mat C0 = make(c.M, c.N, ldc, c.shift, c.nan_c0);
-    Mat C = make(c.M, c.N, ldc, c.shift, false);
-    std::vector<float> before(C.p, C.p + C.n);
-    if (c.alias)
-        std::memcpy(C.p, C0.p, C.n * sizeof(float));
-    const float *c0 = c.alias ? C.p : C0.p;
-    std::vector<float> c0copy(c0, c0 + C.n);
-    const cudaError_t e = run(v, c.M, c.N, c.K, c.alpha, A.p, lda, B.p, ldb, c.beta, c0, C.p, ldc);
-
-    double e2 = 0, r2 = 0;
-    bool outside = false;
-    for (int n = 0; n < c.N; n++) {
-        for (int m = 0; m < ldc && (size_t)m + (size_t)n * ldc < C.n; m++) {
-            const size_t i = (size_t)m + (size_t)n * ldc;
-            if (m >= c.M) { /* padding between columns must be untouched */
-                if (std::memcmp(&C.p[i], c.alias ? &c0copy[i] : &before[i], 4))
-                    outside = true;
-                continue;
-            }
-            /* The error is measured against the magnitude |alpha|*sum|a*b| + |beta*c0|, which
-             * bounds fp32 rounding whatever the signs: against |ref| alone, a small case whose
-             * terms happen to cancel (one element at 1x1x1) fails on correct arithmetic. */
-            double ref = 0, mag = 0;
-            for (int k = 0; k < c.K; k++) {
-                const double p = (double)A.p[m + (size_t)k * lda] * B.p[k + (size_t)n * ldb];
-                ref += p;
-                mag += std::fabs(p);
-            }
-            const double c0v = c.beta != 0 ? c.beta * (double)c0copy[i] : 0.0;
-            ref = c.alpha * ref + c0v;
-            mag = std::fabs(c.alpha) * mag + std::fabs(c0v);
-            e2 += (C.p[i] - ref) * (C.p[i] - ref);
-            r2 += mag * mag;
-        }
-    }
-    const double err = std::sqrt(e2 / r2);
-    const double tol = 16.0 * std::sqrt((double)c.K) * std::ldexp(1.0, -24);
-    const bool ok = e == cudaSuccess && std::isfinite(err) && err <= tol && !outside;
+    const Bound b = {run, v};
+    const Outcome o = run_gemm_case(c, run_bound, &b);
+    const bool ok =
+        o.launch == cudaSuccess && std::isfinite(o.err_mag) && o.err_mag <= o.tol && !o.outside;
     char split_note[32] = "";
     if (splits)
         std::snprintf(split_note, sizeof split_note, " splits=%d", splits(v, c.M, c.N, c.K));
     if (verbose || !ok)
         std::printf("%-26s %4dx%-4dx%-4d pad=%d shift=%d beta=%g%s%s%s  err=%.2e tol=%.2e %s\n",
                     name, c.M, c.N, c.K, c.pad, c.shift, c.beta, c.alias ? " alias" : "",
-                    c.nan_c0 ? " nanC0" : "", split_note, err, tol,
-                    e != cudaSuccess ? "FAIL (launch error)"
-                                     : (ok ? "ok" : (outside ? "FAIL (wrote outside C)" : "FAIL")));
-    delete A.store;
-    delete B.store;
-    delete C0.store;
-    delete C.store;
-    return {ok, err};
+                    c.nan_c0 ? " nanC0" : "", split_note, o.err_mag, o.tol, verdict_of(o, ok));
+    return {ok, o.err_mag};
 }
 
 static int failed = 0;
 
-template <size_t N>
 static void run_variant(const char *only, bool verbose, const char *name, runner run,
-                        splits_fn splits, int v, const Case (&cases)[N])
+                        splits_fn splits, int v, const std::vector<Case> &cases)
 {
     if (only && !std::strstr(name, only))
         return;
@@ -284,7 +144,8 @@ static void run_variant(const char *only, bool verbose, const char *name, runner
         if (!(r.err <= worst)) /* NaN sticks */
             worst = r.err;
     }
-    std::printf("%-26s %2zu cases, %s, max err %.1e\n", name, N, bad ? "FAILED" : "all ok", worst);
+    std::printf("%-26s %2zu cases, %s, max err %.1e\n", name, cases.size(),
+                bad ? "FAILED" : "all ok", worst);
     std::fflush(stdout);
     failed += bad;
 }
@@ -305,7 +166,7 @@ int main(int argc, char **argv)
         run_variant(only, verbose, emu_warptile_splitk_name(v), emu_warptile_splitk,
                     emu_warptile_splitk_splits, v, kSplitCases);
     run_variant(only, verbose, "default", run_default, nullptr, 0, kDefaultCases);
-    static const Case tuned[] = {{129, 130, 33, 0, 0, 1.0f, 0.5f, false, false}};
+    static const std::vector<Case> tuned = {{129, 130, 33, 0, 0, 1.0f, 0.5f, false, false}};
     run_variant(only, verbose, "tuned", run_tuned, nullptr, 0, tuned);
     warptile_release();
     std::printf("%s: %d failure(s)\n", failed ? "FAILED" : "passed", failed);

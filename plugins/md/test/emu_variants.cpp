@@ -1,7 +1,8 @@
 /* Drives the md plugin's device variants through its ABI entry points on the emulated device
- * (run_emu.sh): prepare (device equilibration), init, counts, reset, runs, verify, instrument,
- * teardown, release, on small SP, LJ and standard-LJ systems, with reordering every 5 steps.
- * Prints each verdict and metric; exits 1 when a case fails or does not verify. */
+ * (md_emu, tests/emu): prepare (device equilibration), init, counts, reset, runs, verify,
+ * instrument, teardown, release, on small SP, LJ and standard-LJ systems, with reordering every
+ * 5 steps.  Prints each verdict and metric; exits 1 when a case fails or does not verify.
+ *   md_emu [variant] */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -1,7 +1,10 @@
-/* Appended to kernels/10_warptile.cu by run_emu_warptile.sh (test only, same translation unit,
- * so the anonymous-namespace configurations are visible): split-K launches of every tile
- * configuration, not only of the two that kConfigs lists with split-K, so that each tile shape
- * and K tile size is checked with several splits and a K tail in the last one. */
+/* kernels/10_warptile.cu for sgemm_warptile_emu (tests/emu), with test hooks in the same
+ * translation unit, so that the anonymous-namespace configurations are visible: split-K
+ * launches of every tile configuration, not only of the two that kConfigs lists with split-K,
+ * so that each tile shape and K tile size is checked with several splits and a K tail in the
+ * last one. */
+#include "10_warptile.cu" /* rewritten for the emulation (tests/emu/rewrite.cmake) */
+
 namespace
 {
 /* The split count launch<Cfg, Split::kAll> picks (the same computation), to show it in the log. */
