@@ -1094,7 +1094,7 @@ Test(results, instrumented_round_trips_and_older_records_read_unchanged)
 {
     kbi_case_result built, read, old;
     kbi_metric m[2];
-    json_t *a, *names, *v4 = case_record(4, "ok", 1e-3);
+    json_t *a, *names, *back, *v4 = case_record(4, "ok", 1e-3);
     build_case(&built, KBI_ST_OK);
     memcpy(m, built.metrics, sizeof m);
     m[0].instrumented = 1; /* drift: reported by instrument; count: by verify */
@@ -1115,7 +1115,9 @@ Test(results, instrumented_round_trips_and_older_records_read_unchanged)
     cr_assert_null(kbi_case_record_read(&old, v4, 4));
     cr_expect_not(old.instrumented.ran);
     cr_expect_not(old.metrics[0].instrumented);
-    cr_expect_null(json_object_get(kbi_case_record_json(&old), "instrumented"));
+    back = kbi_case_record_json(&old);
+    cr_expect_null(json_object_get(back, "instrumented"));
+    json_decref(back);
     kbi_case_result_free(&read);
     kbi_case_result_free(&old);
     json_decref(a);
