@@ -1121,6 +1121,7 @@ Test(results, instrumented_round_trips_and_older_records_read_unchanged)
     kbi_case_result_free(&read);
     kbi_case_result_free(&old);
     json_decref(a);
+    json_decref(v4);
     json_decref(built.params);
 }
 
