@@ -388,30 +388,16 @@ int md_prepare_device(const md_config *cfg, uint64_t seed, cudaStream_t s, md_po
     md_dev d;
     md_config c = *cfg;
     md_ctl ctl;
-    double *r = NULL, *v = NULL, rn = cfg->rc + cfg->delta;
+    double rn = cfg->rc + cfg->delta;
     int n = cfg->n, rc = KB_NOMEM;
     /* Capacities for a liquid of this density, generous: the lattice and the equilibrating
      * liquid are less clustered than that. */
     double per_cell = (double)n / cfg->ncell, per_sphere = 4.18879 * rn * rn * rn * cfg->rho;
     int lcap = (int)(2.0 * per_cell + 16), mcap = (int)(1.6 * per_sphere + 32);
-    memset(ps, 0, sizeof *ps);
     memset(&d, 0, sizeof d);
-    ps->cfg = *cfg;
-    ps->on_device = 1;
-    ps->r = calloc(4 * (size_t)n, sizeof(float));
-    ps->v = calloc(4 * (size_t)n, sizeof(float));
-    r = malloc(3 * (size_t)n * sizeof(double));
-    v = malloc(3 * (size_t)n * sizeof(double));
-    if (!ps->r || !ps->v || !r || !v) {
-        kb_msgf(msg, "host allocation failed for %d atoms", n);
+    if (md_point_lattice(cfg, seed, ps, msg))
         goto fail;
-    }
-    md_lattice(cfg, seed, r, v);
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++) {
-            ps->r[4 * i + k] = (float)r[3 * i + k];
-            ps->v[4 * i + k] = (float)v[3 * i + k];
-        }
+    ps->on_device = 1;
     c.reorder = 0; /* no atomics anywhere: the equilibrated state depends on the seed only */
     c.steps = 1;
     if ((rc = md_dev_create(&d, &c, MD_DEV_LAYER_MATRIX, lcap, mcap, msg)))
@@ -448,8 +434,6 @@ int md_prepare_device(const md_config *cfg, uint64_t seed, cudaStream_t s, md_po
     rc = KB_OK;
 fail:
     md_dev_destroy(&d);
-    free(r);
-    free(v);
     if (rc)
         md_point_free(ps);
     return rc;

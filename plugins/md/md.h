@@ -130,6 +130,10 @@ int md_host_neighbors(const md_host *h, int i, int *out, int cap);
 /* Equilibrates on the host: lattice, cfg.equil steps rescaled every cfg.rescale_every, in
  * double (host_pairlist); fills ps (r, v allocated).  Returns 0 or -1 with msg. */
 int md_prepare_host(const md_config *cfg, uint64_t seed, md_point_state *ps, char *msg);
+/* The point's start, shared by both preparations: ps->cfg, and ps->r, ps->v (float4 an atom,
+ * allocated) from the seeded lattice (md_lattice); the rest of ps zeroed.  Returns 0, or -1
+ * with msg and nothing allocated. */
+int md_point_lattice(const md_config *cfg, uint64_t seed, md_point_state *ps, char *msg);
 /* Fills u0, vir0, ke0, np0, max_occ, max_nbr of ps from its r, v (double, cell-based). */
 int md_point_reference(md_point_state *ps, char *msg);
 void md_point_free(md_point_state *ps);

@@ -18,21 +18,18 @@ void md_point_free(md_point_state *ps)
     ps->r = ps->v = NULL;
 }
 
-int md_prepare_host(const md_config *cfg, uint64_t seed, md_point_state *ps, char *msg)
+int md_point_lattice(const md_config *cfg, uint64_t seed, md_point_state *ps, char *msg)
 {
-    md_host h;
-    md_config c = *cfg;
-    double *r = NULL, *v = NULL;
-    int rc = -1, n = cfg->n;
+    int n = cfg->n, rc = -1;
+    double *r = malloc(3 * (size_t)n * sizeof(double)), *v = malloc(3 * (size_t)n * sizeof(double));
     memset(ps, 0, sizeof *ps);
     ps->cfg = *cfg;
     ps->r = calloc(4 * (size_t)n, sizeof(float));
     ps->v = calloc(4 * (size_t)n, sizeof(float));
-    r = malloc(3 * (size_t)n * sizeof(double));
-    v = malloc(3 * (size_t)n * sizeof(double));
     if (!ps->r || !ps->v || !r || !v) {
         kb_msgf(msg, "host allocation failed for %d atoms", n);
-        goto fail;
+        md_point_free(ps);
+        goto done;
     }
     md_lattice(cfg, seed, r, v);
     for (int i = 0; i < n; i++)
@@ -40,6 +37,20 @@ int md_prepare_host(const md_config *cfg, uint64_t seed, md_point_state *ps, cha
             ps->r[4 * i + k] = (float)r[3 * i + k];
             ps->v[4 * i + k] = (float)v[3 * i + k];
         }
+    rc = 0;
+done:
+    free(r);
+    free(v);
+    return rc;
+}
+
+int md_prepare_host(const md_config *cfg, uint64_t seed, md_point_state *ps, char *msg)
+{
+    md_host h;
+    md_config c = *cfg;
+    int rc = -1, n = cfg->n;
+    if (md_point_lattice(cfg, seed, ps, msg))
+        return -1;
     c.steps = 1;
     if (md_host_create(&h, &c, MD_HOST_PAIRLIST, ps->r, ps->v, 0, 0, msg))
         goto fail;
@@ -58,8 +69,6 @@ int md_prepare_host(const md_config *cfg, uint64_t seed, md_point_state *ps, cha
         goto fail;
     rc = 0;
 fail:
-    free(r);
-    free(v);
     if (rc)
         md_point_free(ps);
     return rc;
