@@ -218,17 +218,20 @@ step_multigpu() {
 
 # A reference baseline re-measured: `kbench run PROFILE --out results/NAME` from the checkout
 # (so the recorded command is one a user can run), then the same again (results/NAME-fresh,
-# the same build on the same lease), each compared: against the committed reference
-# baselines/h200/NAME (compare-previous.md: every case must match) and against the fresh run
-# (compare-fresh.md: unchanged code must say so).  With FRESH=0 the second run is left out.
-# Everything lands in $OUT/results/ref-NAME/ for baselines/h200/NAME/.
+# the same build on the same lease), each compared: against the committed
+# reference (compare-previous.md: every case must match) and against the fresh run
+# (compare-fresh.md: unchanged code must say so).  The previous reference is the one of the
+# GPU the run is on (baselines/<gpu>/NAME).  With FRESH=0 the second run is left out.
+# Everything lands in $OUT/results/ref-NAME/ for baselines/<gpu>/NAME/.
 reference() {
   local name=$1 profile=$2 rc=0 d="$OUT/results/ref-$1"
   mkdir -p "$d"
   rm -rf "results/$name" "results/$name-fresh"
   "$B/kbench" run "$profile" --out "results/$name" || rc=1
   cp -a "results/$name/." "$d/"
-  "$B/kbench" compare "baselines/h200/$name" "results/$name" --out "$d/compare-previous.md" || rc=1
+  # By name: the reference of the GPU this run is on (baselines/<gpu>/NAME), so a call
+  # answered by another board is compared with that board's reference, if it has one.
+  "$B/kbench" compare "$name" "results/$name" --out "$d/compare-previous.md" || rc=1
   if [ "${FRESH:-1}" = 1 ]; then
     "$B/kbench" run "$profile" --out "results/$name-fresh" || rc=1
     cp "results/$name-fresh/results.jsonl" "$d/fresh.jsonl"
