@@ -28,6 +28,8 @@
 #include "common.cuh"
 #include "tune.cuh"
 
+#include "10_warptile_cluster.cuh"
+
 #include <algorithm>
 
 namespace
@@ -291,8 +293,9 @@ __device__ __forceinline__ void wt_epilogue(const float (&acc)[8][8], int M, int
  * writes its raw partial sums to split z of the workspace (leading dimension ldw, split
  * stride ws_split), and wt_splitk_reduce finishes the tile.  Classic split-K launches every
  * tile split; tail splitting launches the full waves unsplit and then the tiles of the last,
- * mostly empty wave split. */
-template <class Cfg, bool VEC>
+ * mostly empty wave split.  CLUSTER: the K splits of a tile form one thread-block cluster and
+ * sum their partial tiles through distributed shared memory (10_warptile_cluster.cuh). */
+template <class Cfg, bool VEC, bool CLUSTER = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     wt_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
               const float *__restrict__ B, int ldb, float beta, const float *C0, float *C, int ldc,
@@ -379,6 +382,12 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     /* Drain the (empty) trailing groups so no copy is in flight at exit. */
     cp_async_wait<0>();
 
+#if !defined(SGEMM_HOST_EMULATION)
+    if constexpr (CLUSTER) {
+        wt_cluster_epilogue<Cfg>(acc, wt_smem, M, N, alpha, beta, C0, C, ldc, m0, n0, a_off, b_off);
+        return;
+    }
+#endif
     wt_epilogue(acc, M, N, alpha, beta, C0, C, ldc, ws, ldw, ws_split, m0, n0, a_off, b_off,
                 interior);
 }
@@ -425,16 +434,16 @@ int choose_splits(int tiles, int ktiles, int bk, int sms, int ctas_per_sm)
     return std::max(s, 1);
 }
 
-template <class Cfg, bool VEC> cudaError_t prepare_kernel()
+template <class Cfg, bool VEC, bool CLUSTER = false> cudaError_t prepare_kernel()
 {
     /* Once per instantiation: allow the dynamic SMEM above 48 KB and ask for the largest
      * shared-memory carveout so MIN_BLOCKS CTAs fit. */
     static const cudaError_t once = [] {
         cudaError_t e =
-            cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC>,
+            cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);
         if (e == cudaSuccess)
-            e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC>,
+            e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER>,
                                      cudaFuncAttributePreferredSharedMemoryCarveout, 100);
         return e;
     }();
@@ -456,10 +465,45 @@ cudaError_t launch_kernel(const SgemmArgs &a, int tiles, int tiles_m, int tiles_
     return cudaGetLastError();
 }
 
+/* Launches every tile in `splits` K splits of per_split K tiles, the splits of a tile one
+ * thread-block cluster (1, 1, splits) that reduces through distributed shared memory
+ * (10_warptile_cluster.cuh).  Compute capability 9.0 only; refused in the CPU emulation. */
+template <class Cfg, bool VEC>
+cudaError_t launch_cluster_kernel(const SgemmArgs &a, int tiles, int tiles_m, int tiles_n,
+                                  int splits, int per_split)
+{
+#if defined(SGEMM_HOST_EMULATION)
+    (void)a, (void)tiles, (void)tiles_m, (void)tiles_n, (void)splits, (void)per_split;
+    return cudaErrorNotSupported;
+#else
+    static_assert(Cfg::SMEM >= sizeof(float) * Cfg::BM * Cfg::BN,
+                  "the ring must hold the partial tile the cluster reduces");
+    cudaError_t e = prepare_kernel<Cfg, VEC, true>();
+    if (e != cudaSuccess)
+        return e;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = 1;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = (unsigned)splits;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3(tiles, 1, splits);
+    lc.blockDim = dim3(Cfg::THREADS);
+    lc.dynamicSmemBytes = Cfg::SMEM;
+    lc.stream = a.stream;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    return cudaLaunchKernelEx(&lc, wt_kernel<Cfg, VEC, true>, a.M, a.N, a.K, a.alpha, a.A, a.lda,
+                              a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n, 0, per_split,
+                              (float *)nullptr, 0, (size_t)0);
+#endif
+}
+
 /* How a configuration treats K: never split; classic split-K (every tile, when the tiles are
- * too few to fill the SMs); or split only the tiles of a last wave that would run mostly
- * empty (the rest of the grid is unchanged). */
-enum class Split { kNone, kAll, kTail };
+ * too few to fill the SMs); split only the tiles of a last wave that would run mostly empty
+ * (the rest of the grid is unchanged); or split every tile in a cluster when the tiles are too
+ * few (wt_choose_cluster_splits). */
+enum class Split { kNone, kAll, kTail, kCluster };
 
 /* Tail splitting: with `slots` CTAs resident at once, the tiles beyond the last full wave
  * (rem of them) would run on rem slots while the others idle.  If that wave is at most half
@@ -479,6 +523,28 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
     const int tiles = tiles_m * tiles_n;
     const int ktiles = CEIL_DIV(a.K, Cfg::BK);
     const int slots = sgemm_sm_count() * Cfg::MIN_BLOCKS;
+    /* 16-byte copies of A need an aligned base and leading dimension, and M a multiple of 4
+     * so that a chunk never straddles the matrix edge; B always moves as 4-byte copies. */
+    const bool vec = sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+    if constexpr (SPLIT == Split::kCluster) {
+#if defined(SGEMM_HOST_EMULATION)
+        return cudaErrorNotSupported; /* the emulation runs no cluster (10_warptile_cluster.cuh) */
+#endif
+        if (!sgemm_device_is_sm90())
+            return cudaErrorNotSupported;
+        const int want = wt_choose_cluster_splits(tiles, ktiles, Cfg::BK, slots);
+        const int per_split = CEIL_DIV(ktiles, want);
+        const int splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */
+        if (splits > 1)
+            return vec ? launch_cluster_kernel<Cfg, true>(a, tiles, tiles_m, tiles_n, splits,
+                                                          per_split)
+                       : launch_cluster_kernel<Cfg, false>(a, tiles, tiles_m, tiles_n, splits,
+                                                           per_split);
+        return vec ? launch_kernel<Cfg, true>(a, tiles, tiles_m, tiles_n, 0, 1, ktiles, nullptr, 0,
+                                              0)
+                   : launch_kernel<Cfg, false>(a, tiles, tiles_m, tiles_n, 0, 1, ktiles, nullptr, 0,
+                                               0);
+    }
     int splits = 1;
     if (SPLIT == Split::kAll)
         splits = choose_splits(tiles, ktiles, Cfg::BK, sgemm_sm_count(), Cfg::MIN_BLOCKS);
@@ -500,15 +566,13 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
             return e;
     }
 
-    /* 16-byte copies of A need an aligned base and leading dimension, and M a multiple of 4
-     * so that a chunk never straddles the matrix edge; B always moves as 4-byte copies. */
-    const bool vec = sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
     cudaError_t e = cudaSuccess;
     if (direct > 0)
         e = vec ? launch_kernel<Cfg, true>(a, direct, tiles_m, tiles_n, 0, 1, ktiles, nullptr, 0, 0)
                 : launch_kernel<Cfg, false>(a, direct, tiles_m, tiles_n, 0, 1, ktiles, nullptr, 0,
                                             0);
-    if constexpr (SPLIT != Split::kNone) { /* (only these configurations build the reduce) */
+    if constexpr (SPLIT == Split::kAll ||
+                  SPLIT == Split::kTail) { /* (only these build the reduce) */
         if (e != cudaSuccess || split_tiles == 0)
             return e;
         /* The split tiles' CTAs start once the full waves before them have finished (same
@@ -576,6 +640,12 @@ const SgemmConfig kConfigs[] = {
     {"128x64x32_s3_4w", launch<Cfg128x64x32s3, Split::kNone>},
     {"256x128x32_s3_16w", launch<Cfg256x128x32s3, Split::kNone>},
     {"128x64x32_s3_4w_tailsplit", launch<Cfg128x64x32s3, Split::kTail>},
+    /* Split-K through thread-block clusters (compute capability 9.0): every tile in as many K
+     * splits as fill the SMs, reduced in distributed shared memory; unsplit where the tiles
+     * already fill them (then the same kernel as the configuration without the suffix). */
+    {"128x128x16_s4_8w_cluster", launch<Cfg128x128s4, Split::kCluster>, true},
+    {"128x64x16_s3_4w_cluster", launch<Cfg128x64s3, Split::kCluster>, true},
+    {"128x64x32_s3_4w_cluster", launch<Cfg128x64x32s3, Split::kCluster>, true},
 };
 
 /* Shape heuristic used when the shape was not tuned: the 128x128 tile whenever it gives at

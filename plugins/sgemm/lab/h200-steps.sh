@@ -1,0 +1,29 @@
+# sgemm plugin steps for scripts/h200-batch.sh (sourced there: $B is the build, $OUT the output).
+#   step_sgemm_check  profiles/sgemm-tails.ini (every variant and forced configuration on edge
+#                     shapes, verified), then compute-sanitizer on warptile: memcheck on every
+#                     warptile case of profiles/sanitize.ini (the tuned ones run every
+#                     configuration while tuning), racecheck and synccheck on the forced cluster
+#                     configurations (~2 min)
+#   step_sgemm_gap    Nsight Compute's full set, with per-SASS-line stall samples, for warptile
+#                     and cuBLAS at 4096^3: what separates the CUDA-core kernel from cuBLAS
+#                     (ncu_full; ~1.5 min)
+
+step_sgemm_check() {
+  local rc=0 d="$OUT/results"
+  "$B/kbench" run profiles/sgemm-tails.ini --out "$d/sgemm-tails" || rc=1
+  "$B/kbench" run profiles/sanitize.ini --sanitize=memcheck --filter 'sgemm/warptile/*' \
+    --out "$d/sanitize-warptile-memcheck" || rc=1
+  for tool in racecheck synccheck; do
+    "$B/kbench" run profiles/sanitize.ini --sanitize=$tool --filter 'sgemm/warptile/*config=1[3-5]' \
+      --out "$d/sanitize-cluster-$tool" || rc=1
+  done
+  return $rc
+}
+
+step_sgemm_gap() {
+  local c
+  for v in warptile cublas; do
+    c="sgemm/$v/shape=4096x4096x4096,alpha=1,beta=0.5"
+    ncu_full profiles/sgemm.ini "$c" "$OUT/results/ncu-gap-$v"
+  done
+}
