@@ -11,11 +11,12 @@
 step_sgemm_check() {
   local rc=0 d="$OUT/results"
   "$B/kbench" run profiles/sgemm-tails.ini --out "$d/sgemm-tails" || rc=1
-  "$B/kbench" run profiles/sanitize.ini --sanitize=memcheck --filter 'sgemm/warptile/*' \
-    --out "$d/sanitize-warptile-memcheck" || rc=1
+  # (each tool at most 150 s, so that the steps after this one keep their time)
+  timeout 150 "$B/kbench" run profiles/sanitize.ini --sanitize=memcheck \
+    --filter 'sgemm/warptile/*' --out "$d/sanitize-warptile-memcheck" || rc=1
   for tool in racecheck synccheck; do
-    "$B/kbench" run profiles/sanitize.ini --sanitize=$tool --filter 'sgemm/warptile/*config=1[3-5]' \
-      --out "$d/sanitize-cluster-$tool" || rc=1
+    timeout 150 "$B/kbench" run profiles/sanitize.ini --sanitize=$tool \
+      --filter 'sgemm/warptile/*config=1[3-5]' --out "$d/sanitize-cluster-$tool" || rc=1
   done
   return $rc
 }
