@@ -1,17 +1,20 @@
 # sgemm plugin steps for scripts/h200-batch.sh (sourced there: $B is the build, $OUT the output).
-#   step_sgemm_check  profiles/sgemm-tails.ini (every variant and forced configuration on edge
-#                     shapes, verified), then compute-sanitizer on warptile: memcheck on every
-#                     warptile case of profiles/sanitize.ini (the tuned ones run every
-#                     configuration while tuning), racecheck and synccheck on the forced cluster
-#                     configurations (~2 min)
-#   step_sgemm_gap    Nsight Compute's full set, with per-SASS-line stall samples, for warptile
-#                     and cuBLAS at 4096^3: what separates the CUDA-core kernel from cuBLAS
-#                     (ncu_full; ~1.5 min)
+#   step_sgemm_verify    profiles/sgemm-tails.ini: every variant and forced configuration on
+#                        edge shapes, verified (~40 s)
+#   step_sgemm_sanitize  compute-sanitizer on warptile: memcheck on every warptile case of
+#                        profiles/sanitize.ini (the tuned ones run every configuration while
+#                        tuning), racecheck and synccheck on the forced cluster configurations
+#                        (each tool at most 150 s)
+#   step_sgemm_gap       Nsight Compute's full set, with per-SASS-line stall samples, for
+#                        warptile and cuBLAS at 4096^3: what separates the CUDA-core kernel from
+#                        cuBLAS (ncu_full; ~1.5 min)
 
-step_sgemm_check() {
+step_sgemm_verify() {
+  "$B/kbench" run profiles/sgemm-tails.ini --out "$OUT/results/sgemm-tails"
+}
+
+step_sgemm_sanitize() {
   local rc=0 d="$OUT/results"
-  "$B/kbench" run profiles/sgemm-tails.ini --out "$d/sgemm-tails" || rc=1
-  # (each tool at most 150 s, so that the steps after this one keep their time)
   timeout 150 "$B/kbench" run profiles/sanitize.ini --sanitize=memcheck \
     --filter 'sgemm/warptile/*' --out "$d/sanitize-warptile-memcheck" || rc=1
   for tool in racecheck synccheck; do
