@@ -37,15 +37,22 @@ namespace
 
 /* ---- configuration ------------------------------------------------------------------------ */
 
-constexpr int kWarpM = 64, kWarpN = 32; /* warp tile; lanes 8 x 4, 8x8 per lane */
-constexpr int kGroupM = 8;              /* rasterisation: tile rows per group */
+constexpr int kWarpM = 64; /* warp tile rows; lanes 8 (M) x 4 (N), 8 rows per lane */
+constexpr int kGroupM = 8; /* rasterisation: tile rows per group */
 
 /* BK, the K tile, sets how much work one barrier and one round of loader index arithmetic are
  * spread over: 16 k is 1024 FFMA per thread between barriers, 32 k is 2048 for the same SMEM
  * per k, paid for with twice the SMEM per stage (fewer stages or CTAs per SM). */
-template <int WARPS_M_, int WARPS_N_, int BK_, int STAGES_, int MIN_BLOCKS_> struct WtConfig {
-    static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
-    static constexpr int BM = kWarpM * WARPS_M, BN = kWarpN * WARPS_N, BK = BK_;
+/* WARP_N, the warp tile's columns: 32 (8x8 per lane, 64 FFMA per 4 LDS.128) or 64 (8x16 per
+ * lane, 128 FFMA per 6 LDS.128, twice the accumulators: one 256-thread CTA per SM, as cuBLAS's
+ * own SIMT kernel on the H200 is built). */
+template <int WARPS_M_, int WARPS_N_, int BK_, int STAGES_, int MIN_BLOCKS_, int WARP_N_ = 32>
+struct WtConfig {
+    static constexpr int WARPS_M = WARPS_M_, WARPS_N = WARPS_N_, WARP_N = WARP_N_;
+    static constexpr int NJ = WARP_N / 4;  /* accumulator columns per lane */
+    static constexpr int NQ = WARP_N / 16; /* float4 of B per lane and k */
+    static_assert(WARP_N == 32 || WARP_N == 64, "lanes own 4 columns in every 16");
+    static constexpr int BM = kWarpM * WARPS_M, BN = WARP_N * WARPS_N, BK = BK_;
     static constexpr int THREADS = 32 * WARPS_M * WARPS_N;
     static constexpr int STAGES = STAGES_, MIN_BLOCKS = MIN_BLOCKS_;
     /* B rows (one k, BN columns) are padded by 4 floats: the transposing 4-byte copies of 8
@@ -224,7 +231,8 @@ wt_load_stage(WtLoader<Cfg, VEC> &loader, float *As, float *Bs, int t, int ktile
 
 /* The epilogue of wt_kernel: rows m0 + a_off + 32*h + e, columns n0 + b_off + 16*(j/4) + j%4.  A
  * warp's float4 store covers 128 contiguous bytes of each of 4 columns. */
-__device__ __forceinline__ void wt_epilogue(const float (&acc)[8][8], int M, int N, float alpha,
+template <int NJ>
+__device__ __forceinline__ void wt_epilogue(const float (&acc)[8][NJ], int M, int N, float alpha,
                                             float beta, const float *C0, float *C, int ldc,
                                             float *ws, int ldw, size_t ws_split, int m0, int n0,
                                             int a_off, int b_off, bool interior)
@@ -236,28 +244,33 @@ __device__ __forceinline__ void wt_epilogue(const float (&acc)[8][8], int M, int
     const bool vec_out =
         to_ws ? true : (sgemm_vec4_ok(C, ldc) && (beta == 0.0f || sgemm_vec4_ok(C0, ldc)));
     if (vec_out && interior) {
-        /* All 8 C0 loads of a half are issued before any store, so a short-K tile (where the
-         * epilogue is a large share of the time) waits for memory twice, not 16 times.  C0 may
-         * alias C: each element is read by the thread that writes it, before the write. */
+        /* All 8 C0 loads of a half (of each 8 columns) are issued before any store, so a
+         * short-K tile (where the epilogue is a large share of the time) waits for memory
+         * twice, not 16 times.  C0 may alias C: each element is read by the thread that writes
+         * it, before the write. */
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
+        for (int hb = 0; hb < 2 * (NJ / 8); hb++) {
+            const int h = hb % 2, jb = 8 * (hb / 2);
             const int m = m0 + a_off + 32 * h;
             float4 c[8];
             if (ob != 0.0f) {
 #pragma unroll
-                for (int j = 0; j < 8; j++)
-                    c[j] = *reinterpret_cast<const float4 *>(
+                for (int jj = 0; jj < 8; jj++) {
+                    const int j = jb + jj;
+                    c[jj] = *reinterpret_cast<const float4 *>(
                         C0 + sgemm_at(m, n0 + b_off + 16 * (j / 4) + (j % 4), ldo));
+                }
             }
 #pragma unroll
-            for (int j = 0; j < 8; j++) {
+            for (int jj = 0; jj < 8; jj++) {
+                const int j = jb + jj;
                 float4 v = make_float4(oa * acc[4 * h][j], oa * acc[4 * h + 1][j],
                                        oa * acc[4 * h + 2][j], oa * acc[4 * h + 3][j]);
                 if (ob != 0.0f) {
-                    v.x = fmaf(ob, c[j].x, v.x);
-                    v.y = fmaf(ob, c[j].y, v.y);
-                    v.z = fmaf(ob, c[j].z, v.z);
-                    v.w = fmaf(ob, c[j].w, v.w);
+                    v.x = fmaf(ob, c[jj].x, v.x);
+                    v.y = fmaf(ob, c[jj].y, v.y);
+                    v.z = fmaf(ob, c[jj].z, v.z);
+                    v.w = fmaf(ob, c[jj].w, v.w);
                 }
                 *reinterpret_cast<float4 *>(
                     out + sgemm_at(m, n0 + b_off + 16 * (j / 4) + (j % 4), ldo)) = v;
@@ -269,7 +282,7 @@ __device__ __forceinline__ void wt_epilogue(const float (&acc)[8][8], int M, int
     for (int h = 0; h < 2; h++) {
         const int m = m0 + a_off + 32 * h;
 #pragma unroll
-        for (int j = 0; j < 8; j++) {
+        for (int j = 0; j < NJ; j++) {
             const int n = n0 + b_off + 16 * (j / 4) + (j % 4);
             if (n >= N || m >= M)
                 continue;
@@ -328,18 +341,18 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     for (int s = 0; s < Cfg::STAGES - 1; s++)
         wt_load_stage(loader, As, Bs, s, ktiles, A, lda, B, ldb, N, K, n0, interior);
 
-    float acc[8][8];
+    float acc[8][Cfg::NJ];
 #pragma unroll
     for (int i = 0; i < 8; i++)
 #pragma unroll
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < Cfg::NJ; j++)
             acc[i][j] = 0.0f;
 
     /* The lane's rows: wm*64 + lm*4 + {0..3} and +32; columns: wn*32 + ln*4 + {0..3} and +16.
      * Per k a warp reads 8 distinct float4 of one As row (128 contiguous bytes) and 4 distinct
      * float4 of one Bs row: one wavefront each, the rest are broadcasts. */
     const int a_off = wm * kWarpM + lm * 4;
-    const int b_off = wn * kWarpN + ln * 4;
+    const int b_off = wn * Cfg::WARP_N + ln * 4;
 
     for (int kt = 0; kt < ktiles; kt++) {
         cp_async_wait<Cfg::STAGES - 2>();
@@ -354,28 +367,37 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         const float *bs = Bs + s * Cfg::B_STAGE + b_off;
         /* Fragments double-buffered in registers: the loads for k+1 are issued before the 64
          * FFMA of k, which hide their latency. */
-        float4 fa[2][2], fb[2][2];
+        float4 fa[2][2], fb[2][Cfg::NQ];
         fa[0][0] = *reinterpret_cast<const float4 *>(as);
         fa[0][1] = *reinterpret_cast<const float4 *>(as + 32);
-        fb[0][0] = *reinterpret_cast<const float4 *>(bs);
-        fb[0][1] = *reinterpret_cast<const float4 *>(bs + 16);
+#pragma unroll
+        for (int q = 0; q < Cfg::NQ; q++)
+            fb[0][q] = *reinterpret_cast<const float4 *>(bs + 16 * q);
 #pragma unroll
         for (int k = 0; k < Cfg::BK; k++) {
             const int cur = k & 1, nxt = cur ^ 1;
             if (k + 1 < Cfg::BK) {
                 fa[nxt][0] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM);
                 fa[nxt][1] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM + 32);
-                fb[nxt][0] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD);
-                fb[nxt][1] = *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD + 16);
+#pragma unroll
+                for (int q = 0; q < Cfg::NQ; q++)
+                    fb[nxt][q] =
+                        *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD + 16 * q);
             }
             const float av[8] = {fa[cur][0].x, fa[cur][0].y, fa[cur][0].z, fa[cur][0].w,
                                  fa[cur][1].x, fa[cur][1].y, fa[cur][1].z, fa[cur][1].w};
-            const float bv[8] = {fb[cur][0].x, fb[cur][0].y, fb[cur][0].z, fb[cur][0].w,
-                                 fb[cur][1].x, fb[cur][1].y, fb[cur][1].z, fb[cur][1].w};
+            float bv[Cfg::NJ];
+#pragma unroll
+            for (int q = 0; q < Cfg::NQ; q++) {
+                bv[4 * q] = fb[cur][q].x;
+                bv[4 * q + 1] = fb[cur][q].y;
+                bv[4 * q + 2] = fb[cur][q].z;
+                bv[4 * q + 3] = fb[cur][q].w;
+            }
 #pragma unroll
             for (int i = 0; i < 8; i++)
 #pragma unroll
-                for (int j = 0; j < 8; j++)
+                for (int j = 0; j < Cfg::NJ; j++)
                     acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
         }
     }
@@ -613,6 +635,10 @@ using Cfg64x64s4 = WtConfig<1, 2, 16, 4, 6>;
 using Cfg128x128x32s3 = WtConfig<2, 4, 32, 3, 2>;
 using Cfg128x64x32s3 = WtConfig<2, 2, 32, 3, 3>;
 using Cfg256x128x32s3 = WtConfig<4, 4, 32, 3, 1>;
+/* 64x64 warp tiles (appended): 8 warps, one CTA per SM (255 registers at most). */
+using Cfg256x128s4w64 = WtConfig<4, 2, 16, 4, 1, 64>;
+using Cfg128x256s4w64 = WtConfig<2, 4, 16, 4, 1, 64>;
+using Cfg256x128x8s4w64 = WtConfig<4, 2, 8, 4, 1, 64>;
 
 constexpr size_t kMaxSmemPerSm = 228 * 1024, kSmemReservedPerCta = 1024;
 template <class Cfg> constexpr bool fits_sm()
@@ -622,7 +648,9 @@ template <class Cfg> constexpr bool fits_sm()
 static_assert(fits_sm<Cfg128x128s3>() && fits_sm<Cfg128x128s4>() && fits_sm<Cfg128x256s3>() &&
                   fits_sm<Cfg256x128s3>() && fits_sm<Cfg64x128s3>() && fits_sm<Cfg128x64s3>() &&
                   fits_sm<Cfg64x64s4>() && fits_sm<Cfg128x128x32s3>() &&
-                  fits_sm<Cfg128x64x32s3>() && fits_sm<Cfg256x128x32s3>(),
+                  fits_sm<Cfg128x64x32s3>() && fits_sm<Cfg256x128x32s3>() &&
+                  fits_sm<Cfg256x128s4w64>() && fits_sm<Cfg128x256s4w64>() &&
+                  fits_sm<Cfg256x128x8s4w64>(),
               "MIN_BLOCKS CTAs of every configuration must fit one SM's shared memory");
 
 /* Tuned in this order (tune.cuh); the index is what *_config and the forced configurations use. */
@@ -646,6 +674,11 @@ const SgemmConfig kConfigs[] = {
     {"128x128x16_s4_8w_cluster", launch<Cfg128x128s4, Split::kCluster>, true},
     {"128x64x16_s3_4w_cluster", launch<Cfg128x64s3, Split::kCluster>, true},
     {"128x64x32_s3_4w_cluster", launch<Cfg128x64x32s3, Split::kCluster>, true},
+    /* 64x64 warp tiles (8x16 per lane), one 256-thread CTA per SM with up to 255 registers:
+     * the shape of cuBLAS's SIMT kernel on the H200 (256x128x8, 3 stages, warps 4x2). */
+    {"256x128x16_s4_8w_w64", launch<Cfg256x128s4w64, Split::kNone>},
+    {"128x256x16_s4_8w_w64", launch<Cfg128x256s4w64, Split::kNone>},
+    {"256x128x8_s4_8w_w64", launch<Cfg256x128x8s4w64, Split::kNone>},
 };
 
 /* Shape heuristic used when the shape was not tuned: the 128x128 tile whenever it gives at

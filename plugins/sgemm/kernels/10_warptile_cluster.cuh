@@ -47,12 +47,12 @@ inline int wt_choose_cluster_splits(int tiles, int ktiles, int bk, int slots)
 
 #if !defined(SGEMM_HOST_EMULATION)
 /* The cluster's epilogue, run by every thread of every CTA of the cluster after its main loop
- * (no cp.async in flight).  acc: the thread's 8x8 partial sums at rows m0 + a_off + 32*h + e,
+ * (no cp.async in flight).  acc: the thread's 8 x NJ partial sums at rows m0 + a_off + 32*h + e,
  * columns n0 + b_off + 16*(j/4) + j%4 (wt_epilogue's layout); smem: the CTA's dynamic shared
  * memory, at least BM*BN floats. */
 template <class Cfg>
 __device__ __forceinline__ void
-wt_cluster_epilogue(const float (&acc)[8][8], float *smem, int M, int N, float alpha, float beta,
+wt_cluster_epilogue(const float (&acc)[8][Cfg::NJ], float *smem, int M, int N, float alpha, float beta,
                     const float *C0, float *C, int ldc, int m0, int n0, int a_off, int b_off)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -65,7 +65,7 @@ wt_cluster_epilogue(const float (&acc)[8][8], float *smem, int M, int N, float a
 #pragma unroll
     for (int h = 0; h < 2; h++)
 #pragma unroll
-        for (int j = 0; j < 8; j++)
+        for (int j = 0; j < Cfg::NJ; j++)
             *reinterpret_cast<float4 *>(smem + (b_off + 16 * (j / 4) + j % 4) * Cfg::BM + a_off +
                                         32 * h) =
                 make_float4(acc[4 * h][j], acc[4 * h + 1][j], acc[4 * h + 2][j], acc[4 * h + 3][j]);

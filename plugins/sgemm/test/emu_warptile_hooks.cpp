@@ -32,6 +32,8 @@ const EmuSplitEntry kEmuSplitK[] = {
     EMU_SPLITK("128x128x32_s3_8w+splitk", Cfg128x128x32s3),
     EMU_SPLITK("128x64x32_s3_4w+splitk", Cfg128x64x32s3),
     EMU_SPLITK("256x128x32_s3_16w+splitk", Cfg256x128x32s3),
+    EMU_SPLITK("256x128x16_s4_8w_w64+splitk", Cfg256x128s4w64),
+    EMU_SPLITK("128x256x16_s4_8w_w64+splitk", Cfg128x256s4w64),
 };
 #undef EMU_SPLITK
 } // namespace
