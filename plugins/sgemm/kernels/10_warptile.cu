@@ -415,25 +415,61 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 }
 
 /* Second pass of split-K: C = alpha * sum_s ws[s] + beta * C0 for the split tiles (direct ..
- * tiles-1), the splits summed in order so that the result does not depend on scheduling.  One
- * CTA per tile, threads along M (coalesced).  Memory-bound. */
-template <class Cfg>
-__global__ void wt_splitk_reduce(int M, int N, int tiles_m, int tiles_n, int direct, int splits,
-                                 const float *__restrict__ ws, int ldw, size_t ws_split,
-                                 float alpha, float beta, const float *C0, float *C, int ldc)
+ * tiles-1), the splits summed in order so that the result does not depend on scheduling.
+ * Memory-bound, so it is built for memory-level parallelism: kWtReduceChunks CTAs of
+ * kWtReduceThreads per tile, each thread one float4 of 4 consecutive rows (coalesced along M),
+ * its `splits` loads independent of each other.  (The first version ran one CTA per tile with
+ * each thread walking 64 elements one at a time: ncu on an H100 read 365 GB/s from it, 36.6 µs
+ * for the tail split of 4096^3.)  The workspace's columns are float4-aligned (ldw % 4 == 0),
+ * and rows past M in them are never written, so the last rows of C are summed one by one. */
+constexpr int kWtReduceThreads = 256;
+template <class Cfg> constexpr int wt_reduce_chunks()
 {
+    return CEIL_DIV(Cfg::BM * Cfg::BN / 4, kWtReduceThreads);
+}
+template <class Cfg>
+__global__ void __launch_bounds__(kWtReduceThreads)
+    wt_splitk_reduce(int M, int N, int tiles_m, int tiles_n, int direct, int splits,
+                     const float *__restrict__ ws, int ldw, size_t ws_split, float alpha,
+                     float beta, const float *C0, float *C, int ldc)
+{
+    constexpr int kQuads = Cfg::BM / 4; /* float4 per tile column */
+    const int chunk = blockIdx.x % wt_reduce_chunks<Cfg>();
+    const int q = chunk * kWtReduceThreads + threadIdx.x;
+    if (q >= Cfg::BM * Cfg::BN / 4)
+        return;
     int tile_m, tile_n;
-    wt_tile_of(direct + blockIdx.x, tiles_m, tiles_n, tile_m, tile_n);
-    const int m0 = tile_m * Cfg::BM, n0 = tile_n * Cfg::BN;
-    for (int i = threadIdx.x; i < Cfg::BM * Cfg::BN; i += blockDim.x) {
-        const int m = m0 + i % Cfg::BM, n = n0 + i / Cfg::BM;
-        if (m >= M || n >= N)
-            continue;
-        const float *p = ws + sgemm_at(m, n, ldw);
-        float sum = 0.0f;
-        for (int s = 0; s < splits; s++)
-            sum += p[(size_t)s * ws_split];
-        sgemm_store(sum, alpha, beta, C0, C, sgemm_at(m, n, ldc));
+    wt_tile_of(direct + blockIdx.x / wt_reduce_chunks<Cfg>(), tiles_m, tiles_n, tile_m, tile_n);
+    const int m = tile_m * Cfg::BM + 4 * (q % kQuads), n = tile_n * Cfg::BN + q / kQuads;
+    if (m >= M || n >= N)
+        return;
+    const float *p = ws + sgemm_at(m, n, ldw);
+    const size_t idx = sgemm_at(m, n, ldc);
+    if (m + 3 >= M) { /* the last rows of C: the workspace holds only rows < M */
+        for (int e = 0; m + e < M; e++) {
+            float sum = p[e];
+            for (int s = 1; s < splits; s++)
+                sum += p[(size_t)s * ws_split + e];
+            sgemm_store(sum, alpha, beta, C0, C, idx + e);
+        }
+        return;
+    }
+    float4 sum = *reinterpret_cast<const float4 *>(p);
+#pragma unroll 4
+    for (int s = 1; s < splits; s++) {
+        const float4 v = *reinterpret_cast<const float4 *>(p + (size_t)s * ws_split);
+        sum.x += v.x;
+        sum.y += v.y;
+        sum.z += v.z;
+        sum.w += v.w;
+    }
+    if (sgemm_vec4_ok(C, ldc) && (beta == 0.0f || sgemm_vec4_ok(C0, ldc))) {
+        sgemm_store4(sum, alpha, beta, C0, C, idx);
+    } else {
+        sgemm_store(sum.x, alpha, beta, C0, C, idx);
+        sgemm_store(sum.y, alpha, beta, C0, C, idx + 1);
+        sgemm_store(sum.z, alpha, beta, C0, C, idx + 2);
+        sgemm_store(sum.w, alpha, beta, C0, C, idx + 3);
     }
 }
 
@@ -605,9 +641,9 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
                                             per_split, ws, ldw, ws_split);
         if (e != cudaSuccess)
             return e;
-        wt_splitk_reduce<Cfg><<<split_tiles, 256, 0, a.stream>>>(a.M, a.N, tiles_m, tiles_n, direct,
-                                                                 splits, ws, ldw, ws_split, a.alpha,
-                                                                 a.beta, a.C0, a.C, a.ldc);
+        wt_splitk_reduce<Cfg><<<split_tiles * wt_reduce_chunks<Cfg>(), kWtReduceThreads, 0,
+                                a.stream>>>(a.M, a.N, tiles_m, tiles_n, direct, splits, ws, ldw,
+                                            ws_split, a.alpha, a.beta, a.C0, a.C, a.ldc);
         e = cudaGetLastError();
     }
     return e;
