@@ -557,6 +557,53 @@ cudaError_t launch_cluster_kernel(const SgemmArgs &a, int tiles, int tiles_m, in
 #endif
 }
 
+/* CTAs resident at once when wt_kernel<Cfg, VEC, true> runs in clusters of `splits`: the
+ * runtime's cudaOccupancyMaxActiveClusters times splits (10_warptile_cluster.cuh says why this
+ * is not SMs x CTAs per SM).  Asked once per device and cluster size; 0 when the runtime cannot
+ * tell, and always in the CPU emulation. */
+template <class Cfg, bool VEC> int cluster_slots(int splits)
+{
+#if defined(SGEMM_HOST_EMULATION)
+    (void)splits;
+    return 0;
+#else
+    static std::mutex mu;
+    static int cached_dev = -1;
+    static int cached[kWtMaxClusterSplits + 1];
+    int dev = 0;
+    if (splits < 1 || splits > kWtMaxClusterSplits || cudaGetDevice(&dev) != cudaSuccess)
+        return 0;
+    std::lock_guard<std::mutex> lock(mu);
+    if (dev != cached_dev) {
+        std::fill(cached, cached + kWtMaxClusterSplits + 1, -1);
+        cached_dev = dev;
+    }
+    if (cached[splits] < 0) {
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 1;
+        attr[0].val.clusterDim.y = 1;
+        attr[0].val.clusterDim.z = (unsigned)splits;
+        cudaLaunchConfig_t lc = {};
+        lc.gridDim = dim3(1, 1, splits);
+        lc.blockDim = dim3(Cfg::THREADS);
+        lc.dynamicSmemBytes = Cfg::SMEM;
+        lc.attrs = attr;
+        lc.numAttrs = 1;
+        int clusters = 0;
+        cudaError_t e = prepare_kernel<Cfg, VEC, true>();
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveClusters(&clusters, wt_kernel<Cfg, VEC, true>, &lc);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError(); /* not sticky: the size is simply not chosen */
+            clusters = 0;
+        }
+        cached[splits] = clusters * splits;
+    }
+    return cached[splits];
+#endif
+}
+
 /* How a configuration treats K: never split; classic split-K (every tile, when the tiles are
  * too few to fill the SMs); split only the tiles of a last wave that would run mostly empty
  * (the rest of the grid is unchanged); or split every tile in a cluster when the tiles are too
@@ -590,7 +637,10 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
 #endif
         if (!sgemm_device_is_sm90())
             return cudaErrorNotSupported;
-        const int want = wt_choose_cluster_splits(tiles, ktiles, Cfg::BK, slots);
+        int cap[kWtMaxClusterSplits + 1] = {0, slots};
+        for (int s = 2; s <= kWtMaxClusterSplits; s *= 2)
+            cap[s] = vec ? cluster_slots<Cfg, true>(s) : cluster_slots<Cfg, false>(s);
+        const int want = wt_choose_cluster_splits(tiles, ktiles, Cfg::BK, cap);
         const int per_split = CEIL_DIV(ktiles, want);
         const int splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */
         if (splits > 1)

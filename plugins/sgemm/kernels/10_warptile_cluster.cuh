@@ -26,21 +26,25 @@
 constexpr int kWtMaxClusterSplits = 8;
 
 /* How many K splits (one cluster of that many CTAs per tile) minimise the estimated time:
- * waves of CTAs (slots resident at once) times the K tiles each CTA runs plus a fixed cost of
- * about 64 k per CTA (the ring's prologue, the epilogue and the cluster reduction), over 1, 2,
- * 4 and 8 splits.  Each split keeps at least 128 k; 1 means no split.  E.g. 64 tiles of 256 K tiles
- * on 264 slots: 4 splits, one wave of 256 CTAs of 64 K tiles each. */
-inline int wt_choose_cluster_splits(int tiles, int ktiles, int bk, int slots)
+ * waves of CTAs times the K tiles each CTA runs plus a fixed cost of about 64 k per CTA (the
+ * ring's prologue, the epilogue and the cluster reduction), over 1, 2, 4 and 8 splits.
+ * slots[s]: CTAs resident at once in clusters of s (slots[1]: the plain kernel, SMs x CTAs per
+ * SM); a cluster must fit one GPC, so slots[s] can be well below slots[1] (ncu on an H100: 124
+ * clusters of four 128x64x16 CTAs, 496 CTAs, where 132 x 4 = 528), and a size with slots[s] = 0
+ * (unknown) is not chosen.  Each split keeps at least 128 k; 1 means no split.  E.g. 64 tiles
+ * of 256 K tiles with 264 slots for every size: 4 splits, one wave of 256 CTAs of 64 K tiles. */
+inline int wt_choose_cluster_splits(int tiles, int ktiles, int bk,
+                                    const int (&slots)[kWtMaxClusterSplits + 1])
 {
     const int fixed = std::max(64 / bk, 1);
     auto cost = [&](int s) {
-        const long long waves = (long long)CEIL_DIV((long long)tiles * s, slots);
+        const long long waves = (long long)CEIL_DIV((long long)tiles * s, slots[s]);
         return waves * (CEIL_DIV(ktiles, s) + fixed);
     };
     int best = 1;
     /* Powers of two: every cluster size that divides the portable maximum. */
     for (int s = 2; s <= kWtMaxClusterSplits && (long long)ktiles * bk / s >= 128; s *= 2)
-        if (cost(s) < cost(best))
+        if (slots[s] > 0 && cost(s) < cost(best))
             best = s;
     return best;
 }
