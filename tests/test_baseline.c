@@ -170,6 +170,24 @@ Test(baseline, list_shows_each_baseline_by_gpu, .init = setup, .fini = remove_tm
     cr_assert_eq(baseline_cmd("list", NULL, NULL, NULL), 0, "nothing yet is no error");
     cr_assert_eq(baseline_cmd("save", "sgemm", run_a, NULL), 0);
     cr_assert_eq(baseline_cmd("save", "labeling/2d", run_b, NULL), 0);
+    {
+        /* A reference of two runs (two profiles, two revisions) under a longer GPU slug. */
+        char dir[500], file[520];
+        FILE *f;
+        snprintf(dir, sizeof dir, "%s/h100-80gb-hbm3", root);
+        cr_assert_eq(mkdir(dir, 0755), 0);
+        snprintf(dir, sizeof dir, "%s/h100-80gb-hbm3/parts", root);
+        cr_assert_eq(mkdir(dir, 0755), 0);
+        snprintf(file, sizeof file, "%s/manifest.json", dir);
+        cr_assert_not_null(f = fopen(file, "w"));
+        fputs("{\"schema\":\"kbench-manifest\",\"version\":1,\"runs\":["
+              "{\"profile\":\"p1.ini\",\"git_revision\":\"aaaaaaaaaaaa\",\"cases\":2,"
+              "\"date\":\"2026-12-01T10:00:00Z\"},"
+              "{\"profile\":\"p2.ini\",\"git_revision\":\"bbbbbbbbbbbb\",\"cases\":1,"
+              "\"date\":\"2026-12-02T10:00:00Z\"}]}\n",
+              f);
+        cr_assert_eq(fclose(f), 0);
+    }
     fflush(stdout);
     free(redirected(cr_get_redirected_stdout()));
     cr_assert_eq(baseline_cmd("list", NULL, NULL, NULL), 0);
@@ -181,11 +199,15 @@ Test(baseline, list_shows_each_baseline_by_gpu, .init = setup, .fini = remove_tm
     err = redirected(cr_get_redirected_stderr());
     cr_expect(strstr(err, "no baselines") != NULL, "%s", err);
     cr_expect(strstr(out, "gpu ") == out, "a heading first: %s", out);
-    /* name, profile, revision, date, cases, runs */
-    cr_expect(strstr(out, "h200       labeling/2d            profiles/test.ini              "
-                          "0123456789ab   2026-12-01T10:00:00Z       1    1") != NULL,
+    /* name, profile, revision, date, cases, runs: each column as wide as its widest cell;
+     * several runs show their first profile and revision and how many more */
+    cr_expect(strstr(out, "h100-80gb-hbm3 parts       p1.ini +1         aaaaaaaaaaaa +1 "
+                          "2026-12-02T10:00:00Z     3    2\n") != NULL,
               "%s", out);
-    cr_expect(strstr(out, "h200       sgemm                  profiles/test.ini") != NULL, "%s",
+    cr_expect(strstr(out, "h200           labeling/2d profiles/test.ini 0123456789ab    "
+                          "2026-12-01T10:00:00Z     1    1\n") != NULL,
+              "%s", out);
+    cr_expect(strstr(out, "h200           sgemm       profiles/test.ini") != NULL, "aligned: %s",
               out);
     cr_expect(strstr(out, "labeling/2d") < strstr(out, "sgemm"), "by name");
     free(out);

@@ -198,8 +198,8 @@ int kbi_baseline_find(const char *root, const char *name, const kbi_result_set *
     return KBI_ERR_INPUT;
 }
 
-/* The distinct values of key over a manifest's runs (at most width characters of each),
- * ","-joined, into b. */
+/* The distinct values of key over a manifest's runs (at most width characters of each), as
+ * the first one and how many more ("a.ini +5"), into b: the manifest keeps them all. */
 static void run_values(const json_t *runs, const char *key, int width, kbi_buf *b)
 {
     kbi_strlist seen = {0};
@@ -209,25 +209,31 @@ static void run_values(const json_t *runs, const char *key, int width, kbi_buf *
     {
         const char *v = json_string_value(json_object_get(run, key));
         char text[256];
-        int dup = 0;
         snprintf(text, sizeof text, "%.*s", width, v ? v : "-");
-        for (size_t k = 0; k < seen.n && !dup; k++)
-            dup = strcmp(seen.s[k], text) == 0;
-        if (dup)
-            continue;
-        kbi_strlist_add(&seen, text);
-        kbi_buf_printf(b, "%s%s", b->len ? "," : "", text);
+        if (!kbi_strlist_has(&seen, text))
+            kbi_strlist_add(&seen, text);
     }
+    if (seen.n)
+        kbi_buf_printf(b, "%s", seen.s[0]);
+    if (seen.n > 1)
+        kbi_buf_printf(b, " +%zu", seen.n - 1);
     kbi_strlist_free(&seen);
 }
 
-/* One line of `baseline list` for baseline name of gpu slug, read from its manifest. */
-static void list_line(FILE *out, const char *slug, const char *name, const json_t *m)
+/* `baseline list`'s table: one row of kListColumns cells per baseline, printed with each
+ * column as wide as its widest cell, so long GPU slugs and profile lists stay aligned. */
+enum { kListColumns = 7 };
+static const char *const list_heading[kListColumns] = {"gpu",  "name",  "profile", "revision",
+                                                       "date", "cases", "runs"};
+
+/* The row of baseline name of gpu slug, read from its manifest, appended to cells. */
+static void list_row(kbi_strlist *cells, const char *slug, const char *name, const json_t *m)
 {
     const json_t *runs = json_object_get(m, "runs");
     kbi_buf profiles = {0}, revisions = {0};
     const char *date = "-";
     long long cases = 0;
+    char num[32];
     size_t i;
     json_t *run;
     run_values(runs, "profile", 200, &profiles);
@@ -239,17 +245,41 @@ static void list_line(FILE *out, const char *slug, const char *name, const json_
             date = d; /* ISO 8601 times sort as text: the latest run's */
         cases += (long long)json_integer_value(json_object_get(run, "cases"));
     }
-    fprintf(out, "%-10s %-22s %-30s %-14s %-21s %6lld %4zu\n", slug, name,
-            profiles.data ? profiles.data : "-", revisions.data ? revisions.data : "-", date, cases,
-            json_array_size(runs));
+    kbi_strlist_add(cells, slug);
+    kbi_strlist_add(cells, name);
+    kbi_strlist_add(cells, profiles.data ? profiles.data : "-");
+    kbi_strlist_add(cells, revisions.data ? revisions.data : "-");
+    kbi_strlist_add(cells, date);
+    snprintf(num, sizeof num, "%lld", cases);
+    kbi_strlist_add(cells, num);
+    snprintf(num, sizeof num, "%zu", json_array_size(runs));
+    kbi_strlist_add(cells, num);
     kbi_buf_free(&profiles);
     kbi_buf_free(&revisions);
 }
 
+/* The heading and the rows (cells, kListColumns a row): text left-aligned, counts right. */
+static void list_print(FILE *out, const kbi_strlist *cells)
+{
+    int width[kListColumns];
+    for (int c = 0; c < kListColumns; c++)
+        width[c] = (int)strlen(list_heading[c]);
+    for (size_t i = 0; i < cells->n; i++) {
+        int len = (int)strlen(cells->s[i]);
+        if (len > width[i % kListColumns])
+            width[i % kListColumns] = len;
+    }
+    for (size_t i = 0; i < cells->n + kListColumns; i++) {
+        const int c = (int)(i % kListColumns);
+        const char *text = i < kListColumns ? list_heading[c] : cells->s[i - kListColumns];
+        fprintf(out, c >= 5 ? "%*s" : "%-*s", width[c], text);
+        fputs(c == kListColumns - 1 ? "\n" : " ", out);
+    }
+}
+
 static int cmd_list(const char *root)
 {
-    kbi_strlist gpus = {0};
-    size_t shown = 0;
+    kbi_strlist gpus = {0}, cells = {0};
     subfolders(root, &gpus);
     for (size_t g = 0; g < gpus.n; g++) {
         kbi_strlist names = {0};
@@ -262,14 +292,10 @@ static int cmd_list(const char *root)
             json_t *m;
             kbi_buf_printf(&dir, "%s/%s", base.data, names.s[i]);
             m = kbi_manifest_read(dir.data, why, sizeof why);
-            if (!m) {
+            if (!m)
                 fprintf(stderr, "kbench baseline list: warning: %s\n", why);
-            } else {
-                if (shown++ == 0)
-                    printf("%-10s %-22s %-30s %-14s %-21s %6s %4s\n", "gpu", "name", "profile",
-                           "revision", "date", "cases", "runs");
-                list_line(stdout, gpus.s[g], names.s[i], m);
-            }
+            else
+                list_row(&cells, gpus.s[g], names.s[i], m);
             json_decref(m);
             kbi_buf_free(&dir);
         }
@@ -277,11 +303,14 @@ static int cmd_list(const char *root)
         kbi_buf_free(&base);
     }
     kbi_strlist_free(&gpus);
-    if (shown == 0)
+    if (cells.n == 0)
         fprintf(stderr,
                 "kbench baseline list: no baselines (folders with a " KBI_MANIFEST_FILE
                 ") under %s/<gpu>/\n",
                 root);
+    else
+        list_print(stdout, &cells);
+    kbi_strlist_free(&cells);
     return fflush(stdout) == 0 ? KBI_EXIT_OK : KBI_EXIT_USAGE;
 }
 
