@@ -48,7 +48,7 @@ static kbi_compare_outcome compare_draws(double *a, size_t na, double *b, size_t
 {
     kbi_stats sa, sb;
     kbi_compare_outcome out;
-    kbi_compare_options opt = {0.02, 0.05, 0, 0};
+    kbi_compare_options opt = {0.02, 0.05, 0, 0, 0};
     kbi_stats_compute(a, na, &sa);
     kbi_stats_compute(b, nb, &sb);
     kbi_compare_samples(&sa, a, na, &sb, b, nb, &opt, &out);
@@ -158,7 +158,7 @@ Test(compare_stats, threshold_changes_the_verdict)
     double *a = draw(14, 50, 1e-3, 0.003), *b = draw(15, 50, 1.05e-3, 0.003);
     kbi_stats sa, sb;
     kbi_compare_outcome o;
-    kbi_compare_options loose = {0.10, 0.05, 0, 0};
+    kbi_compare_options loose = {0.10, 0.05, 0, 0, 0};
     kbi_stats_compute(a, 50, &sa);
     kbi_stats_compute(b, 50, &sb);
     kbi_compare_samples(&sa, a, 50, &sb, b, 50, &loose, &o);
@@ -214,15 +214,12 @@ static void make_tmp(void)
     make_tmp_named("compare");
 }
 
-/* Copies DATA/name to path, replacing every `from` with `to`. */
-/* DATA/name copied to path with each pair of `pairs` (from, to; NULL-terminated) replaced
+/* The file src copied to path with each pair of `pairs` (from, to; NULL-terminated) replaced
  * wherever it occurs, pair after pair. */
-static void copy_replacing_all(const char *name, const char *path, const char *const *pairs)
+static void copy_file_replacing(const char *src, const char *path, const char *const *pairs)
 {
-    char src[4096], *text;
+    char *text = slurp(src);
     FILE *f;
-    snprintf(src, sizeof src, "%s/%s", DATA, name);
-    text = slurp(src);
     for (size_t k = 0; pairs[k]; k += 2) {
         kbi_buf b = {0};
         const char *p = text, *q;
@@ -237,6 +234,14 @@ static void copy_replacing_all(const char *name, const char *path, const char *c
     fputs(text, f);
     fclose(f);
     free(text);
+}
+
+/* DATA/name copied to path with each pair of `pairs` replaced (copy_file_replacing). */
+static void copy_replacing_all(const char *name, const char *path, const char *const *pairs)
+{
+    char src[4096];
+    snprintf(src, sizeof src, "%s/%s", DATA, name);
+    copy_file_replacing(src, path, pairs);
 }
 
 static void copy_replacing(const char *name, const char *path, const char *from, const char *to)
@@ -609,6 +614,152 @@ static int run_binary(const char *args)
     snprintf(cmd, sizeof cmd, "'%s' %s >/dev/null 2>&1", KBENCH_TEST_BINARY, args);
     st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The runs of stream_h200.jsonl (base) and stream_h200_slow.jsonl (res, every case 1.5x slower)
+ * into tmp, each measured on GPU model gpu_b / gpu_r on a board of its own (the UUIDs and PCI
+ * bus ids differ, as two leases' boards do); every case a host variant when host. */
+static void two_boards(const char *gpu_b, const char *gpu_r, int host, char *base, char *res,
+                       size_t n)
+{
+    char b[300], r[300];
+    const char *pairs[] = {"\"NVIDIA H200\",\"sm_count\":132", b,
+                           host ? "\"target\":\"device\"" : NULL, "\"target\":\"host\"", NULL};
+    snprintf(base, n, "%s/base.jsonl", tmp);
+    snprintf(res, n, "%s/res.jsonl", tmp);
+    snprintf(b, sizeof b,
+             "\"%s\",\"pci_bus_id\":\"0000:00:06.0\",\"uuid\":\"GPU-392e4df2-b17e-930b-8284-"
+             "2cb739bab8a5\",\"sm_count\":132",
+             gpu_b);
+    snprintf(r, sizeof r,
+             "\"%s\",\"pci_bus_id\":\"0000:00:07.0\",\"uuid\":\"GPU-5a0f19c3-77d2-4e21-b0a4-"
+             "9e13c6f2d801\",\"sm_count\":132",
+             gpu_r);
+    copy_replacing_all("stream_h200.jsonl", base, pairs);
+    pairs[1] = r;
+    copy_replacing_all("stream_h200_slow.jsonl", res, pairs);
+}
+
+/* kbi_compare_sets of the two files, with --across-gpus when across. */
+static void compare_files(const char *base, const char *res, int across, kbi_result_set *a,
+                          kbi_result_set *b, kbi_comparison *c)
+{
+    char err[KBI_ERR_SIZE] = "";
+    kbi_compare_options opt = {0, 0, 0, 0, across};
+    cr_assert_eq(kbi_results_load(a, base, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_load(b, res, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(a, b, &opt, c, err), KBI_OK, "%s", err);
+}
+
+static int has_warning(const kbi_comparison *c, const char *text)
+{
+    for (size_t i = 0; i < c->n_warnings; i++)
+        if (strstr(c->warnings[i], text))
+            return 1;
+    return 0;
+}
+
+/* Runs on the H200 and on gpu (host: every case a host variant), every case 1.5x slower: each
+ * is judged slower, and compare warns of different GPUs only where the models differ. */
+static void expect_judged(const char *gpu, int host)
+{
+    char base[300], res[300];
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    two_boards("NVIDIA H200", gpu, host, base, res, sizeof base);
+    compare_files(base, res, 0, &a, &b, &c);
+    cr_expect_eq(c.count[KBI_VERDICT_SLOWER], 15, "%s: %zu slower", gpu,
+                 c.count[KBI_VERDICT_SLOWER]);
+    cr_expect_eq(c.count[KBI_VERDICT_NOT_COMPARABLE], 0);
+    cr_expect_eq(has_warning(&c, "different GPUs"), strcmp(gpu, "NVIDIA H200") != 0);
+    cr_expect_eq(kbi_comparison_exit_code(&c), 1);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+Test(compare_gpus, two_boards_of_one_model_are_judged, .init = make_tmp, .fini = remove_tmp)
+{
+    expect_judged("NVIDIA H200", 0);
+}
+
+/* Host variants: the GPU does not time them (they follow the CPU). */
+Test(compare_gpus, host_cases_on_another_gpu_are_judged, .init = make_tmp, .fini = remove_tmp)
+{
+    expect_judged("NVIDIA H100 80GB HBM3", 1);
+}
+
+Test(compare_gpus, device_cases_on_another_gpu_model_are_not_comparable, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char base[300], res[300];
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    two_boards("NVIDIA H200", "NVIDIA H100 80GB HBM3", 0, base, res, sizeof base);
+    compare_files(base, res, 0, &a, &b, &c);
+    cr_expect_eq(c.count[KBI_VERDICT_SLOWER], 0, "a slower GPU is not a regression");
+    cr_assert_eq(c.count[KBI_VERDICT_NOT_COMPARABLE], 15);
+    for (size_t i = 0; i < c.n_rows; i++) {
+        const kbi_compare_outcome *o = &c.rows[i].out;
+        cr_expect(strstr(o->why, "measured on different GPUs (NVIDIA H200 vs NVIDIA H100 80GB "
+                                 "HBM3)") != NULL,
+                  "%s", o->why);
+        cr_expect(fabs(o->ratio - 1.5) < 1e-6, "the ratio is still shown: %g", o->ratio);
+    }
+    cr_expect_eq(c.unjudged, c.matched, "not comparable is not judged");
+    cr_expect_not(kbi_comparison_regressed(&c));
+    cr_expect_eq(kbi_comparison_exit_code(&c), 0);
+    c.opt.fail_on_unsure = 1;
+    cr_expect_eq(kbi_comparison_exit_code(&c), 1, "--fail-on-unsure: a case not judged");
+    cr_expect(has_warning(&c, "15 device-timed cases were measured on different GPUs: not "
+                              "comparable"));
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+    /* --across-gpus: judged as before, with the warnings that the GPUs differ. */
+    compare_files(base, res, 1, &a, &b, &c);
+    cr_expect_eq(c.count[KBI_VERDICT_SLOWER], 15);
+    cr_expect_eq(c.count[KBI_VERDICT_NOT_COMPARABLE], 0);
+    cr_expect(has_warning(&c, "different GPUs: baseline NVIDIA H200, results NVIDIA H100 80GB "
+                              "HBM3"));
+    cr_expect(has_warning(&c, "--across-gpus: 15 device-timed cases"));
+    cr_expect_eq(kbi_comparison_exit_code(&c), 1);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
+Test(compare_gpus, the_command_says_unsure_and_shows_the_numbers, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char base[300], res[300], out[300], *text, *err;
+    two_boards("NVIDIA H200", "NVIDIA H100 80GB HBM3", 0, base, res, sizeof base);
+    snprintf(out, sizeof out, "%s/cmp.md", tmp);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    cr_expect_eq(run_compare(base, res, "--out", out), 0, "another GPU is not a regression");
+    text = slurp(out);
+    cr_expect(strstr(text, "**UNSURE: 15 of 15 cases could not be judged**: 15 cases matched, 15 "
+                           "not comparable.") != NULL,
+              "%s", text);
+    cr_expect(strstr(text, "| 1.500 | +50.00% |") != NULL, "both times and the ratio: %s", text);
+    cr_expect(strstr(text, "| not comparable | measured on different GPUs (NVIDIA H200 vs "
+                           "NVIDIA H100 80GB HBM3) |") != NULL,
+              "%s", text);
+    free(text);
+    cr_expect_eq(run_compare(base, res, "--fail-on-unsure", NULL), 1);
+    {
+        char *argv[] = {"compare", base, res, "--across-gpus", "--out", out, NULL};
+        cr_expect_eq(kbi_cmd_compare(6, argv), 1, "judged across GPUs: 1.5x is slower");
+    }
+    text = slurp(out);
+    cr_expect(strstr(text, "**REGRESSION**: 15 cases matched, 15 slower.") != NULL, "%s", text);
+    cr_expect(strstr(text, "different GPUs: baseline NVIDIA H200") != NULL, "%s", text);
+    free(text);
+    fflush(stderr);
+    err = redirected(cr_get_redirected_stderr());
+    cr_expect(strstr(err, "warning: different GPUs") != NULL, "%s", err);
+    free(err);
 }
 
 Test(compare_binary, compare_x_x_is_0_and_slower_copy_is_1)
@@ -1097,4 +1248,32 @@ Test(compare_energy_cmd, energy_per_run_is_judged_like_a_timing, .init = make_tm
     text = slurp(out);
     cr_expect(strstr(text, KBI_COMPARE_ENERGY_NAME " |") == NULL, "%s", text);
     free(text);
+}
+
+Test(compare_energy_cmd, energy_on_another_gpu_model_is_unsure, .init = make_tmp,
+     .fini = remove_tmp)
+{
+    char base[512], worse[512], base_gpu[512], worse_gpu[512], out[512];
+    const char *h200[] = {"\"device\":null", "\"device\":{\"name\":\"NVIDIA H200\"}", NULL};
+    const char *h100[] = {"\"device\":null", "\"device\":{\"name\":\"NVIDIA H100 80GB HBM3\"}",
+                          NULL};
+    char *text;
+    write_energy_run("base", 1.0, 0.005, base, sizeof base);
+    write_energy_run("worse", 1.2, 0.005, worse, sizeof worse);
+    snprintf(base_gpu, sizeof base_gpu, "%s/base-h200.jsonl", tmp);
+    snprintf(worse_gpu, sizeof worse_gpu, "%s/worse-h100.jsonl", tmp);
+    copy_file_replacing(base, base_gpu, h200);
+    copy_file_replacing(worse, worse_gpu, h100);
+    snprintf(out, sizeof out, "%s/cmp.md", tmp);
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    /* 20% more energy per run on another GPU: the GPU's, not a regression. */
+    cr_expect_eq(run_compare(base_gpu, worse_gpu, "--out", out), 0);
+    text = slurp(out);
+    cr_expect(strstr(text, "| unsure | a timing, measured on different GPUs |") != NULL, "%s",
+              text);
+    cr_expect(strstr(text, "REGRESSION") == NULL, "%s", text);
+    free(text);
+    cr_expect_eq(run_compare(base_gpu, worse_gpu, "--across-gpus", NULL), 1,
+                 "judged across GPUs, the energy is worse");
 }

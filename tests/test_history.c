@@ -353,6 +353,57 @@ Test(history, judges_a_case_missing_from_a_run_against_its_last_run, .init = set
     kbi_results_free(&set);
 }
 
+/* Rewrites tmp/rK.jsonl (K from 1) as measured on GPU model gpu instead of the H200. */
+static void move_run_to_gpu(int k, const char *gpu)
+{
+    char path[300], *text, *at;
+    const char *from = "\"NVIDIA H200\"";
+    FILE *f;
+    snprintf(path, sizeof path, "%s/r%d.jsonl", tmp, k);
+    text = slurp(path);
+    at = strstr(text, from);
+    cr_assert_not_null(at, "%s names the H200", path);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "%.*s\"%s\"%s", (int)(at - text), text, gpu, at + strlen(from));
+    fclose(f);
+    free(text);
+}
+
+/* The newest run on another GPU model, where b reads 1.5x slower: a step to another GPU is not
+ * a regression (compare's rule), unless --across-gpus. */
+Test(history, a_step_to_another_gpu_model_is_not_a_regression, .init = setup, .fini = remove_tmp)
+{
+    char *out, *err, path[300], *md;
+    cr_redirect_stdout();
+    cr_redirect_stderr();
+    write_runs(N_RUNS, 0);
+    move_run_to_gpu(N_RUNS, "NVIDIA H100 80GB HBM3");
+    cr_expect_eq(history_cmd(&out, &err, "--no-charts", NULL, NULL), 0, "%s", err);
+    cr_expect(strstr(out, "newest step 4444444 -> 5555555: UNSURE: 3 of 3 cases could not be "
+                          "judged") != NULL,
+              "%s", out);
+    cr_expect_eq(count_of(out, "slower: fx/b/n=1"), 1, "only the step of run 3: %s", out);
+    snprintf(path, sizeof path, "%s/out/history.md", tmp);
+    md = slurp(path);
+    cr_expect(strstr(md, "| `fx/b/n=1` | 1.999 ms | 2.001 ms same | 2.404 ms **slower ×1.201** | "
+                         "2.406 ms same | 3.613 ms not comparable |") != NULL,
+              "%s", md);
+    cr_expect(strstr(md, "different GPUs: baseline NVIDIA H200, results NVIDIA H100 80GB HBM3") !=
+                  NULL,
+              "%s", md);
+    free(md);
+    free(out);
+    free(err);
+    cr_expect_eq(history_cmd(&out, &err, "--no-charts", "--fail-on-unsure", NULL), 1, "%s", err);
+    free(out);
+    free(err);
+    cr_expect_eq(history_cmd(&out, &err, "--no-charts", "--across-gpus", NULL), 1, "%s", err);
+    cr_expect(strstr(out, "4444444 -> 5555555 (run 4 -> 5): x1.50") != NULL, "%s", out);
+    free(out);
+    free(err);
+}
+
 /* Two cases whose ids changed between runs as kbench's ids did: e's id named a knob at its
  * default before version 4 (its full id is the same); f's plugin gained a parameter. */
 Test(history, follows_cases_whose_ids_changed_as_compare_pairs_them, .init = setup,

@@ -124,7 +124,7 @@ Test(verdicts, a_whole_host_run_offset_is_allowed_for)
      * host drift too; --host-drift 0 (a machine of one's own) calls it. */
     kbi_case_result a, b;
     kbi_compare_outcome out;
-    kbi_compare_options own = {0, 0, -1, 0};
+    kbi_compare_options own = {0, 0, -1, 0, 0};
     synthetic_case(&a, 1e-3, 0.01, 8, 1);
     synthetic_case(&b, 1.06e-3, 0.01, 8, 2);
     a.timing = b.timing = "host";
@@ -193,7 +193,7 @@ Test(verdicts, a_cpu_wait_widens_the_interval_and_never_hides_a_large_change)
     /* Issue 23: a variant made 10x slower was unsure in every case because a worker waited
      * for a core 12% of its time.  A wait w can explain times up to 1 / (1 - w) slow (12%:
      * 13.6%); a change beyond that is called, one within it is not. */
-    kbi_compare_options own = {0, 0, -1, 0};
+    kbi_compare_options own = {0, 0, -1, 0, 0};
     kbi_compare_outcome o;
     for (int rounds = 0; rounds < 2; rounds++) {
         const char *how = rounds ? "rounds" : "one round";
@@ -287,7 +287,7 @@ Test(verdicts, a_device_case_paced_by_the_host_is_judged_like_a_host_case)
      * code read 2-16% slower on another lease's CPU. */
     kbi_case_result a, b;
     kbi_compare_outcome o;
-    kbi_compare_options own = {0, 0, -1, 0};
+    kbi_compare_options own = {0, 0, -1, 0, 0};
     one_round_case(&a, 1e-3, 5);
     one_round_case(&b, 1.08e-3, 6);
     a.timing = b.timing = "events";
@@ -419,7 +419,7 @@ Test(verdicts, ten_unchanged_runs_are_never_slower_and_ten_percent_is_seen)
      * carry the 25% default, which no 10% change can clear (detectable >= 27.5%), and the
      * half would assert nothing.  The unchanged half keeps the default a user on a shared
      * machine gets. */
-    kbi_compare_options no_drift = {0, 0, -1, 0};
+    kbi_compare_options no_drift = {0, 0, -1, 0, 0};
     if (KBENCH_TEST_SANITIZE)
         cr_skip_test("an ASan build's times move by half from run to run with its allocator's "
                      "state; these figures are the release build's");

@@ -235,10 +235,11 @@ static void compare_row_metrics(kbi_comparison *c, kbi_compare_row *row)
         kbi_metric_outcome *o = &row->metrics[i];
         if (o->base && o->res && row->out.verdict == KBI_VERDICT_NOT_COMPARABLE &&
             (o->res->declared ? o->res->timing : o->base->timing) && o->change != 0) {
-            /* A timing of a host case follows the CPU as the case's time does. */
+            /* A timing follows the CPU or the GPU as the case's time does. */
             o->verdict = KBI_MV_UNSURE;
             if (!o->out_of_bound)
-                snprintf(o->why, sizeof o->why, "a timing, measured on different CPUs");
+                snprintf(o->why, sizeof o->why, "a timing, measured on different %s",
+                         row->out.differs ? row->out.differs : "CPUs");
         }
     }
     for (size_t k = 0; k < nr; k++) {
@@ -394,6 +395,56 @@ static int different_speeds(const kbi_case_result *base, const kbi_case_result *
     return 1;
 }
 
+/* Whether the case's time is the GPU's: every case but one host-timed on both sides (its
+ * target or its timing says host). */
+static int device_timed(const kbi_case_result *base, const kbi_case_result *res)
+{
+    const kbi_case_result *side[2] = {base, res};
+    int host = 0;
+    for (int k = 0; k < 2; k++)
+        host += (side[k]->target && strcmp(side[k]->target, "host") == 0) ||
+                (side[k]->timing && strcmp(side[k]->timing, "host") == 0);
+    return host < 2;
+}
+
+/* Whether base and res were measured on different GPU models, as their env records' device
+ * names say (both must name one): the model, not the board, so two boards of one model (their
+ * UUIDs and PCI bus ids differ) are the same GPU.  a and b get each side's name. */
+static int different_gpus(const kbi_case_result *base, const kbi_case_result *res, char *a, char *b,
+                          size_t n)
+{
+    const kbi_env_record *x = base->env, *y = res->env;
+    if (!x || !y || !x->device_name || !y->device_name || !x->device_name[0] ||
+        !y->device_name[0] || strcmp(x->device_name, y->device_name) == 0)
+        return 0;
+    snprintf(a, n, "%s", x->device_name);
+    snprintf(b, n, "%s", y->device_name);
+    return 1;
+}
+
+/* Whether the rule of different GPUs applies to base and res: a device-timed case measured on
+ * different GPU models (a and b get their names), unless --across-gpus. */
+static int gpu_rule_applies(const kbi_case_result *base, const kbi_case_result *res,
+                            const kbi_compare_options *opt, char *a, char *b, size_t n)
+{
+    return !(opt && opt->across_gpus) && device_timed(base, res) &&
+           different_gpus(base, res, a, b, n);
+}
+
+/* out for a case not comparable because its sides' `differs` ("CPUs", "GPUs") differ: the
+ * ratio and noise still shown (people compare machines on purpose), no verdict on them. */
+static void not_comparable(const kbi_case_result *base, const kbi_case_result *res,
+                           const char *differs, kbi_compare_outcome *out)
+{
+    out->verdict = KBI_VERDICT_NOT_COMPARABLE;
+    out->differs = differs;
+    out->ratio = res->stats.median / base->stats.median;
+    out->noise_base = base->stats.noise;
+    out->noise_results = res->stats.noise;
+    out->rounds_base = base->n_rounds;
+    out->rounds_results = res->n_rounds;
+}
+
 void kbi_compare_samples(const kbi_stats *base, const double *base_samples, size_t n_base,
                          const kbi_stats *res, const double *res_samples, size_t n_res,
                          const kbi_compare_options *opt, kbi_compare_outcome *out)
@@ -502,7 +553,7 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
     kbi_shift s;
     double t, alpha, drift;
     allowances w;
-    char cpu_a[128], cpu_b[128], speeds[240] = "";
+    char cpu_a[128], cpu_b[128], speeds[240] = "", gpu_a[112], gpu_b[112];
     if (kbi_case_not_timing(base) || kbi_case_not_timing(res)) {
         out->verdict = KBI_VERDICT_NOT_MEASURED;
         snprintf(out->why, sizeof out->why,
@@ -514,15 +565,17 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
     resolve_options(opt, &t, &alpha);
     drift = host_drift(opt, base, res);
     w = allowances_of(base, res);
+    if (gpu_rule_applies(base, res, opt, gpu_a, gpu_b, sizeof gpu_a)) {
+        /* A device time follows the GPU: another GPU is not a change in the code. */
+        not_comparable(base, res, "GPUs", out);
+        snprintf(out->why, sizeof out->why, "measured on different GPUs (%.100s vs %.100s)", gpu_a,
+                 gpu_b);
+        return;
+    }
     if (follows_cpu(base, res) && (different_cpus(base, res, cpu_a, cpu_b, sizeof cpu_a) ||
                                    different_speeds(base, res, speeds, sizeof speeds))) {
         /* A host time follows the CPU; how far, nothing in the two runs can say. */
-        out->verdict = KBI_VERDICT_NOT_COMPARABLE;
-        out->ratio = res->stats.median / base->stats.median;
-        out->noise_base = base->stats.noise;
-        out->noise_results = res->stats.noise;
-        out->rounds_base = base->n_rounds;
-        out->rounds_results = res->n_rounds;
+        not_comparable(base, res, "CPUs", out);
         if (speeds[0])
             snprintf(out->why, sizeof out->why, "%s", speeds);
         else
@@ -542,7 +595,7 @@ static void compare_measured(const kbi_case_result *base, const kbi_case_result 
         /* One round of a shared CPU: a change must clear the drift, and the wait that could
          * have made it (the results' for a slowdown, the baseline's for a speedup). */
         double d = res->stats.median / base->stats.median - 1.0, hide;
-        kbi_compare_options wide = {t + drift + expm1(d > 0 ? w.down : w.up), alpha, 0, 0};
+        kbi_compare_options wide = {t + drift + expm1(d > 0 ? w.down : w.up), alpha, 0, 0, 0};
         kbi_compare_samples(&base->stats, base->samples, base->n_samples, &res->stats, res->samples,
                             res->n_samples, &wide, out);
         out->detectable =
@@ -773,6 +826,19 @@ static int unjudged(const kbi_compare_row *row)
            (v == KBI_VERDICT_NOT_MEASURED && row->base->status == KBI_ST_OK);
 }
 
+/* Whether row, both sides measured, is a device-timed case measured on different GPU models
+ * that got a timing verdict all the same (--across-gpus). */
+static int judged_across_gpus(const kbi_compare_row *row)
+{
+    char a[8], b[8];
+    kbi_verdict v = row->out.verdict;
+    if (row->base->status != KBI_ST_OK || row->res->status != KBI_ST_OK ||
+        (v != KBI_VERDICT_SAME && v != KBI_VERDICT_FASTER && v != KBI_VERDICT_SLOWER &&
+         v != KBI_VERDICT_UNSURE))
+        return 0;
+    return device_timed(row->base, row->res) && different_gpus(row->base, row->res, a, b, sizeof a);
+}
+
 /* Whether a side's env record for c does not say on which CPU it ran. */
 static int cpu_unknown(const kbi_case_result *c)
 {
@@ -841,11 +907,70 @@ static void match_cases(const kbi_result_set *base, const kbi_result_set *res, j
     json_decref(ids);
 }
 
+/* Counts the matched and unjudged rows of out, and warns of the cases not comparable, judged
+ * across GPUs (--across-gpus), judged as if on the same CPU, or judged from one round. */
+static void tally_rows(kbi_comparison *out)
+{
+    size_t one_round = 0, other_cpu = 0, unknown_cpu = 0, other_gpu = 0, judged_across = 0;
+    for (size_t i = 0; i < out->n_rows; i++) {
+        const kbi_compare_row *row = &out->rows[i];
+        one_round += judged_by_one_round(row);
+        if (!row->base || !row->res)
+            continue;
+        out->matched++;
+        out->unjudged += unjudged(row);
+        other_cpu +=
+            row->out.verdict == KBI_VERDICT_NOT_COMPARABLE && strcmp(row->out.differs, "CPUs") == 0;
+        other_gpu +=
+            row->out.verdict == KBI_VERDICT_NOT_COMPARABLE && strcmp(row->out.differs, "GPUs") == 0;
+        judged_across += out->opt.across_gpus && judged_across_gpus(row);
+        unknown_cpu += row->base->status == KBI_ST_OK && row->res->status == KBI_ST_OK &&
+                       follows_cpu(row->base, row->res) &&
+                       (cpu_unknown(row->base) || cpu_unknown(row->res));
+    }
+    if (other_cpu)
+        add_count_warning(out, other_cpu,
+                          "%zu case whose time follows the CPU (host-timed, or host_paced: its "
+                          "run holds a host pass or many small launches) was measured on "
+                          "different CPUs: not comparable",
+                          "%zu cases whose times follow the CPU (host-timed, or host_paced: their "
+                          "runs hold a host pass or many small launches) were measured on "
+                          "different CPUs: not comparable");
+    if (other_gpu)
+        add_count_warning(out, other_gpu,
+                          "%zu device-timed case was measured on different GPUs: not "
+                          "comparable, as another GPU is not a change in the code "
+                          "(--across-gpus judges it anyway)",
+                          "%zu device-timed cases were measured on different GPUs: not "
+                          "comparable, as another GPU is not a change in the code "
+                          "(--across-gpus judges them anyway)");
+    if (judged_across)
+        add_count_warning(out, judged_across,
+                          "--across-gpus: %zu device-timed case measured on different GPUs was "
+                          "judged; a change in it may be the GPU's, not the code's",
+                          "--across-gpus: %zu device-timed cases measured on different GPUs "
+                          "were judged; a change in them may be the GPU's, not the code's");
+    if (unknown_cpu)
+        add_count_warning(out, unknown_cpu,
+                          "%zu case whose time follows the CPU has a side whose run does not "
+                          "record its CPU (kbench before 1.2): judged as if on the same CPU",
+                          "%zu cases whose times follow the CPU have a side whose run does not "
+                          "record its CPU (kbench before 1.2): judged as if on the same CPU");
+    if (one_round)
+        add_count_warning(out, one_round,
+                          "%zu case was judged from one round per side: its verdict cannot see "
+                          "drift between runs or worker processes (on a shared machine, "
+                          "measure with [run] rounds = 5 or more)",
+                          "%zu cases were judged from one round per side: their verdicts cannot "
+                          "see drift between runs or worker processes (on a shared machine, "
+                          "measure with [run] rounds = 5 or more)");
+}
+
 int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
                      const kbi_compare_options *opt, kbi_comparison *out, char *err)
 {
     json_t *bmap, *rmap;
-    size_t drops = 0, paired = 0, one_round = 0, other_cpu = 0, unknown_cpu = 0;
+    size_t drops = 0, paired = 0;
     int cache_differs = 0;
     unsigned char *taken = kbi_xcalloc(res->n_cases + 1, 1); /* results matched */
     size_t *match = kbi_xcalloc(base->n_cases + 1, sizeof *match);
@@ -853,6 +978,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
     resolve_options(opt, &out->opt.threshold, &out->opt.alpha);
     out->opt.host_drift = opt ? opt->host_drift : 0;
     out->opt.fail_on_unsure = opt ? opt->fail_on_unsure : 0;
+    out->opt.across_gpus = opt ? opt->across_gpus : 0;
     warn_if_differs(out, base, res, "GPUs", "device", "name", "");
     warn_if_differs(out, base, res, "CPUs", "cpu", "model", "");
     warn_if_differs(out, base, res, "SM clocks", "device", "sm_clock_mhz", " MHz");
@@ -901,40 +1027,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
         out->count[row->out.verdict]++;
         compare_row_metrics(out, row);
     }
-    for (size_t i = 0; i < out->n_rows; i++) {
-        const kbi_compare_row *row = &out->rows[i];
-        one_round += judged_by_one_round(row);
-        if (!row->base || !row->res)
-            continue;
-        out->matched++;
-        out->unjudged += unjudged(row);
-        other_cpu += row->out.verdict == KBI_VERDICT_NOT_COMPARABLE;
-        unknown_cpu += row->base->status == KBI_ST_OK && row->res->status == KBI_ST_OK &&
-                       follows_cpu(row->base, row->res) &&
-                       (cpu_unknown(row->base) || cpu_unknown(row->res));
-    }
-    if (other_cpu)
-        add_count_warning(out, other_cpu,
-                          "%zu case whose time follows the CPU (host-timed, or host_paced: its "
-                          "run holds a host pass or many small launches) was measured on "
-                          "different CPUs: not comparable",
-                          "%zu cases whose times follow the CPU (host-timed, or host_paced: their "
-                          "runs hold a host pass or many small launches) were measured on "
-                          "different CPUs: not comparable");
-    if (unknown_cpu)
-        add_count_warning(out, unknown_cpu,
-                          "%zu case whose time follows the CPU has a side whose run does not "
-                          "record its CPU (kbench before 1.2): judged as if on the same CPU",
-                          "%zu cases whose times follow the CPU have a side whose run does not "
-                          "record its CPU (kbench before 1.2): judged as if on the same CPU");
-    if (one_round)
-        add_count_warning(out, one_round,
-                          "%zu case was judged from one round per side: its verdict cannot see "
-                          "drift between runs or worker processes (on a shared machine, "
-                          "measure with [run] rounds = 5 or more)",
-                          "%zu cases were judged from one round per side: their verdicts cannot "
-                          "see drift between runs or worker processes (on a shared machine, "
-                          "measure with [run] rounds = 5 or more)");
+    tally_rows(out);
     if (drops)
         add_count_warning(out, drops,
                           "the SM clock dropped during %zu compared case (on either side); its "
@@ -1098,9 +1191,9 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             "**unsure**: the values differ and an uncertainty is unknown. A metric its plugin "
             "declares a timing (KB_METRIC_TIMING: a time per call, a ratio of times) is judged "
             "like a time: **same** within the threshold, **unsure** within what the runs' drift "
-            "and CPU wait can explain (or on different CPUs), worse/better only beyond both "
-            "that and the uncertainties. A value outside the metric's declared bound fails the "
-            "comparison. `" KBI_COMPARE_ENERGY_NAME "` is the case's energy per run, which "
+            "and CPU wait can explain (or on different CPUs or GPUs), worse/better only beyond "
+            "both that and the uncertainties. A value outside the metric's declared bound fails "
+            "the comparison. `" KBI_COMPARE_ENERGY_NAME "` is the case's energy per run, which "
             "kbench measures itself where both runs have it (lower is better), judged like a "
             "timing.\n\n",
             KBI_COMPARE_METRIC_SIGMAS);
@@ -1201,13 +1294,16 @@ static void write_intro(const kbi_comparison *c, const char *base_name, const ch
             "threshold) by as much, and a change beyond that is still called; so does an SM "
             "clock that dropped during a case (a power or thermal cap), by the ratio of the "
             "clocks the two sides ended at. Such cases measured on different CPUs are **not "
-            "comparable**. The headline is OK only when every matched case was judged; UNSURE "
-            "counts those that were not (unsure, not comparable, or not measured in the "
-            "results).\n\n",
+            "comparable**. So are device-timed cases measured on different GPU models (the env "
+            "records' device names; two boards of one model are the same GPU)%s: their times "
+            "and ratio are shown, not judged. The headline is OK only when every matched case "
+            "was judged; UNSURE counts those that were not (unsure, not comparable, or not "
+            "measured in the results).\n\n",
             100 * (1 - c->opt.alpha),
             100 * (c->opt.host_drift < 0   ? 0
                    : c->opt.host_drift > 0 ? c->opt.host_drift
-                                           : KBI_COMPARE_HOST_DRIFT));
+                                           : KBI_COMPARE_HOST_DRIFT),
+            c->opt.across_gpus ? ", but here --across-gpus judges them as above" : "");
 }
 
 /* Warnings, the headline and the lists of failing cases; returns how many cases matched. */
@@ -1369,7 +1465,10 @@ static const char compare_notes[] =
     "widens by up to 1/(1 - w) (12%: 13.6%); a change beyond it is still called.\n"
     "An SM clock that dropped in a case: the interval widens by the ratio of the\n"
     "clocks the two sides ended at.  Host-timed and host_paced cases measured on\n"
-    "different CPUs (the env records say): not comparable.\n"
+    "different CPUs (the env records say): not comparable.  Device-timed cases\n"
+    "measured on different GPU models (the env records' device names; two boards of\n"
+    "one model are the same GPU): not comparable, unless --across-gpus.  Their\n"
+    "times and ratio are shown either way.\n"
     "Metrics declared as timings (KB_METRIC_TIMING) are judged like a time.\n"
     "A --sanitize run on either side is not timings: no timing verdict, exit 2.\n"
     "failed: ok in the baseline, failing (verify_failed, error, crashed, timeout) now.\n"
@@ -1429,6 +1528,12 @@ size_t kbi_compare_rule_options(kbi_compare_options *opt, kbi_option *out)
          .target = &opt->fail_on_unsure,
          .help = "exit 1 when a case could not be judged (unsure, not\n"
                  "comparable, or not measured in the results)"},
+        {.name = "across-gpus",
+         .kind = KBI_OPT_FLAG,
+         .target = &opt->across_gpus,
+         .help = "judge device-timed cases measured on different GPU models\n"
+                 "(not comparable without it), to compare GPUs on purpose;\n"
+                 "a change may then be the GPU's, not the code's"},
     };
     memcpy(out, rule, sizeof rule);
     return KBI_COMPARE_RULE_OPTIONS;
@@ -1528,7 +1633,8 @@ static void say_outcome(const kbi_comparison *c, int fail_on_unsure)
 
 int kbi_cmd_compare(int argc, char **argv)
 {
-    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT, 0};
+    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT, 0,
+                               0};
     kbi_result_set base = {0}, res = {0};
     kbi_comparison cmp = {0};
     const char *out = NULL, *baselines = NULL, *base_path;

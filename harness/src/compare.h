@@ -79,6 +79,15 @@
  * comparable": a host time follows the CPU, and no allowance can say by how
  * much.  A side that does not record its CPU (kbench before 1.2) is judged
  * as if on the same CPU, with a warning.
+ * Device-timed cases (every case but host-timed ones) whose env records name
+ * different GPU models (the device's name: "NVIDIA H200" against "NVIDIA
+ * H100 80GB HBM3"; two boards of one model, whatever their UUIDs and PCI
+ * bus ids, are the same GPU) are "not comparable" too: a device time follows
+ * the GPU, and another GPU is not a change in the code.  Their times and
+ * ratio are still shown.  --across-gpus judges them by the rules above
+ * anyway (for one who compares GPUs on purpose), with the warning that the
+ * GPUs differ.  A side that does not name its GPU is judged as if on the
+ * same GPU.
  * Without rounds on both sides "detectable" is max(threshold, nb + nr), the
  * threshold widened as above: drift between the runs is then not measured,
  * and a shared machine's verdicts need rounds.
@@ -121,8 +130,8 @@
  *                    2 s_rounds with rounds on both sides (s_rounds: the
  *                    spread of the case's round medians; one round on each
  *                    side: sqrt(2 + 1 + 1) = 2), else ln(1 + t + host drift
- *                    + expm1(W)); of a case not comparable (different CPUs)
- *                    any move is unsure
+ *                    + expm1(W)); of a case not comparable (different CPUs
+ *                    or GPUs) any move is unsure
  *   worse / better   beyond both (changed for a metric with no direction)
  * Physics metrics (no flag: an energy drift, a moment ratio) keep the
  * 3-uncertainty rule alone.
@@ -158,7 +167,7 @@ typedef enum kbi_verdict {
     KBI_VERDICT_NOT_MEASURED,
     KBI_VERDICT_ONLY_BASELINE,
     KBI_VERDICT_ONLY_RESULTS,
-    KBI_VERDICT_NOT_COMPARABLE, /* host-timed on different CPUs */
+    KBI_VERDICT_NOT_COMPARABLE, /* timed on different CPUs or GPUs (see above) */
     KBI_VERDICT_COUNT
 } kbi_verdict;
 
@@ -183,6 +192,8 @@ typedef struct kbi_compare_options {
     double host_drift;
     /* Appended: exit 1 when a case could not be judged (--fail-on-unsure). */
     int fail_on_unsure;
+    /* Appended: judge device cases measured on different GPU models (--across-gpus). */
+    int across_gpus;
 } kbi_compare_options;
 
 typedef struct kbi_compare_outcome {
@@ -200,6 +211,9 @@ typedef struct kbi_compare_outcome {
      * CPU wait (A at the top of this file, as exp(A) - 1); NAN when the case
      * was not measured on both sides. */
     double timing_allowance;
+    /* Appended: of a case not comparable, what differs between its sides ("CPUs" or
+     * "GPUs"); NULL for every other verdict. */
+    const char *differs;
 } kbi_compare_outcome;
 
 /* The statistical core: the verdict of two measured cases from their
@@ -312,14 +326,15 @@ int kbi_comparison_regressed(const kbi_comparison *c);
  * opt.fail_on_unsure) a case could not be judged; else 0. */
 int kbi_comparison_exit_code(const kbi_comparison *c);
 
-/* The options of compare's rule (--threshold, --alpha, --host-drift, --fail-on-unsure), with
- * their values going into opt, written into out[0..KBI_COMPARE_RULE_OPTIONS): so a verb that
- * judges as compare does (history) takes them as compare does.  Returns their count. */
-#define KBI_COMPARE_RULE_OPTIONS 4
+/* The options of compare's rule (--threshold, --alpha, --host-drift, --fail-on-unsure,
+ * --across-gpus), with their values going into opt, written into
+ * out[0..KBI_COMPARE_RULE_OPTIONS): so a verb that judges as compare does (history) takes them
+ * as compare does.  Returns their count. */
+#define KBI_COMPARE_RULE_OPTIONS 5
 size_t kbi_compare_rule_options(kbi_compare_options *opt, kbi_option *out);
 
 /* `kbench compare BASELINE RESULTS [--threshold X] [--alpha A] [--host-drift X]
- * [--fail-on-unsure] [--out FILE]`.  argv[0] is "compare".  Returns the exit
+ * [--fail-on-unsure] [--across-gpus] [--out FILE]`.  argv[0] is "compare".  Returns the exit
  * code: 0 no regression, 1 a case slower or newly failing or a metric worse
  * or out of bound (or, with --fail-on-unsure, a case not judged), 2 bad usage
  * or input; --help prints usage, 0. */

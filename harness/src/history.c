@@ -359,6 +359,8 @@ static const char history_notes[] =
     "--order time: by the env record's time (default).  revision: by the position of\n"
     "each run's git_revision in `git rev-list HEAD` run in the current folder, ties by\n"
     "time (every revision must be in that history).  input: as RESULTS name them.\n"
+    "A step between runs on different GPU models leaves device-timed cases not\n"
+    "comparable (another GPU is not a regression), unless --across-gpus.\n"
     "Exit status: 0 the newest step holds no regression, 1 it does (a case slower or\n"
     "failed, or a metric worse or out of bound, as compare calls them; with\n"
     "--fail-on-unsure also a case it could not judge), 2 bad usage or input (fewer\n"
@@ -437,7 +439,8 @@ static int write_outputs(const kbi_history *h, const history_args *a)
 
 int kbi_cmd_history(int argc, char **argv)
 {
-    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT, 0};
+    kbi_compare_options opt = {KBI_COMPARE_THRESHOLD, KBI_COMPARE_ALPHA, KBI_COMPARE_HOST_DRIFT, 0,
+                               0};
     history_args a = {.out = "reports/history", .order = KBI_HISTORY_BY_TIME};
     kbi_result_set set = {0};
     kbi_history h = {0};

@@ -120,7 +120,8 @@ static void write_steps(const kbi_history *h, FILE *f)
         fputs(" |\n", f);
     }
     fputs("\n*other*: not measured (skipped, or failing on both sides) or not comparable "
-          "(host times on different CPUs); *new*: in this run, in none before; *missing*: "
+          "(host times on different CPUs, device times on different GPU models: a step to "
+          "another GPU is not a regression); *new*: in this run, in none before; *missing*: "
           "measured before, not in this run (judged where it comes back).\n\n",
           f);
 }
