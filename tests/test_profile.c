@@ -92,6 +92,35 @@ Test(profile, good_profile_and_defaults)
     kbi_profile_free(&p);
 }
 
+/* Sections that overlap (md.ini's system-S tables repeat its Table 1 points): each case runs
+ * once, where it first appears, and the profile says where the repeat is. */
+Test(profile, a_case_repeated_by_another_section_runs_once)
+{
+    kbi_profile p;
+    kbi_case *cases;
+    size_t n;
+    char *err = parse_errors("[good]\nvariants = sum, sleep\nn = 8, 16\n"
+                             "[good.more]\nvariants = sum\nn = 16, 32\n",
+                             &p);
+    cr_assert_null(err, "%s", err);
+    kbi_profile_cases(&p, &cases, &n);
+    cr_assert_eq(n, 5, "4 + 2 cases, one of them twice: %zu", n);
+    for (size_t i = 0; i < n; i++) {
+        cr_expect_eq(cases[i].index, i, "renumbered");
+        for (size_t k = 0; k < i; k++)
+            cr_expect_str_neq(cases[i].full_id, cases[k].full_id);
+    }
+    cr_expect_str_eq(cases[2].section->name, "good", "kept where it first appears");
+    cr_expect_str_eq(cases[4].id, "good/sum/n=32,scale=1.5,mode=fast,shape=2x3x4,usec=200");
+    cr_assert_eq(p.warnings.n, 1);
+    cr_expect_str_eq(p.warnings.s[0],
+                     "t.ini:4: [good.more] repeats "
+                     "good/sum/n=16,scale=1.5,mode=fast,shape=2x3x4,usec=200, a case of [good] "
+                     "(line 1): it runs once, there");
+    kbi_cases_free(cases, n);
+    kbi_profile_free(&p);
+}
+
 Test(profile, product_of_axes)
 {
     kbi_profile p;

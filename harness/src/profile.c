@@ -999,6 +999,7 @@ void kbi_profile_free(kbi_profile *p)
         free_section(&p->sections[i]);
     free(p->sections);
     free(p->path);
+    kbi_strlist_free(&p->warnings);
     memset(p, 0, sizeof *p);
 }
 
@@ -1239,6 +1240,18 @@ static void free_state(parse_state *st)
     free(st->sections);
 }
 
+static void expand_cases(const kbi_profile *p, kbi_case **cases, size_t *n);
+
+/* Says in out->warnings where sections repeat a case (kbi_profile_cases leaves repeats out). */
+static void note_repeats(kbi_profile *out)
+{
+    kbi_case *cases = NULL;
+    size_t n = 0;
+    expand_cases(out, &cases, &n);
+    n = kbi_cases_drop_repeats(cases, n, out->path, &out->warnings);
+    kbi_cases_free(cases, n);
+}
+
 int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *plugins,
                       kbi_profile *out, kbi_buf *errors)
 {
@@ -1273,6 +1286,7 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
         kbi_profile_free(out);
         return KBI_ERR_INPUT;
     }
+    note_repeats(out);
     return KBI_OK;
 }
 
@@ -1374,6 +1388,14 @@ size_t kbi_section_points(const kbi_section *sec)
 
 int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
 {
+    expand_cases(p, cases, n);
+    *n = kbi_cases_drop_repeats(*cases, *n, p->path, NULL);
+    return KBI_OK;
+}
+
+/* Every case of every section, repeats included. */
+static void expand_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
+{
     size_t total = 0, k = 0;
     for (size_t s = 0; s < p->n_sections; s++)
         total += kbi_section_points(&p->sections[s]) * p->sections[s].n_variants;
@@ -1429,17 +1451,20 @@ int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
         free(idx);
         free(lead);
     }
-    return KBI_OK;
+}
+
+void kbi_case_clear(kbi_case *c)
+{
+    free(c->values);
+    free(c->id);
+    free(c->full_id);
+    free(c->label);
 }
 
 void kbi_cases_free(kbi_case *cases, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        free(cases[i].values);
-        free(cases[i].id);
-        free(cases[i].full_id);
-        free(cases[i].label);
-    }
+    for (size_t i = 0; i < n; i++)
+        kbi_case_clear(&cases[i]);
     free(cases);
 }
 

@@ -87,6 +87,8 @@ typedef struct kbi_profile {
     kbi_run_opts run;
     kbi_section *sections;
     size_t n_sections;
+    /* "FILE:LINE: ..." of what loads but deserves a word (a case that sections repeat) */
+    kbi_strlist warnings;
 } kbi_profile;
 
 /* Reads a profile.  Every error found is reported, one per line, as
@@ -136,9 +138,18 @@ int kbi_case_selected(const kbi_case *c, const char *pattern);
 
 /* Expands every section into its cases: for each point of the product of
  * the steps (first slowest; a zipped group steps at the place of its first
- * key in descriptor order), each variant in profile order. */
+ * key in descriptor order), each variant in profile order.  A case that an
+ * earlier section already holds (the same full id) is left out: each case
+ * runs once (kbi_profile_parse says where, in p->warnings). */
 int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n);
 void kbi_cases_free(kbi_case *cases, size_t n);
+void kbi_case_clear(kbi_case *c); /* frees what one case holds, not the case itself */
+
+/* Drops each case of cases[0..n) whose full id an earlier one has, compacting
+ * the array and renumbering `index`; returns how many are kept.  With notes,
+ * adds "PATH:LINE: [section] repeats ID, a case of [first] (line N): ..." for
+ * each one dropped (case_repeats.c). */
+size_t kbi_cases_drop_repeats(kbi_case *cases, size_t n, const char *path, kbi_strlist *notes);
 
 /* Expands one list (comma separated; numeric ranges "a:b:*k" and "a:b:+k",
  * inclusive of b when reached; for KB_PARAM_INTS a comma inside brackets

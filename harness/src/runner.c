@@ -658,6 +658,8 @@ static int select_cases(run_state *rs)
         fputs(errors.data ? errors.data : "kbench: cannot read the profile\n", stderr);
         goto out;
     }
+    for (size_t i = 0; i < rs->profile.warnings.n; i++)
+        fprintf(stderr, "kbench: warning: %s\n", rs->profile.warnings.s[i]);
     if (args->device >= 0)
         rs->profile.run.device = args->device;
     kbi_profile_cases(&rs->profile, &rs->all, &rs->n_all);
