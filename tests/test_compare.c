@@ -863,6 +863,11 @@ Test(compare_metric, verdicts_by_direction_and_uncertainty)
     b = metric("m", 1, NAN, KB_BETTER_LOWER);
     kbi_compare_metric(&a, &b, &o);
     cr_expect_eq(o.verdict, KBI_MV_SAME);
+    /* ... and no direction with no uncertainty (sgemm's tuned_config): changed, not unsure. */
+    a = metric("tuned_config", 5, NAN, KB_BETTER_NONE);
+    b = metric("tuned_config", 15, NAN, KB_BETTER_NONE);
+    kbi_compare_metric(&a, &b, &o);
+    cr_expect_eq(o.verdict, KBI_MV_CHANGED, "%s", o.why);
     /* One side only. */
     kbi_compare_metric(NULL, &b, &o);
     cr_expect_eq(o.verdict, KBI_MV_NEW);

@@ -162,8 +162,12 @@ void kbi_compare_metric_in_case(const kbi_metric *base, const kbi_metric *res, d
         return;
     }
     if (isnan(base->uncertainty) || isnan(res->uncertainty)) {
-        out->verdict = KBI_MV_UNSURE;
-        if (!out->why[0])
+        /* With no better direction a move is only ever "changed" (a tuned configuration's
+         * index, say): an unknown uncertainty cannot make that worse or better. */
+        out->verdict = better == KB_BETTER_NONE ? KBI_MV_CHANGED : KBI_MV_UNSURE;
+        if (!out->why[0] && better == KB_BETTER_NONE)
+            snprintf(out->why, sizeof out->why, "neither direction is better");
+        else if (!out->why[0])
             snprintf(out->why, sizeof out->why, "uncertainty unknown on the %s side",
                      isnan(base->uncertainty) ? "baseline" : "results");
         return;
@@ -1187,7 +1191,8 @@ static void write_metrics(const kbi_comparison *c, FILE *f)
             "## Metrics\n\nA metric is **worse** or **better** when it moved, in the direction "
             "its plugin declares bad or good, by more than %g times the two runs' uncertainties "
             "combined (sqrt(u_baseline² + u_results²)); any move of an exact value (uncertainty "
-            "0) counts. A metric with no better direction is **changed**, never a regression. "
+            "0) counts. A metric with no better direction is **changed**, never a regression, "
+            "whether or not its uncertainty is known. "
             "**unsure**: the values differ and an uncertainty is unknown. A metric its plugin "
             "declares a timing (KB_METRIC_TIMING: a time per call, a ratio of times) is judged "
             "like a time: **same** within the threshold, **unsure** within what the runs' drift "
