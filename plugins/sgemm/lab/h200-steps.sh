@@ -32,16 +32,19 @@ step_sgemm_gap() {
   done
 }
 
-# The 64x64 warp tiles against the rest (lab/warp64.ini), the tails verified first, then ncu's
-# full set for configuration 16 at 4096^3 and the cluster configuration 14 at 1024^3.
+# The 64x64 warp tiles and the split-K configurations against the rest (lab/warp64.ini), the
+# tails verified first, then ncu's full set for configuration 16 at 4096^3, the cluster
+# configuration 14 at 1024^3 and the workspace split-K 7 at 256x4096x4096 (its reduction).
 step_sgemm_warp64() {
-  local rc=0
-  "$B/kbench" run profiles/sgemm-tails.ini --filter 'sgemm/warptile/*config=1[6-8]' \
-    --out "$OUT/results/sgemm-tails-w64" || rc=1
+  local rc=0 c
+  "$B/kbench" run profiles/sgemm-tails.ini --filter 'sgemm/warptile/*config=*' \
+    --out "$OUT/results/sgemm-tails-warptile" || rc=1
   "$B/kbench" run plugins/sgemm/lab/warp64.ini --out "$OUT/results/warp64" || rc=1
-  ncu_full plugins/sgemm/lab/warp64.ini \
-    'sgemm/warptile/shape=4096x4096x4096,alpha=1,beta=0.5,config=16' "$OUT/results/ncu-w64" || rc=1
-  ncu_full plugins/sgemm/lab/warp64.ini \
-    'sgemm/warptile/shape=1024x1024x1024,alpha=1,beta=0.5,config=14' "$OUT/results/ncu-cluster" || rc=1
+  for c in 4096x4096x4096,alpha=1,beta=0.5,config=16:ncu-w64 \
+    1024x1024x1024,alpha=1,beta=0.5,config=14:ncu-cluster \
+    256x4096x4096,alpha=1,beta=0.5,config=7:ncu-splitk; do
+    ncu_full plugins/sgemm/lab/warp64.ini "sgemm/warptile/shape=${c%%:*}" \
+      "$OUT/results/${c##*:}" || rc=1
+  done
   return $rc
 }
