@@ -279,8 +279,8 @@ Test(labeling, host_variant_runs_and_verifies, .timeout = 300)
 {
     kbi_result_set set = {0};
     cr_expect_eq(
-        run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\ntimeout = 120\n"
-                         "[labeling]\nvariants = host_uf\nmodel = ising, potts, xy\n"
+        run_profile_text("[run]\nwarmup = 1\nmin_samples = 3\nmin_time = 0\nmax_time = 0.05\n"
+                         "timeout = 120\n[labeling]\nvariants = host_uf\nmodel = ising, potts, xy\n"
                          "dim = 2, 3\nL = 12\nmcs_discard = 20\nmcs_measure = 40\n"
                          "mode = mcs, labeling_only\nsteps = 2\n",
                          &set),
