@@ -99,11 +99,12 @@ Test(profile, a_case_repeated_by_another_section_runs_once)
     kbi_profile p;
     kbi_case *cases;
     size_t n;
+    kbi_strlist notes = {0};
     char *err = parse_errors("[good]\nvariants = sum, sleep\nn = 8, 16\n"
                              "[good.more]\nvariants = sum\nn = 16, 32\n",
                              &p);
     cr_assert_null(err, "%s", err);
-    kbi_profile_cases(&p, &cases, &n);
+    kbi_profile_cases_noting(&p, &cases, &n, &notes);
     cr_assert_eq(n, 5, "4 + 2 cases, one of them twice: %zu", n);
     for (size_t i = 0; i < n; i++) {
         cr_expect_eq(cases[i].index, i, "renumbered");
@@ -112,11 +113,12 @@ Test(profile, a_case_repeated_by_another_section_runs_once)
     }
     cr_expect_str_eq(cases[2].section->name, "good", "kept where it first appears");
     cr_expect_str_eq(cases[4].id, "good/sum/n=32,scale=1.5,mode=fast,shape=2x3x4,usec=200");
-    cr_assert_eq(p.warnings.n, 1);
-    cr_expect_str_eq(p.warnings.s[0],
+    cr_assert_eq(notes.n, 1);
+    cr_expect_str_eq(notes.s[0],
                      "t.ini:4: [good.more] repeats "
                      "good/sum/n=16,scale=1.5,mode=fast,shape=2x3x4,usec=200, a case of [good] "
                      "(line 1): it runs once, there");
+    kbi_strlist_free(&notes);
     kbi_cases_free(cases, n);
     kbi_profile_free(&p);
 }

@@ -999,7 +999,6 @@ void kbi_profile_free(kbi_profile *p)
         free_section(&p->sections[i]);
     free(p->sections);
     free(p->path);
-    kbi_strlist_free(&p->warnings);
     memset(p, 0, sizeof *p);
 }
 
@@ -1240,18 +1239,6 @@ static void free_state(parse_state *st)
     free(st->sections);
 }
 
-static void expand_cases(const kbi_profile *p, kbi_case **cases, size_t *n);
-
-/* Says in out->warnings where sections repeat a case (kbi_profile_cases leaves repeats out). */
-static void note_repeats(kbi_profile *out)
-{
-    kbi_case *cases = NULL;
-    size_t n = 0;
-    expand_cases(out, &cases, &n);
-    n = kbi_cases_drop_repeats(cases, n, out->path, &out->warnings);
-    kbi_cases_free(cases, n);
-}
-
 int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *plugins,
                       kbi_profile *out, kbi_buf *errors)
 {
@@ -1286,7 +1273,6 @@ int kbi_profile_parse(const char *name, const char *text, const kbi_plugin_set *
         kbi_profile_free(out);
         return KBI_ERR_INPUT;
     }
-    note_repeats(out);
     return KBI_OK;
 }
 
@@ -1386,10 +1372,18 @@ size_t kbi_section_points(const kbi_section *sec)
     return points;
 }
 
+static void expand_cases(const kbi_profile *p, kbi_case **cases, size_t *n);
+
 int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
 {
+    return kbi_profile_cases_noting(p, cases, n, NULL);
+}
+
+int kbi_profile_cases_noting(const kbi_profile *p, kbi_case **cases, size_t *n,
+                             kbi_strlist *notes)
+{
     expand_cases(p, cases, n);
-    *n = kbi_cases_drop_repeats(*cases, *n, p->path, NULL);
+    *n = kbi_cases_drop_repeats(*cases, *n, p->path, notes);
     return KBI_OK;
 }
 

@@ -87,8 +87,6 @@ typedef struct kbi_profile {
     kbi_run_opts run;
     kbi_section *sections;
     size_t n_sections;
-    /* "FILE:LINE: ..." of what loads but deserves a word (a case that sections repeat) */
-    kbi_strlist warnings;
 } kbi_profile;
 
 /* Reads a profile.  Every error found is reported, one per line, as
@@ -140,8 +138,12 @@ int kbi_case_selected(const kbi_case *c, const char *pattern);
  * the steps (first slowest; a zipped group steps at the place of its first
  * key in descriptor order), each variant in profile order.  A case that an
  * earlier section already holds (the same full id) is left out: each case
- * runs once (kbi_profile_parse says where, in p->warnings). */
+ * runs once. */
 int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n);
+/* The same, adding to notes (when not NULL) a "FILE:LINE: ..." line for each
+ * repeat left out (kbi_cases_drop_repeats). */
+int kbi_profile_cases_noting(const kbi_profile *p, kbi_case **cases, size_t *n,
+                             kbi_strlist *notes);
 void kbi_cases_free(kbi_case *cases, size_t n);
 void kbi_case_clear(kbi_case *c); /* frees what one case holds, not the case itself */
 

@@ -646,6 +646,7 @@ static int select_cases(run_state *rs)
     char *dirs[16], err[KBI_ERR_SIZE];
     int required[16], rc = KBI_EXIT_USAGE;
     kbi_buf errors = {0};
+    kbi_strlist repeats = {0};
     size_t n_dirs = kbi_plugin_dirs(args->plugins_dir, dirs, required, 15);
     dirs[n_dirs] = NULL;
     if (kbi_plugins_load((const char *const *)dirs, required, &rs->plugins, err) != KBI_OK) {
@@ -658,11 +659,11 @@ static int select_cases(run_state *rs)
         fputs(errors.data ? errors.data : "kbench: cannot read the profile\n", stderr);
         goto out;
     }
-    for (size_t i = 0; i < rs->profile.warnings.n; i++)
-        fprintf(stderr, "kbench: warning: %s\n", rs->profile.warnings.s[i]);
     if (args->device >= 0)
         rs->profile.run.device = args->device;
-    kbi_profile_cases(&rs->profile, &rs->all, &rs->n_all);
+    kbi_profile_cases_noting(&rs->profile, &rs->all, &rs->n_all, &repeats);
+    for (size_t i = 0; i < repeats.n; i++)
+        fprintf(stderr, "kbench: warning: %s\n", repeats.s[i]);
     rs->sel = kbi_xcalloc(rs->n_all ? rs->n_all : 1, sizeof *rs->sel);
     for (size_t i = 0; i < rs->n_all; i++) {
         const kbi_case *c = &rs->all[i];
@@ -683,6 +684,7 @@ static int select_cases(run_state *rs)
     rc = 0;
 out:
     kbi_buf_free(&errors);
+    kbi_strlist_free(&repeats);
     for (size_t i = 0; i < n_dirs; i++)
         free(dirs[i]);
     return rc;
