@@ -348,9 +348,10 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         for (int j = 0; j < Cfg::NJ; j++)
             acc[i][j] = 0.0f;
 
-    /* The lane's rows: wm*64 + lm*4 + {0..3} and +32; columns: wn*32 + ln*4 + {0..3} and +16.
-     * Per k a warp reads 8 distinct float4 of one As row (128 contiguous bytes) and 4 distinct
-     * float4 of one Bs row: one wavefront each, the rest are broadcasts. */
+    /* The lane's rows: wm*64 + lm*4 + {0..3} and +32; columns: wn*WARP_N + ln*4 + {0..3} and
+     * +16 (and +32, +48 with 64-wide warp tiles).  Per k a warp reads 8 distinct float4 of one
+     * As row (128 contiguous bytes) and 4 distinct float4 of one Bs row per 16 columns: one
+     * wavefront each, the rest are broadcasts. */
     const int a_off = wm * kWarpM + lm * 4;
     const int b_off = wn * Cfg::WARP_N + ln * 4;
 
@@ -416,20 +417,19 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
 /* Second pass of split-K: C = alpha * sum_s ws[s] + beta * C0 for the split tiles (direct ..
  * tiles-1), the splits summed in order so that the result does not depend on scheduling.
- * Memory-bound, so it is built for memory-level parallelism: kWtReduceChunks CTAs of
+ * Memory-bound, so it is built for memory-level parallelism: wt_reduce_chunks() CTAs of
  * kWtReduceThreads per tile, each thread one float4 of 4 consecutive rows (coalesced along M),
  * its `splits` loads independent of each other.  (The first version ran one CTA per tile with
  * each thread walking 64 elements one at a time: ncu on an H100 read 365 GB/s from it, 36.6 µs
  * for the tail split of 4096^3.)  The workspace's columns are float4-aligned (ldw % 4 == 0),
- * and rows past M in them are never written, so the last rows of C are summed one by one. */
+ * and rows past M in them are never written, so the last rows of C are read one by one. */
 constexpr int kWtReduceThreads = 256;
 template <class Cfg> constexpr int wt_reduce_chunks()
 {
     return CEIL_DIV(Cfg::BM * Cfg::BN / 4, kWtReduceThreads);
 }
 template <class Cfg>
-__global__ void __launch_bounds__(kWtReduceThreads)
-    wt_splitk_reduce(int M, int N, int tiles_m, int tiles_n, int direct, int splits,
+__global__ void wt_splitk_reduce(int M, int N, int tiles_m, int tiles_n, int direct, int splits,
                      const float *__restrict__ ws, int ldw, size_t ws_split, float alpha,
                      float beta, const float *C0, float *C, int ldc)
 {
@@ -444,33 +444,29 @@ __global__ void __launch_bounds__(kWtReduceThreads)
     if (m >= M || n >= N)
         return;
     const float *p = ws + sgemm_at(m, n, ldw);
-    const size_t idx = sgemm_at(m, n, ldc);
-    if (m + 3 >= M) { /* the last rows of C: the workspace holds only rows < M */
-        for (int e = 0; m + e < M; e++) {
-            float sum = p[e];
-            for (int s = 1; s < splits; s++)
-                sum += p[(size_t)s * ws_split + e];
-            sgemm_store(sum, alpha, beta, C0, C, idx + e);
+    const bool vec = sgemm_vec4_ok(C, ldc) && (beta == 0.0f || sgemm_vec4_ok(C0, ldc));
+    float4 sum;
+    if (m + 3 >= M) { /* the last 1-3 rows of C: the workspace holds only rows < M */
+        float x = 0.0f, y = 0.0f, z = 0.0f;
+        for (int s = 0; s < splits; s++) {
+            const float *ps = p + (size_t)s * ws_split;
+            x += ps[0];
+            y += m + 1 < M ? ps[1] : 0.0f;
+            z += m + 2 < M ? ps[2] : 0.0f;
         }
-        return;
-    }
-    float4 sum = *reinterpret_cast<const float4 *>(p);
-#pragma unroll 4
-    for (int s = 1; s < splits; s++) {
-        const float4 v = *reinterpret_cast<const float4 *>(p + (size_t)s * ws_split);
-        sum.x += v.x;
-        sum.y += v.y;
-        sum.z += v.z;
-        sum.w += v.w;
-    }
-    if (sgemm_vec4_ok(C, ldc) && (beta == 0.0f || sgemm_vec4_ok(C0, ldc))) {
-        sgemm_store4(sum, alpha, beta, C0, C, idx);
+        sum = make_float4(x, y, z, 0.0f);
     } else {
-        sgemm_store(sum.x, alpha, beta, C0, C, idx);
-        sgemm_store(sum.y, alpha, beta, C0, C, idx + 1);
-        sgemm_store(sum.z, alpha, beta, C0, C, idx + 2);
-        sgemm_store(sum.w, alpha, beta, C0, C, idx + 3);
+        sum = *reinterpret_cast<const float4 *>(p);
+#pragma unroll 4
+        for (int s = 1; s < splits; s++) {
+            const float4 v = *reinterpret_cast<const float4 *>(p + (size_t)s * ws_split);
+            sum.x += v.x;
+            sum.y += v.y;
+            sum.z += v.z;
+            sum.w += v.w;
+        }
     }
+    sgemm_store_rows(sum, alpha, beta, C0, C, sgemm_at(m, n, ldc), M - m, vec);
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */
@@ -523,6 +519,26 @@ cudaError_t launch_kernel(const SgemmArgs &a, int tiles, int tiles_m, int tiles_
     return cudaGetLastError();
 }
 
+/* The launch of `tiles` x `splits` CTAs of Cfg in clusters (1, 1, splits); attr holds the
+ * cluster attribute the configuration points to. */
+template <class Cfg>
+cudaLaunchConfig_t cluster_launch_config(int tiles, int splits, cudaStream_t stream,
+                                         cudaLaunchAttribute *attr)
+{
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = 1;
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = (unsigned)splits;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3(tiles, 1, splits);
+    lc.blockDim = dim3(Cfg::THREADS);
+    lc.dynamicSmemBytes = Cfg::SMEM;
+    lc.stream = stream;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    return lc;
+}
+
 /* Launches every tile in `splits` K splits of per_split K tiles, the splits of a tile one
  * thread-block cluster (1, 1, splits) that reduces through distributed shared memory
  * (10_warptile_cluster.cuh).  Compute capability 9.0 only; refused in the CPU emulation. */
@@ -539,68 +555,46 @@ cudaError_t launch_cluster_kernel(const SgemmArgs &a, int tiles, int tiles_m, in
     cudaError_t e = prepare_kernel<Cfg, VEC, true>();
     if (e != cudaSuccess)
         return e;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = 1;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = (unsigned)splits;
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3(tiles, 1, splits);
-    lc.blockDim = dim3(Cfg::THREADS);
-    lc.dynamicSmemBytes = Cfg::SMEM;
-    lc.stream = a.stream;
-    lc.attrs = attr;
-    lc.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t lc = cluster_launch_config<Cfg>(tiles, splits, a.stream, &attr);
     return cudaLaunchKernelEx(&lc, wt_kernel<Cfg, VEC, true>, a.M, a.N, a.K, a.alpha, a.A, a.lda,
                               a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n, 0, per_split,
                               (float *)nullptr, 0, (size_t)0);
 #endif
 }
 
-/* CTAs resident at once when wt_kernel<Cfg, VEC, true> runs in clusters of `splits`: the
- * runtime's cudaOccupancyMaxActiveClusters times splits (10_warptile_cluster.cuh says why this
- * is not SMs x CTAs per SM).  Asked once per device and cluster size; 0 when the runtime cannot
- * tell, and always in the CPU emulation. */
-template <class Cfg, bool VEC> int cluster_slots(int splits)
+/* slots[s]: CTAs resident at once when wt_kernel<Cfg, VEC, true> runs in clusters of s (s = 2,
+ * 4, 8): the runtime's cudaOccupancyMaxActiveClusters times s (10_warptile_cluster.cuh says why
+ * this is not SMs x CTAs per SM); 0 when the runtime cannot tell, and always in the CPU
+ * emulation.  Asked once per device, all sizes together, so a launch reads a cached table. */
+template <class Cfg, bool VEC> void cluster_slots(int (&slots)[kWtMaxClusterSplits + 1])
 {
 #if defined(SGEMM_HOST_EMULATION)
-    (void)splits;
-    return 0;
+    std::fill(slots + 2, slots + kWtMaxClusterSplits + 1, 0);
 #else
     static std::mutex mu;
     static int cached_dev = -1;
     static int cached[kWtMaxClusterSplits + 1];
-    int dev = 0;
-    if (splits < 1 || splits > kWtMaxClusterSplits || cudaGetDevice(&dev) != cudaSuccess)
-        return 0;
+    int dev = -1;
+    (void)cudaGetDevice(&dev);
     std::lock_guard<std::mutex> lock(mu);
     if (dev != cached_dev) {
-        std::fill(cached, cached + kWtMaxClusterSplits + 1, -1);
+        for (int s = 2; s <= kWtMaxClusterSplits; s *= 2) {
+            cudaLaunchAttribute attr;
+            const cudaLaunchConfig_t lc = cluster_launch_config<Cfg>(1, s, 0, &attr);
+            int clusters = 0;
+            cudaError_t e = prepare_kernel<Cfg, VEC, true>();
+            if (e == cudaSuccess)
+                e = cudaOccupancyMaxActiveClusters(&clusters, wt_kernel<Cfg, VEC, true>, &lc);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError(); /* not sticky: the size is simply not chosen */
+                clusters = 0;
+            }
+            cached[s] = clusters * s;
+        }
         cached_dev = dev;
     }
-    if (cached[splits] < 0) {
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 1;
-        attr[0].val.clusterDim.y = 1;
-        attr[0].val.clusterDim.z = (unsigned)splits;
-        cudaLaunchConfig_t lc = {};
-        lc.gridDim = dim3(1, 1, splits);
-        lc.blockDim = dim3(Cfg::THREADS);
-        lc.dynamicSmemBytes = Cfg::SMEM;
-        lc.attrs = attr;
-        lc.numAttrs = 1;
-        int clusters = 0;
-        cudaError_t e = prepare_kernel<Cfg, VEC, true>();
-        if (e == cudaSuccess)
-            e = cudaOccupancyMaxActiveClusters(&clusters, wt_kernel<Cfg, VEC, true>, &lc);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError(); /* not sticky: the size is simply not chosen */
-            clusters = 0;
-        }
-        cached[splits] = clusters * splits;
-    }
-    return cached[splits];
+    std::copy(cached + 2, cached + kWtMaxClusterSplits + 1, slots + 2);
 #endif
 }
 
@@ -638,8 +632,10 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
         if (!sgemm_device_is_sm90())
             return cudaErrorNotSupported;
         int cap[kWtMaxClusterSplits + 1] = {0, slots};
-        for (int s = 2; s <= kWtMaxClusterSplits; s *= 2)
-            cap[s] = vec ? cluster_slots<Cfg, true>(s) : cluster_slots<Cfg, false>(s);
+        if (vec)
+            cluster_slots<Cfg, true>(cap);
+        else
+            cluster_slots<Cfg, false>(cap);
         const int want = wt_choose_cluster_splits(tiles, ktiles, Cfg::BK, cap);
         const int per_split = CEIL_DIV(ktiles, want);
         const int splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */

@@ -81,7 +81,9 @@ wt_cluster_epilogue(const float (&acc)[8][Cfg::NJ], float *smem, int M, int N, f
     constexpr int kQuads = Cfg::BM / 4; /* float4 per tile column */
     for (int q = threadIdx.x; q < (n_end - n_first) * kQuads; q += Cfg::THREADS) {
         const int n = n_first + q / kQuads, m = 4 * (q % kQuads);
-        const int off = n * Cfg::BM + m;
+        const int off = n * Cfg::BM + m, gm = m0 + m, gn = n0 + n;
+        if (gn >= N || gm >= M)
+            continue;
         float4 sum = *reinterpret_cast<const float4 *>(cluster.map_shared_rank(smem, 0) + off);
         for (int s = 1; s < S; s++) {
             const float4 p =
@@ -91,17 +93,7 @@ wt_cluster_epilogue(const float (&acc)[8][Cfg::NJ], float *smem, int M, int N, f
             sum.z += p.z;
             sum.w += p.w;
         }
-        const int gm = m0 + m, gn = n0 + n;
-        if (gn >= N || gm >= M)
-            continue;
-        const size_t idx = sgemm_at(gm, gn, ldc);
-        if (vec && gm + 3 < M) {
-            sgemm_store4(sum, alpha, beta, C0, C, idx);
-        } else {
-            const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-            for (int e = 0; e < 4 && gm + e < M; e++)
-                sgemm_store(v[e], alpha, beta, C0, C, idx + e);
-        }
+        sgemm_store_rows(sum, alpha, beta, C0, C, sgemm_at(gm, gn, ldc), M - gm, vec);
     }
     cluster.sync(); /* no CTA leaves while another still reads its shared memory */
 #else

@@ -46,6 +46,27 @@ __device__ __forceinline__ void sgemm_store4(float4 acc, float alpha, float beta
     *reinterpret_cast<float4 *>(C + idx) = v;
 }
 
+/* The first min(rows, 4) of four consecutive rows of one column of the result (rows below the
+ * matrix's edge are left alone): one 128-bit store when `vec` (C, and C0 unless beta is 0, are
+ * 16-byte aligned at idx) and all four are inside, else one element at a time. */
+__device__ __forceinline__ void sgemm_store_rows(float4 acc, float alpha, float beta,
+                                                 const float *C0, float *C, size_t idx, int rows,
+                                                 bool vec)
+{
+    if (vec && rows >= 4) {
+        sgemm_store4(acc, alpha, beta, C0, C, idx);
+        return;
+    }
+    if (rows > 0)
+        sgemm_store(acc.x, alpha, beta, C0, C, idx);
+    if (rows > 1)
+        sgemm_store(acc.y, alpha, beta, C0, C, idx + 1);
+    if (rows > 2)
+        sgemm_store(acc.z, alpha, beta, C0, C, idx + 2);
+    if (rows > 3)
+        sgemm_store(acc.w, alpha, beta, C0, C, idx + 3);
+}
+
 /* True when p is 16-byte aligned, i.e. usable for float4 / 16-byte cp.async. */
 __host__ __device__ __forceinline__ bool sgemm_aligned16(const void *p)
 {

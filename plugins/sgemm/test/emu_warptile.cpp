@@ -51,6 +51,9 @@ static const std::vector<Case> kSplitCases = {
     {97, 33, 300, 3, 1, 1.0f, 0.5f, false, false},
     {128, 128, 512, 4, 0, 1.0f, 0.0f, false, true},
     {144, 140, 400, 0, 0, 1.0f, 0.5f, true, false},
+    /* M = 2 and 3 mod 4: the reduction's last float4 of a column holds 2 or 3 rows */
+    {130, 70, 300, 0, 0, 1.0f, 0.5f, false, false},
+    {131, 40, 400, 1, 0, 1.0f, 0.5f, false, false},
 };
 
 /* The untuned launcher, shapes that reach each branch of its heuristic on 132 SMs. */
