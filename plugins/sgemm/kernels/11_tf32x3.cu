@@ -21,12 +21,15 @@
  *     A from registers (split there, as above) and B from SMEM through a matrix descriptor.
  *     wgmma reads tf32 only K-major, which B already is; a split pass per K tile turns the raw
  *     B tile into big and small copies in the 128-byte-swizzled layout the descriptor
- *     describes, while the tensor cores work on the previous tile.
+ *     describes, while the tensor cores work on the previous tile.  Also with split-K
+ *     (configuration 4): a shape of few tiles and long K (256x4096x4096) then fills the SMs
+ *     without paying for pre-splitting the whole of B, as kernel 3's split-K does.
  *   - wgmma on pre-split B (11_tf32x3_presplit.cuh, sm_90a only): B is split once per launch
  *     into a workspace of big and small copies, which the ring copies as they are (A is still
  *     split in registers); stages are handed over by mbarriers instead of CTA barriers, and
  *     shapes of too few tiles split K.
- * 11_tf32x3_common.cuh holds what they share; this file, the tuner.  tf32x3_tune() times the
+ * 11_tf32x3_common.cuh holds what they share (split-K's plan, workspace and reduction among
+ * it); this file, the tuner.  tf32x3_tune() times the
  * configurations that can run here and keeps the fastest per shape; run_tf32x3() runs that
  * choice, and on a shape not tuned the pre-split wgmma kernel with split-K on a compute
  * capability 9.0 device, mma_sync elsewhere. */
@@ -45,9 +48,10 @@ namespace
 /* Tuned in this order (tune.cuh), the wgmma ones on compute capability 9.0 only. */
 const SgemmConfig kConfigs[] = {
     {"mma_sync_128x128x32_s4", run_mma, false},
-    {"wgmma_128x128x32_s4", run_wgmma, true},
+    {"wgmma_128x128x32_s4", run_wgmma<false>, true},
     {"wgmma_presplit_128x128x32_s4", run_wgmma_ps<false>, true},
     {"wgmma_presplit_128x128x32_s4_splitk", run_wgmma_ps<true>, true},
+    {"wgmma_128x128x32_s4_splitk", run_wgmma<true>, true},
 };
 
 /* Used when the shape was not tuned: the pre-split wgmma kernel with split-K where it runs,

@@ -8,6 +8,8 @@
 
 #include "common.cuh"
 
+#include <algorithm>
+
 namespace
 {
 
@@ -308,6 +310,22 @@ __device__ __forceinline__ void store_wg_results(const float (&acc)[64], int m, 
                   },
                   interior, M, N, alpha, beta, C0, C, ldc);
 }
+
+/* A wgmma kernel's results (store_wg_results): C = alpha * acc + beta * C0, or with SPLITK the
+ * raw partial sums into split blockIdx.z of the workspace ws (leading dimension ldw, split
+ * stride ws_split), which tf32x3_splitk_reduce finishes. */
+template <bool SPLITK>
+__device__ __forceinline__ void store_wg_or_partial(const float (&acc)[64], int m, int n,
+                                                    bool interior, int M, int N, float alpha,
+                                                    float beta, const float *C0, float *C, int ldc,
+                                                    float *ws, int ldw, size_t ws_split)
+{
+    if (SPLITK)
+        store_wg_results(acc, m, n, interior, M, N, 1.0f, 0.0f, nullptr,
+                         ws + (size_t)blockIdx.z * ws_split, ldw);
+    else
+        store_wg_results(acc, m, n, interior, M, N, alpha, beta, C0, C, ldc);
+}
 #endif
 
 /* ---- the wgmma kernels' B tile and operands (kernels 2 and 3) ---------------------------------
@@ -378,11 +396,64 @@ __device__ __forceinline__ void issue_tile(float (&part)[64], const uint32_t (&b
 }
 #endif /* TF32X3_HAVE_WGMMA */
 
+/* Second pass of split-K: C = alpha * sum_z ws[z] + beta * C0, the splits summed in order (the
+ * result does not depend on scheduling).  One thread per element, M fastest. */
+__global__ void tf32x3_splitk_reduce(int M, int N, int splits, const float *__restrict__ ws,
+                                     int ldw, size_t ws_split, float alpha, float beta,
+                                     const float *C0, float *C, int ldc)
+{
+    const size_t total = (size_t)M * N;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
+         i += (size_t)gridDim.x * blockDim.x) {
+        const int m = (int)(i % M), n = (int)(i / M);
+        const float *p = ws + sgemm_at(m, n, ldw);
+        float sum = 0.0f;
+        for (int z = 0; z < splits; z++)
+            sum += p[(size_t)z * ws_split];
+        sgemm_store(sum, alpha, beta, C0, C, sgemm_at(m, n, ldc));
+    }
+}
+
 /* ---- host side ------------------------------------------------------------------------------ */
 
 bool vec_ok(const SgemmArgs &a)
 {
     return sgemm_vec4_ok(a.A, a.lda) && sgemm_vec4_ok(a.B, a.ldb) && a.M % 4 == 0 && a.K % 4 == 0;
+}
+
+/* The partial sums of the split-K configurations (kernels 2 and 3), grown on demand in stream
+ * order and freed by tf32x3_release(). */
+SgemmWorkspace splitk_ws;
+
+/* How a split-K configuration divides K: when the 128x128 tiles are fewer than half the SMs
+ * (1024^3 and 256x4096x4096 have 64 for 132), K is split so that tiles x splits fill about one
+ * wave of one CTA per SM (at least 4 K tiles, 128 k, per split; at most 16 splits); otherwise
+ * splits is 1.  per_split: K tiles per split, the last one possibly shorter, none empty. */
+void splitk_plan(const SgemmArgs &a, int &splits, int &per_split)
+{
+    const int tiles = CEIL_DIV(a.M, kBM) * CEIL_DIV(a.N, kBN), ktiles = CEIL_DIV(a.K, kBK);
+    splits = 1;
+    if (2 * tiles <= sgemm_sm_count())
+        splits = std::max(1, std::min({sgemm_sm_count() / tiles, ktiles / 4, 16}));
+    per_split = CEIL_DIV(ktiles, splits);
+    splits = CEIL_DIV(ktiles, per_split);
+}
+
+/* The split-K workspace's leading dimension and split stride for a. */
+int splitk_ldw(const SgemmArgs &a)
+{
+    return (a.M + 3) / 4 * 4;
+}
+
+/* C = alpha * (sum of the splits' partial sums in part) + beta * C0, launched on a's stream. */
+cudaError_t splitk_reduce(const SgemmArgs &a, int splits, const float *part)
+{
+    const int ldw = splitk_ldw(a);
+    const size_t total = (size_t)a.M * a.N;
+    tf32x3_splitk_reduce<<<(unsigned)std::min(CEIL_DIV(total, (size_t)256), (size_t)65535), 256, 0,
+                           a.stream>>>(a.M, a.N, splits, part, ldw, (size_t)ldw * a.N, a.alpha,
+                                       a.beta, a.C0, a.C, a.ldc);
+    return cudaGetLastError();
 }
 
 template <class F> cudaError_t set_smem(F *kernel, size_t bytes)

@@ -120,19 +120,6 @@ __device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
     __syncthreads();
 }
 
-/* Kernel 3's results (store_wg_results): C = alpha * acc + beta * C0, or with SPLITK the raw
- * partial sums into split blockIdx.z of the workspace ws. */
-template <bool SPLITK>
-__device__ __forceinline__ void ps_store(const float (&acc)[64], int m, int n, bool interior, int M,
-                                         int N, float alpha, float beta, const float *C0, float *C,
-                                         int ldc, float *ws, int ldw, size_t ws_split)
-{
-    if (SPLITK)
-        store_wg_results(acc, m, n, interior, M, N, 1.0f, 0.0f, nullptr,
-                         ws + (size_t)blockIdx.z * ws_split, ldw);
-    else
-        store_wg_results(acc, m, n, interior, M, N, alpha, beta, C0, C, ldc);
-}
 #endif /* TF32X3_HAVE_WGMMA */
 
 /* Warpgroup w computes rows 64w .. 64w+63 of the CTA tile, as in kernel 2, and the K loop has
@@ -258,30 +245,12 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc[i] += part[i];
     }
 
-    ps_store<SPLITK>(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta, C0,
-                     C, ldc, ws, ldw, ws_split);
+    store_wg_or_partial<SPLITK>(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha,
+                                beta, C0, C, ldc, ws, ldw, ws_split);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
 #endif
-}
-
-/* Second pass of split-K: C = alpha * sum_z ws[z] + beta * C0, the splits summed in order (the
- * result does not depend on scheduling).  One thread per element, M fastest. */
-__global__ void tf32x3_splitk_reduce(int M, int N, int splits, const float *__restrict__ ws,
-                                     int ldw, size_t ws_split, float alpha, float beta,
-                                     const float *C0, float *C, int ldc)
-{
-    const size_t total = (size_t)M * N;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total;
-         i += (size_t)gridDim.x * blockDim.x) {
-        const int m = (int)(i % M), n = (int)(i / M);
-        const float *p = ws + sgemm_at(m, n, ldw);
-        float sum = 0.0f;
-        for (int z = 0; z < splits; z++)
-            sum += p[(size_t)z * ws_split];
-        sgemm_store(sum, alpha, beta, C0, C, sgemm_at(m, n, ldc));
-    }
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */
@@ -290,8 +259,6 @@ __global__ void tf32x3_splitk_reduce(int M, int N, int splits, const float *__re
  * in the run path) and freed by tf32x3_release().  One per process: runs on several streams at
  * once would share it (the harness uses one stream). */
 SgemmWorkspace presplit_ws;
-/* The partial sums of the split-K configuration (the same terms). */
-SgemmWorkspace splitk_ws;
 
 bool a_vec_ok(const SgemmArgs &a)
 {
@@ -313,26 +280,22 @@ cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *s
     return cudaGetLastError();
 }
 
-/* Kernel 3 after splitting B.  SPLITK: when the 128x128 tiles are fewer than half the SMs
- * (1024^3 and 256x4096x4096 have 64 for 132), K is split so that tiles x splits fill about one
- * wave (at least 4 K tiles, 128 k, per split; at most 16 splits), the partial sums go to a
- * workspace and tf32x3_splitk_reduce adds them in order; otherwise it is kernel 3 as is. */
+/* Kernel 3 after splitting B.  SPLITK: K split as splitk_plan says, the partial sums to a
+ * workspace that splitk_reduce adds in order; with one split it is kernel 3 as is. */
 template <bool SPLITK> cudaError_t run_wgmma_ps(const SgemmArgs &a)
 {
     if (!sgemm_device_is_sm90())
         return cudaErrorNotSupported;
     const int Kp = CEIL_DIV(a.K, kBK) * kBK, Np = CEIL_DIV(a.N, kBN) * kBN;
-    const int tiles = CEIL_DIV(a.M, kBM) * CEIL_DIV(a.N, kBN), ktiles = Kp / kBK;
-    int splits = 1;
-    if (SPLITK && 2 * tiles <= sgemm_sm_count())
-        splits = std::max(1, std::min({sgemm_sm_count() / tiles, ktiles / 4, 16}));
-    const int per_split = CEIL_DIV(ktiles, splits);
-    splits = CEIL_DIV(ktiles, per_split); /* no empty trailing split */
+    const int ktiles = Kp / kBK;
+    int splits = 1, per_split = ktiles;
+    if (SPLITK)
+        splitk_plan(a, splits, per_split);
 
     const size_t elems = (size_t)Np * Kp;
     float *ws = nullptr, *part = nullptr;
     cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &ws);
-    const int ldw = (a.M + 3) / 4 * 4;
+    const int ldw = splitk_ldw(a);
     const size_t ws_split = (size_t)ldw * a.N;
     if (e == cudaSuccess && splits > 1)
         e = splitk_ws.get(ws_split * splits * sizeof(float), a.stream, &part);
@@ -351,13 +314,7 @@ template <bool SPLITK> cudaError_t run_wgmma_ps(const SgemmArgs &a)
                                                   ldw, ws_split)
                     : launch_wgmma_ps<false, true>(a, ws, ws + elems, Kp, splits, per_split, part,
                                                    ldw, ws_split);
-    if (e != cudaSuccess)
-        return e;
-    const size_t total = (size_t)a.M * a.N;
-    tf32x3_splitk_reduce<<<(unsigned)std::min(CEIL_DIV(total, (size_t)256), (size_t)65535), 256, 0,
-                           a.stream>>>(a.M, a.N, splits, part, ldw, ws_split, a.alpha, a.beta, a.C0,
-                                       a.C, a.ldc);
-    return cudaGetLastError();
+    return e != cudaSuccess ? e : splitk_reduce(a, splits, part);
 }
 
 } // namespace

@@ -51,12 +51,17 @@ __device__ __forceinline__ void split_b(const float *raw, float *big, float *sma
  *   G1 = tile t1 issued | refill ring; tile t2 lands; G0 retired (wait_group 1); split t2 ->
  *   buffer 0; A(t2) -> set 0 | G1 retired (wait_group 0); acc += part.
  * The tensor cores always have the other group queued while the threads split and load,
- * except for the short promotion at the end of each iteration. */
-template <bool VEC>
+ * except for the short promotion at the end of each iteration.
+ * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile and writes the raw
+ * partial sums to split z of the workspace ws (leading dimension ldw, split stride ws_split);
+ * tf32x3_splitk_reduce finishes.  Unlike kernel 3's, this split reads B as it is: a shape
+ * of few tiles and long K (256x4096x4096) does not pay for pre-splitting all of B. */
+template <bool VEC, bool SPLITK>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
                         const float *__restrict__ B, int ldb, float beta, const float *C0, float *C,
-                        int ldc, int tiles_m, int tiles_n)
+                        int ldc, int tiles_m, int tiles_n, int kt_per_split, float *ws, int ldw,
+                        size_t ws_split)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -76,10 +81,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int wg = warp / 4, wi = warp % 4;
     const int g = lane / 4, q = lane % 4;
     const bool interior = m0 + kBM <= M && n0 + kBN <= N;
-    const int ktiles = CEIL_DIV(K, kBK);
+    const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
+    const int ktiles =
+        SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
     const int a_off = q * kALd + wg * 64 + wi * 16 + g; /* As[q][64wg + 16wi + g] */
 
     Tf32Loader<VEC, BOffSwizzled> loader(A, lda, B, ldb, M, N, m0, n0, tid);
+    if (SPLITK)
+        loader.skip(kt_begin, lda);
     /* Refill the ring with the next tile (tiles strictly in order); always commit a group so
      * that cp_async_wait<STAGES-2> means "the tile after the current one has landed". */
     int next_load = 0;
@@ -154,8 +163,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     cp_async_wait<0>();
 
-    store_wg_results(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha, beta, C0,
-                     C, ldc);
+    store_wg_or_partial<SPLITK>(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha,
+                                beta, C0, C, ldc, ws, ldw, ws_split);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
@@ -164,22 +173,41 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
-template <bool VEC> cudaError_t launch_wgmma(const SgemmArgs &a)
+template <bool VEC, bool SPLITK>
+cudaError_t launch_wgmma(const SgemmArgs &a, int splits, int kt_per_split, float *ws)
 {
-    static const cudaError_t once = set_smem(tf32x3_wgmma_kernel<VEC>, kWgSmem);
+    static const cudaError_t once = set_smem(tf32x3_wgmma_kernel<VEC, SPLITK>, kWgSmem);
     if (once != cudaSuccess)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
-    tf32x3_wgmma_kernel<VEC><<<tiles_m * tiles_n, kThreads, kWgSmem, a.stream>>>(
-        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n);
+    const int ldw = splitk_ldw(a);
+    tf32x3_wgmma_kernel<VEC, SPLITK>
+        <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, kWgSmem, a.stream>>>(
+            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m,
+            tiles_n, kt_per_split, ws, ldw, (size_t)ldw * a.N);
     return cudaGetLastError();
 }
 
-cudaError_t run_wgmma(const SgemmArgs &a)
+/* Kernel 2; SPLITK: K split as splitk_plan says, the partial sums to a workspace that
+ * splitk_reduce adds in order (with one split, kernel 2 as is). */
+template <bool SPLITK> cudaError_t run_wgmma(const SgemmArgs &a)
 {
     if (!sgemm_device_is_sm90())
         return cudaErrorNotSupported;
-    return vec_ok(a) ? launch_wgmma<true>(a) : launch_wgmma<false>(a);
+    const bool vec = vec_ok(a);
+    int splits = 1, per_split = CEIL_DIV(a.K, kBK);
+    if (SPLITK)
+        splitk_plan(a, splits, per_split);
+    if (splits == 1)
+        return vec ? launch_wgmma<true, false>(a, 1, per_split, nullptr)
+                   : launch_wgmma<false, false>(a, 1, per_split, nullptr);
+    float *part = nullptr;
+    cudaError_t e =
+        splitk_ws.get((size_t)splitk_ldw(a) * a.N * splits * sizeof(float), a.stream, &part);
+    if (e == cudaSuccess)
+        e = vec ? launch_wgmma<true, true>(a, splits, per_split, part)
+                : launch_wgmma<false, true>(a, splits, per_split, part);
+    return e != cudaSuccess ? e : splitk_reduce(a, splits, part);
 }
 
 } // namespace
