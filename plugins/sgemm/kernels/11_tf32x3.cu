@@ -27,7 +27,9 @@
  *   - wgmma on pre-split B (11_tf32x3_presplit.cuh, sm_90a only): B is split once per launch
  *     into a workspace of big and small copies, which the ring copies as they are (A is still
  *     split in registers); stages are handed over by mbarriers instead of CTA barriers, and
- *     shapes of too few tiles split K.
+ *     shapes of too few tiles split K.  Configuration 5 is the same kernel on C^T = B^T A^T:
+ *     A^T pre-split, B raw and split in registers, which where B is the large operand
+ *     (256x4096x4096) pre-splits a sixteenth of the bytes.
  * 11_tf32x3_common.cuh holds what they share (split-K's plan, workspace and reduction among
  * it); this file, the tuner.  tf32x3_tune() times the
  * configurations that can run here and keeps the fastest per shape; run_tf32x3() runs that
@@ -52,6 +54,7 @@ const SgemmConfig kConfigs[] = {
     {"wgmma_presplit_128x128x32_s4", run_wgmma_ps<false>, true},
     {"wgmma_presplit_128x128x32_s4_splitk", run_wgmma_ps<true>, true},
     {"wgmma_128x128x32_s4_splitk", run_wgmma<true>, true},
+    {"wgmma_presplit_a_128x128x32_s4_splitk", run_wgmma_ps<true, true>, true},
 };
 
 /* Used when the shape was not tuned: the pre-split wgmma kernel with split-K where it runs,

@@ -297,16 +297,20 @@ __device__ __forceinline__ void store_results(Value value, Coord coord, bool int
 
 #ifdef TF32X3_HAVE_WGMMA
 /* The 64 accumulators of a wgmma m64n128 warpgroup: register e = 4j + 2v1 + v0 of the lane
- * holds row m + 8v1, column n + 8j + v0, where m = (warpgroup rows) + 16wi + g and
- * n = n0 + 2q (CUTLASS CLayout_64xN). */
-__device__ __forceinline__ void store_wg_results(const float (&acc)[64], int m, int n,
+ * holds row r + 8v1, column c + 8j + v0 of the product the tensor cores form, where
+ * r = (warpgroup rows) + 16wi + g and c = (tile columns) + 2q (CUTLASS CLayout_64xN).  That
+ * product is C's tile (r = m, c = n), or with TRANS C's tile transposed (r = n, c = m: the
+ * kernel computed C^T = B^T A^T). */
+template <bool TRANS = false>
+__device__ __forceinline__ void store_wg_results(const float (&acc)[64], int r, int c,
                                                  bool interior, int M, int N, float alpha,
                                                  float beta, const float *C0, float *C, int ldc)
 {
     store_results([&](int e) { return acc[e]; },
                   [&](int e, int &mm, int &nn) {
-                      mm = m + 8 * ((e % 4) / 2);
-                      nn = n + 8 * (e / 4) + (e % 2);
+                      const int rr = r + 8 * ((e % 4) / 2), cc = c + 8 * (e / 4) + (e % 2);
+                      mm = TRANS ? cc : rr;
+                      nn = TRANS ? rr : cc;
                   },
                   interior, M, N, alpha, beta, C0, C, ldc);
 }
@@ -314,17 +318,17 @@ __device__ __forceinline__ void store_wg_results(const float (&acc)[64], int m, 
 /* A wgmma kernel's results (store_wg_results): C = alpha * acc + beta * C0, or with SPLITK the
  * raw partial sums into split blockIdx.z of the workspace ws (leading dimension ldw, split
  * stride ws_split), which tf32x3_splitk_reduce finishes. */
-template <bool SPLITK>
-__device__ __forceinline__ void store_wg_or_partial(const float (&acc)[64], int m, int n,
+template <bool SPLITK, bool TRANS = false>
+__device__ __forceinline__ void store_wg_or_partial(const float (&acc)[64], int r, int c,
                                                     bool interior, int M, int N, float alpha,
                                                     float beta, const float *C0, float *C, int ldc,
                                                     float *ws, int ldw, size_t ws_split)
 {
     if (SPLITK)
-        store_wg_results(acc, m, n, interior, M, N, 1.0f, 0.0f, nullptr,
-                         ws + (size_t)blockIdx.z * ws_split, ldw);
+        store_wg_results<TRANS>(acc, r, c, interior, M, N, 1.0f, 0.0f, nullptr,
+                                ws + (size_t)blockIdx.z * ws_split, ldw);
     else
-        store_wg_results(acc, m, n, interior, M, N, alpha, beta, C0, C, ldc);
+        store_wg_results<TRANS>(acc, r, c, interior, M, N, alpha, beta, C0, C, ldc);
 }
 #endif
 
@@ -369,6 +373,23 @@ __device__ __forceinline__ void load_a_tile(const float *as, uint32_t (&big)[4][
         split_tf32(p[8], big[kk][1], small[kk][1]);
         split_tf32(p[4 * kALd], big[kk][2], small[kk][2]);
         split_tf32(p[4 * kALd + 8], big[kk][3], small[kk][3]);
+    }
+}
+
+/* load_a_tile's fragments from a tile stored [row][k] in rows of LD floats (the B tile of
+ * the mma.sync kernel, BOffPadded) instead of [k][row]: p points at row 16*wi + g (of the
+ * warpgroup's 64), k = q.  With LD = 36 the 32 lanes hit banks 4g + q, all distinct. */
+template <int LD>
+__device__ __forceinline__ void load_a_tile_rows(const float *p, uint32_t (&big)[4][4],
+                                                 uint32_t (&small)[4][4])
+{
+#pragma unroll
+    for (int kk = 0; kk < kBK / 8; kk++) {
+        const float *t = p + kk * 8;
+        split_tf32(t[0], big[kk][0], small[kk][0]);          /* (g,   q)   */
+        split_tf32(t[8 * LD], big[kk][1], small[kk][1]);     /* (g+8, q)   */
+        split_tf32(t[4], big[kk][2], small[kk][2]);          /* (g,   q+4) */
+        split_tf32(t[8 * LD + 4], big[kk][3], small[kk][3]); /* (g+8, q+4) */
     }
 }
 

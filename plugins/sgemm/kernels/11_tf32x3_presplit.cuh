@@ -31,11 +31,20 @@ namespace
  * The A operand, the split of A in registers, the two-level accumulation (64 k per promotion)
  * and the epilogue are those of kernel 2. */
 constexpr int kPsStages = 4; /* ring depth; tiles are copied two ahead of the one computed */
-/* A stage: B big, B small (swizzled, 16 KB each), then the padded raw A tile.  49 x 1024 bytes,
- * so every stage stays 1024-byte aligned for the swizzle. */
-constexpr int kPsStageFloats = 2 * kBStageSw + kAStage;
-static_assert(kPsStageFloats * 4 % 1024 == 0, "stages must keep the 1024-byte alignment");
-constexpr size_t kPsSmem = (size_t)kPsStages * kPsStageFloats * sizeof(float) + 1024;
+/* A stage: B big, B small (swizzled, 16 KB each), then the padded raw A tile As[k][m] (49 x
+ * 1024 bytes in all); with TRANS (C^T = B^T A^T: A pre-split, B raw) A^T big, A^T small, then
+ * the raw B tile Bs[n][k] in rows of 36 floats (50 x 1024 bytes).  Every stage stays
+ * 1024-byte aligned for the swizzle. */
+template <bool TRANS> constexpr int ps_stage_floats()
+{
+    return 2 * kBStageSw + (TRANS ? kBStagePadded : kAStage);
+}
+static_assert(ps_stage_floats<false>() * 4 % 1024 == 0 && ps_stage_floats<true>() * 4 % 1024 == 0,
+              "stages must keep the 1024-byte alignment");
+template <bool TRANS> constexpr size_t ps_smem()
+{
+    return (size_t)kPsStages * ps_stage_floats<TRANS>() * sizeof(float) + 1024;
+}
 
 /* B -> big, small: [Np][Kp] each, element (k, n) at n*Kp + k, zero outside K x N.  One thread
  * per 4 consecutive k of one column (a warp covers 512 contiguous bytes of a column). */
@@ -58,6 +67,32 @@ __global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int
     split_tf32(x[3], b.w, s.w);
     *reinterpret_cast<uint4 *>(big + (size_t)n * Kp + k) = b;
     *reinterpret_cast<uint4 *>(small + (size_t)n * Kp + k) = s;
+}
+
+/* A -> (A^T) big, small for the transposed form: [Mp][Kp] each, element (m, k) at m*Kp + k,
+ * zero outside M x K, so that A^T's tiles are K-major like the pre-split B's.  32x32 tiles
+ * through shared memory (blocks of 32x8 threads): read along m, written along k. */
+__global__ void tf32x3_presplit_at(int M, int K, const float *__restrict__ A, int lda, int Kp,
+                                   float *__restrict__ big, float *__restrict__ small)
+{
+    __shared__ float t[32][33];
+    const int m0 = blockIdx.y * 32, k0 = blockIdx.x * 32;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) {
+        const int m = m0 + tx, k = k0 + ty + j;
+        t[ty + j][tx] = m < M && k < K ? A[sgemm_at(m, k, lda)] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) {
+        const int m = m0 + ty + j, k = k0 + tx;
+        uint32_t b, s;
+        split_tf32(t[tx][ty + j], b, s);
+        const size_t at = (size_t)m * Kp + k;
+        reinterpret_cast<uint32_t *>(big)[at] = b;
+        reinterpret_cast<uint32_t *>(small)[at] = s;
+    }
 }
 
 #ifdef TF32X3_HAVE_WGMMA
@@ -132,13 +167,20 @@ __device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
  * there; no other wait involves the other warpgroup.
  * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile and writes the raw
  * partial sums to split z of the workspace ws (leading dimension ldw, split stride ws_split);
- * tf32x3_splitk_reduce finishes. */
-template <bool VEC, bool SPLITK>
+ * tf32x3_splitk_reduce finishes.
+ * TRANS: the kernel computes C^T = B^T A^T, with the operands' roles swapped: B is raw and
+ * split in registers (the wgmma register operand, rows n), A is the pre-split one in the
+ * workspace (Sbig, Ssmall: A^T, K-major, rows m).  Where B is much larger than A
+ * (256x4096x4096: 64 MB against 4 MB) this pre-splits 4 MB instead of 64.  Otherwise (not
+ * TRANS) A is raw and Sbig, Ssmall are the pre-split B.  The CTA tile's register rows r0 and
+ * workspace rows s0 are (m0, n0), or with TRANS (n0, m0); tiles_r and tiles_s count them. */
+template <bool VEC, bool SPLITK, bool TRANS>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_ps_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
-                           const float *__restrict__ Bbig, const float *__restrict__ Bsmall, int Kp,
-                           float beta, const float *C0, float *C, int ldc, int tiles_m, int tiles_n,
-                           int kt_per_split, float *ws, int ldw, size_t ws_split)
+                           const float *__restrict__ B, int ldb, const float *__restrict__ Sbig,
+                           const float *__restrict__ Ssmall, int Kp, float beta, const float *C0,
+                           float *C, int ldc, int tiles_r, int tiles_s, int kt_per_split, float *ws,
+                           int ldw, size_t ws_split)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -149,13 +191,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     const uint32_t bar_addr = sgemm_smem_addr(bars);
     auto full = [&](int t) { return bar_addr + 8 * (t % kPsStages); };
     auto empty = [&](int t) { return bar_addr + 8 * (kPsStages + t % kPsStages); };
-    auto stage = [&](int t) { return base + (t % kPsStages) * kPsStageFloats; };
+    constexpr int kStageFloats = ps_stage_floats<TRANS>();
+    auto stage = [&](int t) { return base + (t % kPsStages) * kStageFloats; };
     auto stage_addr = [&](int t) {
-        return base_addr + (uint32_t)((t % kPsStages) * kPsStageFloats * 4);
+        return base_addr + (uint32_t)((t % kPsStages) * kStageFloats * 4);
     };
 
-    int m0, n0;
-    tile_coords(tiles_m, tiles_n, m0, n0);
+    int r0, s0;
+    tile_coords(tiles_r, tiles_s, r0, s0);
+    const int m0 = TRANS ? s0 : r0, n0 = TRANS ? r0 : s0;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const int wg = warp / 4, wi = warp % 4;
     const int g = lane / 4, q = lane % 4;
@@ -163,17 +207,21 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
     const int ktiles =
         SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
-    const int a_off = 2 * kBStageSw + q * kALd + wg * 64 + wi * 16 + g;
+    /* the thread's first register-operand element: As[q][64wg + 16wi + g], or with TRANS
+     * Bs[64wg + 16wi + g][q] */
+    const int a_off = 2 * kBStageSw + (TRANS ? (wg * 64 + wi * 16 + g) * BOffPadded::LD + q
+                                             : q * kALd + wg * 64 + wi * 16 + g);
 
     ps_init_barriers(bar_addr, tid);
 
-    /* B chunk c = tid + 256*i (i < 4) of each of big and small: row n = c / 8 (tile column),
-     * 16-byte chunk c % 8 of its 32 k; a warp copies 4 whole 128-byte rows. */
+    /* Pre-split chunk c = tid + 256*i (i < 4) of each of big and small: row s0 + c / 8 of the
+     * workspace, 16-byte chunk c % 8 of its 32 k; a warp copies 4 whole 128-byte rows. */
     const size_t b_k0 = (size_t)kt_begin * kBK; /* 0 unless SPLITK */
-    const float *b_big = Bbig + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
-    const float *b_small = Bsmall + (size_t)(n0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
+    const float *b_big = Sbig + (size_t)(s0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
+    const float *b_small = Ssmall + (size_t)(s0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
     const int b_dst = BOffSwizzled::at(tid / 8, tid % 8);
-    Tf32Loader<VEC, BOffSwizzled> loader(A, lda, Bbig, Kp, M, N, m0, n0, tid);
+    /* the raw operand: A by copy_a, or with TRANS B by copy_b into rows of 36 floats */
+    Tf32Loader<VEC, BOffPadded> loader(A, lda, B, ldb, M, N, m0, n0, tid);
     if (SPLITK)
         loader.skip(kt_begin, lda);
     auto copy_tile = [&](int u) {
@@ -187,7 +235,10 @@ __global__ void __launch_bounds__(kThreads, 1)
             cp_async_16(st + b_dst + 32 * i * kBK, b_big + rows + k, true);
             cp_async_16(st + kBStageSw + b_dst + 32 * i * kBK, b_small + rows + k, true);
         }
-        loader.copy_a(st + 2 * kBStageSw, A, lda, M, K, m0, interior, tid);
+        if (TRANS)
+            loader.copy_b(st + 2 * kBStageSw, B, ldb, N, K, n0, interior, tid);
+        else
+            loader.copy_a(st + 2 * kBStageSw, A, lda, M, K, m0, interior, tid);
         loader.advance(lda);
         mbar_arrive_cp_async(full(u));
     };
@@ -206,8 +257,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     uint32_t big[2][4][4], small[2][4][4];
 
+    auto load_regs = [&](const float *p, uint32_t(&bg)[4][4], uint32_t(&sm)[4][4]) {
+        if (TRANS)
+            load_a_tile_rows<BOffPadded::LD>(p, bg, sm);
+        else
+            load_a_tile(p, bg, sm);
+    };
     ps_wait_full(full(0), 0);
-    load_a_tile(stage(0) + a_off, big[0], small[0]);
+    load_regs(stage(0) + a_off, big[0], small[0]);
 
     for (int t0 = 0; t0 < ktiles; t0 += 2) {
         const int t1 = t0 + 1, t2 = t0 + 2;
@@ -221,7 +278,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             copy_tile(next);
         next++;
         if (t1 < ktiles) {
-            load_a_tile(stage(t1) + a_off, big[1], small[1]);
+            load_regs(stage(t1) + a_off, big[1], small[1]);
             issue_tile<false>(part, big[1], small[1], stage_addr(t1),
                               stage_addr(t1) + kBStageSw * 4);
             wg_wait<1>(); /* G0 retired */
@@ -235,7 +292,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             copy_tile(next);
         next++;
         if (t2 < ktiles)
-            load_a_tile(stage(t2) + a_off, big[0], small[0]);
+            load_regs(stage(t2) + a_off, big[0], small[0]);
         wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
         if (t1 < ktiles)
             ps_release(empty(t1), lane);
@@ -245,8 +302,8 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc[i] += part[i];
     }
 
-    store_wg_or_partial<SPLITK>(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha,
-                                beta, C0, C, ldc, ws, ldw, ws_split);
+    store_wg_or_partial<SPLITK, TRANS>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q, interior, M, N,
+                                       alpha, beta, C0, C, ldc, ws, ldw, ws_split);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
@@ -260,60 +317,73 @@ __global__ void __launch_bounds__(kThreads, 1)
  * once would share it (the harness uses one stream). */
 SgemmWorkspace presplit_ws;
 
-bool a_vec_ok(const SgemmArgs &a)
+/* 16-byte copies of the raw operand: A (kernel 3) or B (TRANS) aligned, and no chunk of 4
+ * straddling M (A's chunks run along m) or K (B's run along k). */
+template <bool TRANS> bool raw_vec_ok(const SgemmArgs &a)
 {
-    return sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+    return TRANS ? sgemm_vec4_ok(a.B, a.ldb) && a.K % 4 == 0
+                 : sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
 }
 
-template <bool VEC, bool SPLITK>
+template <bool VEC, bool SPLITK, bool TRANS>
 cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
-                            int splits, int kt_per_split, float *ws, int ldw, size_t ws_split)
+                            int splits, int kt_per_split, float *ws)
 {
-    static const cudaError_t once = set_smem(tf32x3_wgmma_ps_kernel<VEC, SPLITK>, kPsSmem);
+    static const cudaError_t once =
+        set_smem(tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>, ps_smem<TRANS>());
     if (once != cudaSuccess)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
-    tf32x3_wgmma_ps_kernel<VEC, SPLITK>
-        <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, kPsSmem, a.stream>>>(
-            a.M, a.N, a.K, a.alpha, a.A, a.lda, big, small, Kp, a.beta, a.C0, a.C, a.ldc, tiles_m,
-            tiles_n, kt_per_split, ws, ldw, ws_split);
+    const int ldw = splitk_ldw(a);
+    tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>
+        <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, ps_smem<TRANS>(), a.stream>>>(
+            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0, a.C,
+            a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n, kt_per_split, ws, ldw,
+            (size_t)ldw * a.N);
     return cudaGetLastError();
 }
 
-/* Kernel 3 after splitting B.  SPLITK: K split as splitk_plan says, the partial sums to a
- * workspace that splitk_reduce adds in order; with one split it is kernel 3 as is. */
-template <bool SPLITK> cudaError_t run_wgmma_ps(const SgemmArgs &a)
+template <bool SPLITK, bool TRANS>
+cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
+                            int splits, int kt_per_split, float *ws)
+{
+    return raw_vec_ok<TRANS>(a)
+               ? launch_wgmma_ps<true, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws)
+               : launch_wgmma_ps<false, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws);
+}
+
+/* Kernel 3: B split into the workspace first (with TRANS, A^T), then the kernel.  SPLITK: K
+ * split as splitk_plan says, the partial sums to a workspace that splitk_reduce adds in order;
+ * with one split it is kernel 3 as is. */
+template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ps(const SgemmArgs &a)
 {
     if (!sgemm_device_is_sm90())
         return cudaErrorNotSupported;
-    const int Kp = CEIL_DIV(a.K, kBK) * kBK, Np = CEIL_DIV(a.N, kBN) * kBN;
+    const int Kp = CEIL_DIV(a.K, kBK) * kBK;
+    const int rows = TRANS ? CEIL_DIV(a.M, kBM) * kBM : CEIL_DIV(a.N, kBN) * kBN;
     const int ktiles = Kp / kBK;
     int splits = 1, per_split = ktiles;
     if (SPLITK)
         splitk_plan(a, splits, per_split);
 
-    const size_t elems = (size_t)Np * Kp;
+    const size_t elems = (size_t)rows * Kp;
     float *ws = nullptr, *part = nullptr;
     cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &ws);
-    const int ldw = splitk_ldw(a);
-    const size_t ws_split = (size_t)ldw * a.N;
     if (e == cudaSuccess && splits > 1)
-        e = splitk_ws.get(ws_split * splits * sizeof(float), a.stream, &part);
+        e = splitk_ws.get((size_t)splitk_ldw(a) * a.N * splits * sizeof(float), a.stream, &part);
     if (e != cudaSuccess)
         return e;
-    const size_t threads = elems / 4;
-    tf32x3_presplit_b<<<(unsigned)CEIL_DIV(threads, (size_t)256), 256, 0, a.stream>>>(
-        a.N, a.K, a.B, a.ldb, Np, Kp, ws, ws + elems);
+    if (TRANS)
+        tf32x3_presplit_at<<<dim3(Kp / 32, rows / 32), dim3(32, 8), 0, a.stream>>>(
+            a.M, a.K, a.A, a.lda, Kp, ws, ws + elems);
+    else
+        tf32x3_presplit_b<<<(unsigned)CEIL_DIV(elems / 4, (size_t)256), 256, 0, a.stream>>>(
+            a.N, a.K, a.B, a.ldb, rows, Kp, ws, ws + elems);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
     if (splits == 1)
-        return a_vec_ok(a)
-                   ? launch_wgmma_ps<true, false>(a, ws, ws + elems, Kp, 1, ktiles, nullptr, 0, 0)
-                   : launch_wgmma_ps<false, false>(a, ws, ws + elems, Kp, 1, ktiles, nullptr, 0, 0);
-    e = a_vec_ok(a) ? launch_wgmma_ps<true, true>(a, ws, ws + elems, Kp, splits, per_split, part,
-                                                  ldw, ws_split)
-                    : launch_wgmma_ps<false, true>(a, ws, ws + elems, Kp, splits, per_split, part,
-                                                   ldw, ws_split);
+        return launch_wgmma_ps<false, TRANS>(a, ws, ws + elems, Kp, 1, ktiles, nullptr);
+    e = launch_wgmma_ps<true, TRANS>(a, ws, ws + elems, Kp, splits, per_split, part);
     return e != cudaSuccess ? e : splitk_reduce(a, splits, part);
 }
 
