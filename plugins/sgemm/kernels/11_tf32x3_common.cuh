@@ -306,6 +306,32 @@ __device__ __forceinline__ void store_wg_results(const float (&acc)[64], int r, 
                                                  bool interior, int M, int N, float alpha,
                                                  float beta, const float *C0, float *C, int ldc)
 {
+    /* Transposed, registers e and e+1 (v0 = 0, 1) are C(m, n) and C(m+1, n) with m even (c
+     * is): one 8-byte access where C, C0 and ldc allow.  A warp's access then covers 8 whole
+     * 32-byte sectors of 8 columns, where single floats covered half of each (measured on an
+     * H100: the transposed kernel at 4096x4096x256, where C's traffic is most of the time,
+     * 159 us with single floats against 129 us for the untransposed one). */
+    if (TRANS && interior && ldc % 2 == 0 && ((uintptr_t)C | (uintptr_t)C0) % 8 == 0) {
+        auto at = [&](int e) {
+            return sgemm_at(c + 8 * (e / 4), r + 8 * ((e % 4) / 2), ldc); /* e even */
+        };
+        float2 c0[32];
+        if (beta != 0.0f) {
+#pragma unroll
+            for (int e = 0; e < 64; e += 2)
+                c0[e / 2] = *reinterpret_cast<const float2 *>(C0 + at(e));
+        }
+#pragma unroll
+        for (int e = 0; e < 64; e += 2) {
+            float2 v = make_float2(alpha * acc[e], alpha * acc[e + 1]);
+            if (beta != 0.0f) {
+                v.x = fmaf(beta, c0[e / 2].x, v.x);
+                v.y = fmaf(beta, c0[e / 2].y, v.y);
+            }
+            *reinterpret_cast<float2 *>(C + at(e)) = v;
+        }
+        return;
+    }
     store_results([&](int e) { return acc[e]; },
                   [&](int e, int &mm, int &nn) {
                       const int rr = r + 8 * ((e % 4) / 2), cc = c + 8 * (e / 4) + (e % 2);
