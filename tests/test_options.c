@@ -1,6 +1,7 @@
 /* Tests of options.c, the one parser of every verb's options: values are
  * checked (integers in range, fractions, custom), errors name the verb and
- * end with its usage, repeated --plugins add up, --help answers, operands
+ * end with its usage, repeated --plugins add up while another value option
+ * given twice is refused, --help answers, operands
  * are counted, required options are required; and every verb of the binary
  * answers a bad option the same way. */
 #define _GNU_SOURCE
@@ -177,6 +178,9 @@ Test(options, bad_command_lines_say_why_then_the_usage)
     char *g[] = {"demo", "--even", "2", NULL};
     char *h[] = {"demo", "--even", "2", "a", "b", "c", NULL};
     char *i[] = {"demo", "a", NULL};
+    char *j[] = {"demo", "--even", "2", "-o", "x", "a", "--out", "y", NULL};
+    char *k[] = {"demo", "--even", "2", "--n", "1", "--n", "2", "a", NULL};
+    char *l[] = {"demo", "--even", "2", "--mode", "--mode=z", "a", NULL};
     expect_usage(5, a, "kbench demo: unknown option '--bogus'\n");
     expect_usage(5, b, "kbench demo: option --out needs a value\n");
     expect_usage(6, c, "kbench demo: --n '9': expected an integer from 1 to 8\n");
@@ -186,6 +190,10 @@ Test(options, bad_command_lines_say_why_then_the_usage)
     expect_usage(3, g, "kbench demo: missing A and maybe B\n");
     expect_usage(6, h, "kbench demo: unexpected argument 'c', expected A and maybe B\n");
     expect_usage(2, i, "kbench demo: missing --even, expected an even number\n");
+    /* A value option given twice is refused, not silently replaced by the second. */
+    expect_usage(8, j, "kbench demo: --out given twice (again as 'y'); it takes one value\n");
+    expect_usage(8, k, "kbench demo: --n given twice (again as '2'); it takes one value\n");
+    expect_usage(6, l, "kbench demo: --mode given twice (again as 'z'); it takes one value\n");
 }
 
 Test(options, fractions)

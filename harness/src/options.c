@@ -183,6 +183,14 @@ static void print_help(const kbi_verb_spec *spec)
     kbi_buf_free(&b);
 }
 
+/* Whether a second occurrence of o is an error: every option with a value but --plugins,
+ * which adds folders, and custom ones, whose parser decides. */
+static int takes_one_value(const kbi_option *o)
+{
+    return o->kind == KBI_OPT_STRING || o->kind == KBI_OPT_OPTIONAL || o->kind == KBI_OPT_INT ||
+           o->kind == KBI_OPT_FRACTION;
+}
+
 /* Stores value into option o's target; says why not on stderr. */
 static int store(const kbi_verb_spec *spec, const kbi_option *o, const char *value)
 {
@@ -313,6 +321,12 @@ int kbi_options_parse(const kbi_verb_spec *spec, int argc, char **argv, int *fir
             rc = usage_error(spec);
         } else if ((o = option_of(spec, c)) == NULL) {
             fprintf(stderr, "kbench %s: unknown option '%s'\n", spec->verb, argv[optind - 1]);
+            rc = usage_error(spec);
+        } else if (seen[o - spec->options] && takes_one_value(o)) {
+            /* The last one winning would drop the first without a word (two --filter
+             * globs run only the second's cases). */
+            fprintf(stderr, "kbench %s: --%s given twice (again as '%s'); it takes one value\n",
+                    spec->verb, o->name, optarg ? optarg : "");
             rc = usage_error(spec);
         } else if (store(spec, o, optarg) != 0) {
             rc = usage_error(spec);

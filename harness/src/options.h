@@ -15,7 +15,8 @@
 
 typedef enum kbi_opt_kind {
     KBI_OPT_FLAG,     /* no value; *(int *)target = 1 */
-    KBI_OPT_STRING,   /* *(const char **)target = value; repeated: the last wins */
+    KBI_OPT_STRING,   /* *(const char **)target = value; repeated: a usage error (as the
+                       * OPTIONAL, INT and FRACTION kinds) */
     KBI_OPT_OPTIONAL, /* --name or --name=VALUE; *(const char **)target = value or implicit */
     KBI_OPT_INT,      /* *(int *)target, an integer in [min, max] */
     KBI_OPT_FRACTION, /* *(double *)target, above 0 and below 1: 0.02 or 2% */
