@@ -430,8 +430,8 @@ template <class Cfg> constexpr int wt_reduce_chunks()
 }
 template <class Cfg>
 __global__ void wt_splitk_reduce(int M, int N, int tiles_m, int tiles_n, int direct, int splits,
-                     const float *__restrict__ ws, int ldw, size_t ws_split, float alpha,
-                     float beta, const float *C0, float *C, int ldc)
+                                 const float *__restrict__ ws, int ldw, size_t ws_split,
+                                 float alpha, float beta, const float *C0, float *C, int ldc)
 {
     constexpr int kQuads = Cfg::BM / 4; /* float4 per tile column */
     const int chunk = blockIdx.x % wt_reduce_chunks<Cfg>();
@@ -687,9 +687,10 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
                                             per_split, ws, ldw, ws_split);
         if (e != cudaSuccess)
             return e;
-        wt_splitk_reduce<Cfg><<<split_tiles * wt_reduce_chunks<Cfg>(), kWtReduceThreads, 0,
-                                a.stream>>>(a.M, a.N, tiles_m, tiles_n, direct, splits, ws, ldw,
-                                            ws_split, a.alpha, a.beta, a.C0, a.C, a.ldc);
+        wt_splitk_reduce<Cfg>
+            <<<split_tiles * wt_reduce_chunks<Cfg>(), kWtReduceThreads, 0, a.stream>>>(
+                a.M, a.N, tiles_m, tiles_n, direct, splits, ws, ldw, ws_split, a.alpha, a.beta,
+                a.C0, a.C, a.ldc);
         e = cudaGetLastError();
     }
     return e;

@@ -486,10 +486,17 @@ void splitk_plan(const SgemmArgs &a, int &splits, int &per_split)
     splits = CEIL_DIV(ktiles, per_split);
 }
 
-/* The split-K workspace's leading dimension and split stride for a. */
+/* The split-K workspace's leading dimension for a (M rounded up to 4); a split's stride is
+ * splitk_ldw(a) * N. */
 int splitk_ldw(const SgemmArgs &a)
 {
     return (a.M + 3) / 4 * 4;
+}
+
+/* The split-K workspace for `splits` partial products of a, in *part (grown in a's stream). */
+cudaError_t splitk_partials(const SgemmArgs &a, int splits, float **part)
+{
+    return splitk_ws.get((size_t)splitk_ldw(a) * a.N * splits * sizeof(float), a.stream, part);
 }
 
 /* C = alpha * (sum of the splits' partial sums in part) + beta * C0, launched on a's stream. */

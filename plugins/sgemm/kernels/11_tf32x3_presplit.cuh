@@ -370,7 +370,7 @@ template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ps(const SgemmA
     float *ws = nullptr, *part = nullptr;
     cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &ws);
     if (e == cudaSuccess && splits > 1)
-        e = splitk_ws.get((size_t)splitk_ldw(a) * a.N * splits * sizeof(float), a.stream, &part);
+        e = splitk_partials(a, splits, &part);
     if (e != cudaSuccess)
         return e;
     if (TRANS)

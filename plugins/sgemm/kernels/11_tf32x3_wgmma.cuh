@@ -202,8 +202,7 @@ template <bool SPLITK> cudaError_t run_wgmma(const SgemmArgs &a)
         return vec ? launch_wgmma<true, false>(a, 1, per_split, nullptr)
                    : launch_wgmma<false, false>(a, 1, per_split, nullptr);
     float *part = nullptr;
-    cudaError_t e =
-        splitk_ws.get((size_t)splitk_ldw(a) * a.N * splits * sizeof(float), a.stream, &part);
+    cudaError_t e = splitk_partials(a, splits, &part);
     if (e == cudaSuccess)
         e = vec ? launch_wgmma<true, true>(a, splits, per_split, part)
                 : launch_wgmma<false, true>(a, splits, per_split, part);
