@@ -27,11 +27,13 @@ Test(sgemm, host_verifies_and_config_belongs_to_the_tuned_variants, .timeout = 1
     kbi_profile p;
     kbi_buf errors = {0};
     char err[KBI_ERR_SIZE];
-    cr_expect_eq(run_profile_text("[run]\nwarmup = 0\nmin_samples = 2\nmin_time = 0\nmax_time = 0.05\ntimeout = 60\n"
-                                  "[sgemm]\nvariants = host\nshape = 1x1x1, 17x9x33, 64x65x7\n"
-                                  "beta = 0, 0.5\n",
-                                  &set),
-                 0);
+    cr_expect_eq(
+        run_profile_text(
+            "[run]\nwarmup = 0\nmin_samples = 2\nmin_time = 0\nmax_time = 0.05\ntimeout = 60\n"
+            "[sgemm]\nvariants = host\nshape = 1x1x1, 17x9x33, 64x65x7\n"
+            "beta = 0, 0.5\n",
+            &set),
+        0);
     cr_assert_eq(set.n_cases, 6);
     for (size_t i = 0; i < set.n_cases; i++) {
         const kbi_case_result *c = &set.cases[i];

@@ -1379,8 +1379,7 @@ int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n)
     return kbi_profile_cases_noting(p, cases, n, NULL);
 }
 
-int kbi_profile_cases_noting(const kbi_profile *p, kbi_case **cases, size_t *n,
-                             kbi_strlist *notes)
+int kbi_profile_cases_noting(const kbi_profile *p, kbi_case **cases, size_t *n, kbi_strlist *notes)
 {
     expand_cases(p, cases, n);
     *n = kbi_cases_drop_repeats(*cases, *n, p->path, notes);

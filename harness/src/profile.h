@@ -142,8 +142,7 @@ int kbi_case_selected(const kbi_case *c, const char *pattern);
 int kbi_profile_cases(const kbi_profile *p, kbi_case **cases, size_t *n);
 /* The same, adding to notes (when not NULL) a "FILE:LINE: ..." line for each
  * repeat left out (kbi_cases_drop_repeats). */
-int kbi_profile_cases_noting(const kbi_profile *p, kbi_case **cases, size_t *n,
-                             kbi_strlist *notes);
+int kbi_profile_cases_noting(const kbi_profile *p, kbi_case **cases, size_t *n, kbi_strlist *notes);
 void kbi_cases_free(kbi_case *cases, size_t n);
 void kbi_case_clear(kbi_case *c); /* frees what one case holds, not the case itself */
 

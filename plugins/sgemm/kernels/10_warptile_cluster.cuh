@@ -55,9 +55,10 @@ inline int wt_choose_cluster_splits(int tiles, int ktiles, int bk,
  * columns n0 + b_off + 16*(j/4) + j%4 (wt_epilogue's layout); smem: the CTA's dynamic shared
  * memory, at least BM*BN floats. */
 template <class Cfg>
-__device__ __forceinline__ void
-wt_cluster_epilogue(const float (&acc)[8][Cfg::NJ], float *smem, int M, int N, float alpha, float beta,
-                    const float *C0, float *C, int ldc, int m0, int n0, int a_off, int b_off)
+__device__ __forceinline__ void wt_cluster_epilogue(const float (&acc)[8][Cfg::NJ], float *smem,
+                                                    int M, int N, float alpha, float beta,
+                                                    const float *C0, float *C, int ldc, int m0,
+                                                    int n0, int a_off, int b_off)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
