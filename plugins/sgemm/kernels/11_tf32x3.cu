@@ -107,4 +107,5 @@ extern "C" void tf32x3_release(void)
 {
     presplit_ws.release();
     splitk_ws.release();
+    splitk_flag_ws.release();
 }

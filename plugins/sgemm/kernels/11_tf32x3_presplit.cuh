@@ -165,9 +165,9 @@ __device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
  *   G1 retired: stage t1 empty; acc += part.
  * Copying tile u into stage u % 4 first waits until both warpgroups have retired tile u - 4
  * there; no other wait involves the other warpgroup.
- * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile and writes the raw
- * partial sums to split z of the workspace ws (leading dimension ldw, split stride ws_split);
- * tf32x3_splitk_reduce finishes.
+ * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile, and the tile's splits
+ * finish it in order through the workspace ws (leading dimension ldw) and flags
+ * (store_wg_or_partial).
  * TRANS: the kernel computes C^T = B^T A^T, with the operands' roles swapped: B is raw and
  * split in registers (the wgmma register operand, rows n), A is the pre-split one in the
  * workspace (Sbig, Ssmall: A^T, K-major, rows m).  Where B is much larger than A
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                            const float *__restrict__ B, int ldb, const float *__restrict__ Sbig,
                            const float *__restrict__ Ssmall, int Kp, float beta, const float *C0,
                            float *C, int ldc, int tiles_r, int tiles_s, int kt_per_split, float *ws,
-                           int ldw, size_t ws_split)
+                           int ldw, int *flags)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -303,7 +303,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 
     store_wg_or_partial<SPLITK, TRANS>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q, interior, M, N,
-                                       alpha, beta, C0, C, ldc, ws, ldw, ws_split);
+                                       alpha, beta, C0, C, ldc, ws, ldw, flags);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
@@ -327,7 +327,7 @@ template <bool TRANS> bool raw_vec_ok(const SgemmArgs &a)
 
 template <bool VEC, bool SPLITK, bool TRANS>
 cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
-                            int splits, int kt_per_split, float *ws)
+                            int splits, int kt_per_split, float *ws, int *flags)
 {
     static const cudaError_t once =
         set_smem(tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>, ps_smem<TRANS>());
@@ -339,22 +339,24 @@ cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *s
         <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, ps_smem<TRANS>(), a.stream>>>(
             a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0, a.C,
             a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n, kt_per_split, ws, ldw,
-            (size_t)ldw * a.N);
+            flags);
     return cudaGetLastError();
 }
 
 template <bool SPLITK, bool TRANS>
 cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
-                            int splits, int kt_per_split, float *ws)
+                            int splits, int kt_per_split, float *ws, int *flags)
 {
     return raw_vec_ok<TRANS>(a)
-               ? launch_wgmma_ps<true, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws)
-               : launch_wgmma_ps<false, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws);
+               ? launch_wgmma_ps<true, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws,
+                                                      flags)
+               : launch_wgmma_ps<false, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws,
+                                                       flags);
 }
 
 /* Kernel 3: B split into the workspace first (with TRANS, A^T), then the kernel.  SPLITK: K
- * split as splitk_plan says, the partial sums to a workspace that splitk_reduce adds in order;
- * with one split it is kernel 3 as is. */
+ * split as splitk_plan says, the splits finishing each tile in order (store_wg_or_partial); with
+ * one split it is kernel 3 as is. */
 template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ps(const SgemmArgs &a)
 {
     if (!sgemm_device_is_sm90())
@@ -368,9 +370,10 @@ template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ps(const SgemmA
 
     const size_t elems = (size_t)rows * Kp;
     float *ws = nullptr, *part = nullptr;
+    int *flags = nullptr;
     cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &ws);
     if (e == cudaSuccess && splits > 1)
-        e = splitk_partials(a, splits, &part);
+        e = splitk_buffers(a, &part, &flags);
     if (e != cudaSuccess)
         return e;
     if (TRANS)
@@ -382,9 +385,8 @@ template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ps(const SgemmA
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
     if (splits == 1)
-        return launch_wgmma_ps<false, TRANS>(a, ws, ws + elems, Kp, 1, ktiles, nullptr);
-    e = launch_wgmma_ps<true, TRANS>(a, ws, ws + elems, Kp, splits, per_split, part);
-    return e != cudaSuccess ? e : splitk_reduce(a, splits, part);
+        return launch_wgmma_ps<false, TRANS>(a, ws, ws + elems, Kp, 1, ktiles, nullptr, nullptr);
+    return launch_wgmma_ps<true, TRANS>(a, ws, ws + elems, Kp, splits, per_split, part, flags);
 }
 
 } // namespace

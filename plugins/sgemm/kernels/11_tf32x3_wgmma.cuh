@@ -52,16 +52,15 @@ __device__ __forceinline__ void split_b(const float *raw, float *big, float *sma
  *   buffer 0; A(t2) -> set 0 | G1 retired (wait_group 0); acc += part.
  * The tensor cores always have the other group queued while the threads split and load,
  * except for the short promotion at the end of each iteration.
- * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile and writes the raw
- * partial sums to split z of the workspace ws (leading dimension ldw, split stride ws_split);
- * tf32x3_splitk_reduce finishes.  Unlike kernel 3's, this split reads B as it is: a shape
+ * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile, and the tile's splits
+ * finish it in order through the workspace ws and flags (store_wg_or_partial).  Unlike kernel 3's, this split reads B as it is: a shape
  * of few tiles and long K (256x4096x4096) does not pay for pre-splitting all of B. */
 template <bool VEC, bool SPLITK>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
                         const float *__restrict__ B, int ldb, float beta, const float *C0, float *C,
                         int ldc, int tiles_m, int tiles_n, int kt_per_split, float *ws, int ldw,
-                        size_t ws_split)
+                        int *flags)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -164,7 +163,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     cp_async_wait<0>();
 
     store_wg_or_partial<SPLITK>(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q, interior, M, N, alpha,
-                                beta, C0, C, ldc, ws, ldw, ws_split);
+                                beta, C0, C, ldc, ws, ldw, flags);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
@@ -174,7 +173,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 /* ---- host side ------------------------------------------------------------------------------ */
 
 template <bool VEC, bool SPLITK>
-cudaError_t launch_wgmma(const SgemmArgs &a, int splits, int kt_per_split, float *ws)
+cudaError_t launch_wgmma(const SgemmArgs &a, int splits, int kt_per_split, float *ws, int *flags)
 {
     static const cudaError_t once = set_smem(tf32x3_wgmma_kernel<VEC, SPLITK>, kWgSmem);
     if (once != cudaSuccess)
@@ -184,12 +183,12 @@ cudaError_t launch_wgmma(const SgemmArgs &a, int splits, int kt_per_split, float
     tf32x3_wgmma_kernel<VEC, SPLITK>
         <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, kWgSmem, a.stream>>>(
             a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m,
-            tiles_n, kt_per_split, ws, ldw, (size_t)ldw * a.N);
+            tiles_n, kt_per_split, ws, ldw, flags);
     return cudaGetLastError();
 }
 
-/* Kernel 2; SPLITK: K split as splitk_plan says, the partial sums to a workspace that
- * splitk_reduce adds in order (with one split, kernel 2 as is). */
+/* Kernel 2; SPLITK: K split as splitk_plan says, the splits finishing each tile in order
+ * (store_wg_or_partial; with one split, kernel 2 as is). */
 template <bool SPLITK> cudaError_t run_wgmma(const SgemmArgs &a)
 {
     if (!sgemm_device_is_sm90())
@@ -199,14 +198,15 @@ template <bool SPLITK> cudaError_t run_wgmma(const SgemmArgs &a)
     if (SPLITK)
         splitk_plan(a, splits, per_split);
     if (splits == 1)
-        return vec ? launch_wgmma<true, false>(a, 1, per_split, nullptr)
-                   : launch_wgmma<false, false>(a, 1, per_split, nullptr);
+        return vec ? launch_wgmma<true, false>(a, 1, per_split, nullptr, nullptr)
+                   : launch_wgmma<false, false>(a, 1, per_split, nullptr, nullptr);
     float *part = nullptr;
-    cudaError_t e = splitk_partials(a, splits, &part);
+    int *flags = nullptr;
+    cudaError_t e = splitk_buffers(a, &part, &flags);
     if (e == cudaSuccess)
-        e = vec ? launch_wgmma<true, true>(a, splits, per_split, part)
-                : launch_wgmma<false, true>(a, splits, per_split, part);
-    return e != cudaSuccess ? e : splitk_reduce(a, splits, part);
+        e = vec ? launch_wgmma<true, true>(a, splits, per_split, part, flags)
+                : launch_wgmma<false, true>(a, splits, per_split, part, flags);
+    return e;
 }
 
 } // namespace

@@ -240,7 +240,9 @@ struct SgemmWorkspace {
     size_t bytes = 0;
     bool from_pool = false; /* cudaMallocAsync (else cudaMalloc: no memory pools) */
 
-    cudaError_t get(size_t want, cudaStream_t stream, float **out)
+    /* zero: a new buffer starts as zero bytes (cudaMemsetAsync, in stream order); a buffer
+     * kept from an earlier call holds what that call's kernels left in it. */
+    cudaError_t get(size_t want, cudaStream_t stream, float **out, bool zero = false)
     {
         std::lock_guard<std::mutex> lock(mu);
         if (want <= bytes) {
@@ -259,7 +261,7 @@ struct SgemmWorkspace {
         ptr = (float *)p;
         bytes = want;
         *out = ptr;
-        return cudaSuccess;
+        return zero ? cudaMemsetAsync(p, 0, want, stream) : cudaSuccess;
     }
 
     void release()

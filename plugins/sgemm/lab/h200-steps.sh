@@ -48,3 +48,27 @@ step_sgemm_warp64() {
   done
   return $rc
 }
+
+# A/B of two builds of the plugin: this build's against another revision's ($ALT_REV), whose
+# plugin comes in $B/plugins-alt, on the lab/warp64.ini cases matching $AB_FILTER (default:
+# tf32x3's split-K configurations 3-5), compared; then this build's tf32x3 verified on the
+# tails, under memcheck, racecheck and synccheck (configurations 3-5 of profiles/sanitize.ini),
+# and ncu's full set for configuration 5 at 256x4096x4096.
+step_sgemm_ab() {
+  local rc=0 f=${AB_FILTER:-sgemm/tf32x3/*config=[345]} d="$OUT/results" tool
+  echo "A: ${ALT_REV:-unnamed} ($B/plugins-alt), B: this build"
+  "$B/kbench" run plugins/sgemm/lab/warp64.ini --filter "$f" --plugins "$B/plugins-alt" \
+    --out "$d/ab-alt" || rc=1
+  "$B/kbench" run plugins/sgemm/lab/warp64.ini --filter "$f" --out "$d/ab-this" || rc=1
+  "$B/kbench" compare "$d/ab-alt" "$d/ab-this" --out "$d/ab-compare.md" || rc=1
+  "$B/kbench" run profiles/sgemm-tails.ini --filter 'sgemm/tf32x3/*' --out "$d/tails-tf32x3" ||
+    rc=1
+  for tool in memcheck racecheck synccheck; do
+    timeout 150 "$B/kbench" run profiles/sanitize.ini --sanitize=$tool \
+      --filter 'sgemm/tf32x3/*config=[345]' --out "$d/sanitize-$tool" || rc=1
+  done
+  "$B/kbench" profile plugins/sgemm/lab/warp64.ini --set full \
+    --case 'sgemm/tf32x3/shape=256x4096x4096,alpha=1,beta=0.5,config=5' --out "$d/ncu-cfg5" ||
+    rc=1
+  return $rc
+}
