@@ -342,26 +342,10 @@ __device__ __forceinline__ void store_wg_results(const float (&acc)[64], int r, 
 }
 
 /* K tiles before the end of a CTA's K loop at which it asks L2 for its tile of C0
- * (prefetch_c0_l2): about 7 us of tensor-core work on an H100, so the lines arrive before the
+ * (sgemm_prefetch_tile_l2): about 7 us of tensor-core work on an H100, so the lines arrive before the
  * epilogue reads them, and few enough tiles that a long K's streaming operands do not evict
  * them first. */
 constexpr int kC0Ahead = 8;
-
-/* Asks L2 for the CTA's 128x128 tile of C0 (columns n0.., rows m0..; 128-byte lines), so the
- * epilogue's loads, which wait before any result is stored, find them there instead of going
- * to DRAM while the tensor cores idle.  512 lines of 128 bytes, two per thread. */
-__device__ __forceinline__ void prefetch_c0_l2(const float *C0, int ldc, int M, int N, int m0,
-                                               int n0, int tid)
-{
-#ifndef SGEMM_HOST_EMULATION
-#pragma unroll
-    for (int i = 0; i < 2; i++) {
-        const int idx = tid + 256 * i, n = n0 + idx / 4, m = m0 + 32 * (idx % 4);
-        if (m < M && n < N)
-            asm volatile("prefetch.global.L2 [%0];\n" ::"l"(C0 + sgemm_at(m, n, ldc)));
-    }
-#endif
-}
 
 /* Whether this CTA prefetches C0 at K tile t0 (the start of a two-tile loop iteration): the one
  * kC0Ahead tiles before its end, where the CTA writes C (not a split that passes its sums on)
