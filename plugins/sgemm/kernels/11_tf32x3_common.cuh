@@ -295,6 +295,22 @@ __device__ __forceinline__ void store_results(Value value, Coord coord, bool int
     }
 }
 
+/* Programmatic dependent launch (sm_90): the primary kernel lets its dependent start
+ * (pdl_launch_dependents), and the dependent waits in pdl_wait() until the primary has finished
+ * and its memory is visible.  Both are no-ops for a kernel launched without the attribute. */
+__device__ __forceinline__ void pdl_launch_dependents()
+{
+#if !defined(SGEMM_HOST_EMULATION) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void pdl_wait()
+{
+#if !defined(SGEMM_HOST_EMULATION) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
 #ifdef TF32X3_HAVE_WGMMA
 /* The 64 accumulators of a wgmma m64n128 warpgroup: register e = 4j + 2v1 + v0 of the lane
  * holds row r + 8v1, column c + 8j + v0 of the product the tensor cores form, where

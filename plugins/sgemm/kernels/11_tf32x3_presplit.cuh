@@ -51,6 +51,7 @@ template <bool TRANS> constexpr size_t ps_smem()
 __global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int ldb, int Np,
                                   int Kp, float *__restrict__ big, float *__restrict__ small)
 {
+    pdl_launch_dependents(); /* the GEMM may take SMs as they free up */
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int kq = Kp / 4;
     if (i >= (size_t)Np * kq)
@@ -75,6 +76,7 @@ __global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int
 __global__ void tf32x3_presplit_at(int M, int K, const float *__restrict__ A, int lda, int Kp,
                                    float *__restrict__ big, float *__restrict__ small)
 {
+    pdl_launch_dependents(); /* the GEMM may take SMs as they free up */
     __shared__ float t[32][33];
     const int m0 = blockIdx.y * 32, k0 = blockIdx.x * 32;
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -243,6 +245,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         mbar_arrive_cp_async(full(u));
     };
 
+    /* Launched as the pre-split pass's programmatic dependent (launch_wgmma_ps): everything
+     * above overlaps that pass; the workspace is read only once it has finished. */
+    pdl_wait();
+
     constexpr int kAhead = 2; /* tiles in flight ahead of the one being computed */
     int next = 0;             /* next tile to copy */
     for (; next < kAhead; next++)
@@ -337,12 +343,23 @@ cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *s
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
     const int ldw = splitk_ldw(a);
-    tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>
-        <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, ps_smem<TRANS>(), a.stream>>>(
-            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0, a.C,
-            a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n, kt_per_split, ws, ldw,
-            flags);
-    return cudaGetLastError();
+    /* A programmatic dependent of the pre-split pass just queued on the stream: its CTAs start
+     * (barriers, pointers) while that pass ends, and wait for it in pdl_wait() (on an H100 the
+     * launches of configuration 5 at 256x4096x4096 left about 7 us between its kernels). */
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3(tiles_m * tiles_n, 1, splits);
+    lc.blockDim = dim3(kThreads);
+    lc.dynamicSmemBytes = ps_smem<TRANS>();
+    lc.stream = a.stream;
+    lc.attrs = &attr;
+    lc.numAttrs = 1;
+    return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>, a.M, a.N, a.K,
+                              a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0, a.C,
+                              a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n,
+                              kt_per_split, ws, ldw, flags);
 }
 
 template <bool SPLITK, bool TRANS>
