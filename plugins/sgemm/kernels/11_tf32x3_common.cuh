@@ -358,8 +358,8 @@ __device__ __forceinline__ void store_wg_results(const float (&acc)[64], int r, 
 }
 
 /* K tiles before the end of a CTA's K loop at which it asks L2 for its tile of C0
- * (sgemm_prefetch_tile_l2): about 7 us of tensor-core work on an H100, so the lines arrive before the
- * epilogue reads them, and few enough tiles that a long K's streaming operands do not evict
+ * (sgemm_prefetch_tile_l2): about 7 us of tensor-core work on an H100, so the lines arrive before
+ * the epilogue reads them, and few enough tiles that a long K's streaming operands do not evict
  * them first. */
 constexpr int kC0Ahead = 8;
 
@@ -413,8 +413,8 @@ __device__ __forceinline__ void splitk_signal(int *flag, int value)
 /* acc[e] = (what the earlier splits left in ws) + acc[e], for store_wg_results's elements
  * (the same coordinates and bounds); read through L2, where the other CTAs' stores are. */
 template <bool TRANS>
-__device__ __forceinline__ void add_wg_partial(float (&acc)[64], int r, int c, bool interior,
-                                               int M, int N, const float *ws, int ldw)
+__device__ __forceinline__ void add_wg_partial(float (&acc)[64], int r, int c, bool interior, int M,
+                                               int N, const float *ws, int ldw)
 {
     float p[64];
 #pragma unroll
@@ -431,10 +431,9 @@ __device__ __forceinline__ void add_wg_partial(float (&acc)[64], int r, int c, b
 /* A wgmma kernel's results (store_wg_results): C = alpha * acc + beta * C0, or with SPLITK and
  * more than one split, this split's part of the serial split-K above. */
 template <bool SPLITK, bool TRANS = false>
-__device__ __forceinline__ void store_wg_or_partial(float (&acc)[64], int r, int c, bool interior,
-                                                    int M, int N, float alpha, float beta,
-                                                    const float *C0, float *C, int ldc, float *ws,
-                                                    int ldw, int *flags)
+__device__ __forceinline__ void
+store_wg_or_partial(float (&acc)[64], int r, int c, bool interior, int M, int N, float alpha,
+                    float beta, const float *C0, float *C, int ldc, float *ws, int ldw, int *flags)
 {
     const int z = SPLITK ? (int)blockIdx.z : 0, last = SPLITK ? (int)gridDim.z - 1 : 0;
     int *const flag = SPLITK ? flags + blockIdx.x : nullptr;

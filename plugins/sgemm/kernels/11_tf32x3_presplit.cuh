@@ -366,11 +366,10 @@ template <bool SPLITK, bool TRANS>
 cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
                             int splits, int kt_per_split, float *ws, int *flags)
 {
-    return raw_vec_ok<TRANS>(a)
-               ? launch_wgmma_ps<true, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws,
-                                                      flags)
-               : launch_wgmma_ps<false, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws,
-                                                       flags);
+    return raw_vec_ok<TRANS>(a) ? launch_wgmma_ps<true, SPLITK, TRANS>(a, big, small, Kp, splits,
+                                                                       kt_per_split, ws, flags)
+                                : launch_wgmma_ps<false, SPLITK, TRANS>(a, big, small, Kp, splits,
+                                                                        kt_per_split, ws, flags);
 }
 
 /* Kernel 3: B split into the workspace first (with TRANS, A^T), then the kernel.  SPLITK: K

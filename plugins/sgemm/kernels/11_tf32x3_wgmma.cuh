@@ -53,8 +53,9 @@ __device__ __forceinline__ void split_b(const float *raw, float *big, float *sma
  * The tensor cores always have the other group queued while the threads split and load,
  * except for the short promotion at the end of each iteration.
  * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile, and the tile's splits
- * finish it in order through the workspace ws and flags (store_wg_or_partial).  Unlike kernel 3's, this split reads B as it is: a shape
- * of few tiles and long K (256x4096x4096) does not pay for pre-splitting all of B. */
+ * finish it in order through the workspace ws and flags (store_wg_or_partial).  Unlike kernel 3's,
+ * this split reads B as it is: a shape of few tiles and long K (256x4096x4096) does not pay for
+ * pre-splitting all of B. */
 template <bool VEC, bool SPLITK>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
