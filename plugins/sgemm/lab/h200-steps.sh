@@ -72,3 +72,18 @@ step_sgemm_ab() {
     rc=1
   return $rc
 }
+
+# Several builds of the plugin against this one: each $B/plugins-NAME/ (another revision's or
+# a variant's libkbench_sgemm.so) runs lab/ab.ini into results/ab-NAME, this build into
+# results/ab-this, and each is compared with this build (results/ab-NAME.md).
+step_sgemm_abn() {
+  local rc=0 d="$OUT/results" p name
+  "$B/kbench" run plugins/sgemm/lab/ab.ini --out "$d/ab-this" || rc=1
+  for p in "$B"/plugins-*/; do
+    name=$(basename "$p")
+    name=${name#plugins-}
+    "$B/kbench" run plugins/sgemm/lab/ab.ini --plugins "$p" --out "$d/ab-$name" || rc=1
+    "$B/kbench" compare "$d/ab-$name" "$d/ab-this" --out "$d/ab-$name.md" || rc=1
+  done
+  return $rc
+}
