@@ -48,3 +48,27 @@ step_sgemm_warp64() {
   done
   return $rc
 }
+
+# A/B of the split-K reduction of tf32x3's configurations 3 and 5: the workspace and second
+# kernel of this build against a thread-block cluster reduction through distributed shared
+# memory, whose plugin comes in $B/plugins-alt (built from another revision, named in
+# $ALT_REV).  Both on lab/warp64.ini's tf32x3 section, then the cluster build verified on the
+# tails and under racecheck and synccheck, and ncu's full set for configuration 5 at
+# 256x4096x4096 with it.
+step_sgemm_cluster_ab() {
+  local rc=0 f='sgemm/tf32x3/*config=[35]' alt="$B/plugins-alt" d="$OUT/results"
+  echo "alternative plugin: ${ALT_REV:-unnamed}"
+  "$B/kbench" run plugins/sgemm/lab/warp64.ini --filter "$f" --out "$d/ab-workspace" || rc=1
+  "$B/kbench" run plugins/sgemm/lab/warp64.ini --filter "$f" --plugins "$alt" \
+    --out "$d/ab-cluster" || rc=1
+  "$B/kbench" compare "$d/ab-workspace" "$d/ab-cluster" --out "$d/ab-compare.md" || rc=1
+  "$B/kbench" run profiles/sgemm-tails.ini --filter 'sgemm/tf32x3/*' --plugins "$alt" \
+    --out "$d/ab-cluster-tails" || rc=1
+  for tool in racecheck synccheck; do
+    timeout 150 "$B/kbench" run profiles/sanitize.ini --sanitize=$tool --plugins "$alt" \
+      --filter "$f" --out "$d/ab-cluster-$tool" || rc=1
+  done
+  "$B/kbench" profile plugins/sgemm/lab/warp64.ini --plugins "$alt" --set full \
+    --case 'sgemm/tf32x3/shape=256x4096x4096,alpha=1,beta=0.5,config=5' --out "$d/ab-ncu" || rc=1
+  return $rc
+}
