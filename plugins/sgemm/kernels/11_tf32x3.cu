@@ -27,7 +27,9 @@
  *   - wgmma on pre-split B (11_tf32x3_presplit.cuh, sm_90a only): B is split once per launch
  *     into a workspace of big and small copies, which the ring copies as they are (A is still
  *     split in registers); stages are handed over by mbarriers instead of CTA barriers, and
- *     shapes of too few tiles split K.  Configuration 5 is the same kernel on C^T = B^T A^T:
+ *     shapes of too few tiles split K, the splits of a tile finishing it together in a
+ *     thread-block cluster (distributed shared memory; a workspace and a second kernel only
+ *     beyond 8 splits).  Configuration 5 is the same kernel on C^T = B^T A^T:
  *     A^T pre-split, B raw and split in registers, which where B is the large operand
  *     (256x4096x4096) pre-splits a sixteenth of the bytes.
  * 11_tf32x3_common.cuh holds what they share (split-K's plan, workspace and reduction among

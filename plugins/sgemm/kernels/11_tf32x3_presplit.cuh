@@ -6,6 +6,10 @@
 
 #include "11_tf32x3_common.cuh"
 
+#if !defined(SGEMM_HOST_EMULATION)
+#include <cooperative_groups.h>
+#endif
+
 namespace
 {
 
@@ -157,6 +161,50 @@ __device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
 
 #endif /* TF32X3_HAVE_WGMMA */
 
+/* The largest portable cluster: the K splits of one tile that reduce on chip. */
+constexpr int kPsMaxClusterSplits = 8;
+
+#ifdef TF32X3_HAVE_WGMMA
+/* Split-K finished inside a thread-block cluster (1, 1, S): the S CTAs of one tile's K splits
+ * each write their 64 partial sums per thread into their own shared memory (the ring, drained
+ * by then; [e][tid], 64 KB), and after a cluster barrier the CTA of rank q finishes registers
+ * 64q/S .. 64(q+1)/S - 1 of every thread: it reads them from all S CTAs' shared memory
+ * (distributed shared memory) in rank order, from zero as tf32x3_splitk_reduce adds them (so
+ * both give the same bits), and writes alpha*sum + beta*C0.  A second cluster barrier keeps
+ * every CTA's shared memory alive until the others have read it.  No workspace, no second
+ * kernel.  r, c, TRANS: store_wg_results's. */
+template <bool TRANS>
+__device__ __forceinline__ void ps_cluster_epilogue(const float (&acc)[64], float *smem, int r,
+                                                    int c, int M, int N, float alpha, float beta,
+                                                    const float *C0, float *C, int ldc)
+{
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    const int tid = threadIdx.x;
+    __syncthreads(); /* both warpgroups are done with the ring before it holds the partials */
+#pragma unroll
+    for (int e = 0; e < 64; e++)
+        smem[e * kThreads + tid] = acc[e];
+    cluster.sync(); /* every CTA's partials written and visible to the cluster */
+    const int S = (int)cluster.num_blocks(), q = (int)cluster.block_rank();
+    const int lo = 64 * q / S, hi = 64 * (q + 1) / S;
+#pragma unroll
+    for (int e = 0; e < 64; e++) {
+        if (e < lo || e >= hi)
+            continue;
+        const int rr = r + 8 * ((e % 4) / 2), cc = c + 8 * (e / 4) + (e % 2);
+        const int m = TRANS ? cc : rr, n = TRANS ? rr : cc;
+        if (m >= M || n >= N)
+            continue;
+        float sum = 0.0f;
+        for (int s = 0; s < S; s++)
+            sum += cluster.map_shared_rank(smem, s)[e * kThreads + tid];
+        sgemm_store(sum, alpha, beta, C0, C, sgemm_at(m, n, ldc));
+    }
+    cluster.sync(); /* no CTA leaves while another still reads its shared memory */
+}
+#endif /* TF32X3_HAVE_WGMMA */
+
 /* Warpgroup w computes rows 64w .. 64w+63 of the CTA tile, as in kernel 2, and the K loop has
  * the same shape (two K tiles per iteration, every wgmma group retired by its end, partial sums
  * promoted there); the differences are where it waits:
@@ -167,14 +215,15 @@ __device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
  * there; no other wait involves the other warpgroup.
  * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile and writes the raw
  * partial sums to split z of the workspace ws (leading dimension ldw, split stride ws_split);
- * tf32x3_splitk_reduce finishes.
+ * tf32x3_splitk_reduce finishes.  CLUSTER (with SPLITK): the splits of a tile are one
+ * thread-block cluster and finish the tile themselves (ps_cluster_epilogue); ws is unused.
  * TRANS: the kernel computes C^T = B^T A^T, with the operands' roles swapped: B is raw and
  * split in registers (the wgmma register operand, rows n), A is the pre-split one in the
  * workspace (Sbig, Ssmall: A^T, K-major, rows m).  Where B is much larger than A
  * (256x4096x4096: 64 MB against 4 MB) this pre-splits 4 MB instead of 64.  Otherwise (not
  * TRANS) A is raw and Sbig, Ssmall are the pre-split B.  The CTA tile's register rows r0 and
  * workspace rows s0 are (m0, n0), or with TRANS (n0, m0); tiles_r and tiles_s count them. */
-template <bool VEC, bool SPLITK, bool TRANS>
+template <bool VEC, bool SPLITK, bool TRANS, bool CLUSTER>
 __global__ void __launch_bounds__(kThreads, 1)
     tf32x3_wgmma_ps_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
                            const float *__restrict__ B, int ldb, const float *__restrict__ Sbig,
@@ -302,8 +351,12 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc[i] += part[i];
     }
 
-    store_wg_or_partial<SPLITK, TRANS>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q, interior, M, N,
-                                       alpha, beta, C0, C, ldc, ws, ldw, ws_split);
+    if (CLUSTER)
+        ps_cluster_epilogue<TRANS>(acc, base, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q, M, N, alpha,
+                                   beta, C0, C, ldc);
+    else
+        store_wg_or_partial<SPLITK, TRANS>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q, interior, M,
+                                           N, alpha, beta, C0, C, ldc, ws, ldw, ws_split);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
@@ -325,36 +378,90 @@ template <bool TRANS> bool raw_vec_ok(const SgemmArgs &a)
                  : sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
 }
 
-template <bool VEC, bool SPLITK, bool TRANS>
+/* Kernel 3's launch: a plain grid (tiles, 1, splits), or with CLUSTER clusters (1, 1, splits). */
+template <bool VEC, bool SPLITK, bool TRANS, bool CLUSTER>
+cudaLaunchConfig_t ps_launch_config(const SgemmArgs &a, int splits, cudaLaunchAttribute *attr)
+{
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = dim3(CEIL_DIV(a.M, kBM) * CEIL_DIV(a.N, kBN), 1, splits);
+    lc.blockDim = dim3(kThreads);
+    lc.dynamicSmemBytes = ps_smem<TRANS>();
+    lc.stream = a.stream;
+    if (CLUSTER) {
+        attr->id = cudaLaunchAttributeClusterDimension;
+        attr->val.clusterDim.x = 1;
+        attr->val.clusterDim.y = 1;
+        attr->val.clusterDim.z = (unsigned)splits;
+        lc.attrs = attr;
+        lc.numAttrs = 1;
+    }
+    return lc;
+}
+
+template <bool VEC, bool SPLITK, bool TRANS, bool CLUSTER>
 cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
                             int splits, int kt_per_split, float *ws)
 {
     static const cudaError_t once =
-        set_smem(tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>, ps_smem<TRANS>());
+        set_smem(tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS, CLUSTER>, ps_smem<TRANS>());
     if (once != cudaSuccess)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
     const int ldw = splitk_ldw(a);
-    tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>
-        <<<dim3(tiles_m * tiles_n, 1, splits), kThreads, ps_smem<TRANS>(), a.stream>>>(
-            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0, a.C,
-            a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n, kt_per_split, ws, ldw,
-            (size_t)ldw * a.N);
-    return cudaGetLastError();
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t lc = ps_launch_config<VEC, SPLITK, TRANS, CLUSTER>(a, splits, &attr);
+    return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS, CLUSTER>, a.M, a.N,
+                              a.K, a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0,
+                              a.C, a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n,
+                              kt_per_split, ws, ldw, (size_t)ldw * a.N);
 }
 
-template <bool SPLITK, bool TRANS>
+template <bool SPLITK, bool TRANS, bool CLUSTER>
 cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
                             int splits, int kt_per_split, float *ws)
 {
-    return raw_vec_ok<TRANS>(a)
-               ? launch_wgmma_ps<true, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws)
-               : launch_wgmma_ps<false, SPLITK, TRANS>(a, big, small, Kp, splits, kt_per_split, ws);
+    return raw_vec_ok<TRANS>(a) ? launch_wgmma_ps<true, SPLITK, TRANS, CLUSTER>(
+                                      a, big, small, Kp, splits, kt_per_split, ws)
+                                : launch_wgmma_ps<false, SPLITK, TRANS, CLUSTER>(
+                                      a, big, small, Kp, splits, kt_per_split, ws);
+}
+
+/* Whether clusters of `splits` CTAs of kernel 3 can run on this device at all
+ * (cudaOccupancyMaxActiveClusters > 0; a cluster must fit one GPC), asked once per device and
+ * size. */
+template <bool TRANS> bool ps_cluster_fits(const SgemmArgs &a, int splits)
+{
+    static std::mutex mu;
+    static int cached_dev = -1;
+    static int cached[kPsMaxClusterSplits + 1];
+    int dev = -1;
+    (void)cudaGetDevice(&dev);
+    std::lock_guard<std::mutex> lock(mu);
+    if (dev != cached_dev) {
+        for (int s = 2; s <= kPsMaxClusterSplits; s++) {
+            cudaLaunchAttribute attr;
+            const cudaLaunchConfig_t lc = ps_launch_config<true, true, TRANS, true>(a, s, &attr);
+            int clusters = 0;
+            cudaError_t e = set_smem(tf32x3_wgmma_ps_kernel<true, true, TRANS, true>,
+                                     ps_smem<TRANS>());
+            if (e == cudaSuccess)
+                e = cudaOccupancyMaxActiveClusters(
+                    &clusters, tf32x3_wgmma_ps_kernel<true, true, TRANS, true>, &lc);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError(); /* not sticky: the workspace reduction is used */
+                clusters = 0;
+            }
+            cached[s] = clusters;
+        }
+        cached_dev = dev;
+    }
+    return splits <= kPsMaxClusterSplits && cached[splits] > 0;
 }
 
 /* Kernel 3: B split into the workspace first (with TRANS, A^T), then the kernel.  SPLITK: K
- * split as splitk_plan says, the partial sums to a workspace that splitk_reduce adds in order;
- * with one split it is kernel 3 as is. */
+ * split as splitk_plan says; the splits of a tile reduce in a thread-block cluster where its
+ * size allows (at most 8), else through a workspace that splitk_reduce adds in order (the
+ * same sums, in the same order); with one split it is kernel 3 as is. */
 template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ps(const SgemmArgs &a)
 {
     if (!sgemm_device_is_sm90())
@@ -367,9 +474,10 @@ template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ps(const SgemmA
         splitk_plan(a, splits, per_split);
 
     const size_t elems = (size_t)rows * Kp;
+    const bool cluster = splits > 1 && ps_cluster_fits<TRANS>(a, splits);
     float *ws = nullptr, *part = nullptr;
     cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &ws);
-    if (e == cudaSuccess && splits > 1)
+    if (e == cudaSuccess && splits > 1 && !cluster)
         e = splitk_partials(a, splits, &part);
     if (e != cudaSuccess)
         return e;
@@ -382,8 +490,10 @@ template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ps(const SgemmA
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
     if (splits == 1)
-        return launch_wgmma_ps<false, TRANS>(a, ws, ws + elems, Kp, 1, ktiles, nullptr);
-    e = launch_wgmma_ps<true, TRANS>(a, ws, ws + elems, Kp, splits, per_split, part);
+        return launch_wgmma_ps<false, TRANS, false>(a, ws, ws + elems, Kp, 1, ktiles, nullptr);
+    if (cluster)
+        return launch_wgmma_ps<true, TRANS, true>(a, ws, ws + elems, Kp, splits, per_split, nullptr);
+    e = launch_wgmma_ps<true, TRANS, false>(a, ws, ws + elems, Kp, splits, per_split, part);
     return e != cudaSuccess ? e : splitk_reduce(a, splits, part);
 }
 
