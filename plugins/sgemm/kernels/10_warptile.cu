@@ -355,13 +355,6 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int a_off = wm * kWarpM + lm * 4;
     const int b_off = wn * Cfg::WARP_N + ln * 4;
 
-    /* A short K (at most 512, e.g. 4096x4096x256) makes the epilogue a large share of the
-     * time: C0's tile goes to L2 now, while the K loop runs, where this CTA writes C itself (not
-     * a split's partial sums).  Inside the loop, the test cost one configuration 48 bytes of
-     * spills; at longer K the epilogue is a few percent at most. */
-    if (ktiles * Cfg::BK <= 512 && beta != 0.0f && gridDim.z == 1)
-        sgemm_prefetch_tile_l2<Cfg::BM, Cfg::BN, Cfg::THREADS>(C0, ldc, M, N, m0, n0, tid);
-
     for (int kt = 0; kt < ktiles; kt++) {
         cp_async_wait<Cfg::STAGES - 2>();
         /* Tile kt is visible to all threads, and every thread has finished computing on tile

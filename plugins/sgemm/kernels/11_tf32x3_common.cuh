@@ -357,22 +357,6 @@ __device__ __forceinline__ void store_wg_results(const float (&acc)[64], int r, 
                   interior, M, N, alpha, beta, C0, C, ldc);
 }
 
-/* K tiles before the end of a CTA's K loop at which it asks L2 for its tile of C0
- * (sgemm_prefetch_tile_l2): about 7 us of tensor-core work on an H100, so the lines arrive before
- * the epilogue reads them, and few enough tiles that a long K's streaming operands do not evict
- * them first. */
-constexpr int kC0Ahead = 8;
-
-/* Whether this CTA prefetches C0 at K tile t0 (the start of a two-tile loop iteration): the one
- * kC0Ahead tiles before its end, where the CTA writes C (not a split that passes its sums on)
- * and reads C0 (beta != 0). */
-template <bool SPLITK>
-__device__ __forceinline__ bool c0_prefetch_now(int t0, int ktiles, float beta)
-{
-    return t0 == max(0, (ktiles - kC0Ahead) & ~1) && beta != 0.0f &&
-           (!SPLITK || blockIdx.z == gridDim.z - 1);
-}
-
 /* Serial split-K: the CTAs of one output tile, one per K split (blockIdx.z), finish it in split
  * order.  Split 0 stores its raw partial sums in the workspace ws (leading dimension ldw), split
  * z adds its own to what splits 0..z-1 left there, and the last split writes C from the total:

@@ -275,8 +275,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int t0 = 0; t0 < ktiles; t0 += 2) {
         const int t1 = t0 + 1, t2 = t0 + 2;
         issue_tile<true>(part, big[0], small[0], stage_addr(t0), stage_addr(t0) + kBStageSw * 4);
-        if (c0_prefetch_now<SPLITK>(t0, ktiles, beta))
-            sgemm_prefetch_tile_l2<kBM, kBN, kThreads>(C0, ldc, M, N, m0, n0, tid);
         /* Each wait_full comes before the next copies are issued: the proxy fence compiles to
          * MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC, and the membar should not wait for copies that
          * have just left. */

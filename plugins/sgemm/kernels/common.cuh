@@ -21,29 +21,6 @@ __host__ __device__ __forceinline__ size_t sgemm_at(int row, int col, int ld)
     return (size_t)row + (size_t)col * (size_t)ld;
 }
 
-/* Asks L2 for a CTA's BM x BN tile of C0 (rows m0.., columns n0..) in 128-byte lines, spread
- * over the CTA's THREADS threads, so that an epilogue whose loads all wait before its first
- * store finds them in L2 instead of DRAM.  A kernel calls it some K tiles before the end of its
- * K loop: late enough that streaming operands do not evict the lines, early enough that they
- * arrive before they are read.  Nothing under the CPU emulation. */
-template <int BM, int BN, int THREADS>
-__device__ __forceinline__ void sgemm_prefetch_tile_l2(const float *C0, int ldc, int M, int N,
-                                                       int m0, int n0, int tid)
-{
-#if !defined(SGEMM_HOST_EMULATION)
-    constexpr int kLinesPerCol = (BM + 31) / 32, kLines = kLinesPerCol * BN;
-#pragma unroll
-    for (int i = 0; i < (kLines + THREADS - 1) / THREADS; i++) {
-        const int idx = tid + THREADS * i;
-        const int n = n0 + idx / kLinesPerCol, m = m0 + 32 * (idx % kLinesPerCol);
-        if (idx < kLines && m < M && n < N)
-            asm volatile("prefetch.global.L2 [%0];\n" ::"l"(C0 + sgemm_at(m, n, ldc)));
-    }
-#else
-    (void)C0, (void)ldc, (void)M, (void)N, (void)m0, (void)n0, (void)tid;
-#endif
-}
-
 /* One element of the result: alpha*acc + beta*C0.  beta == 0 does not read C0 (BLAS rule). */
 __device__ __forceinline__ void sgemm_store(float acc, float alpha, float beta, const float *C0,
                                             float *C, size_t idx)
