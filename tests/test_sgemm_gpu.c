@@ -2,7 +2,8 @@
  * tuned ones forced, verifies on the tail-heavy shapes of profiles/sgemm-tails.ini; and at
  * 4096^3 the fast variants keep their distance to cuBLAS (loose bounds, far below the
  * measured 0.91x and 2.07x: they catch a broken fast path, such as a fallback to a slow
- * configuration, not noise).  Skips with the reason where there is no device. */
+ * configuration, not noise); and tf32x3's split-K gives the same bits in every run.  Skips
+ * with the reason where there is no device. */
 #define _XOPEN_SOURCE 700
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -65,4 +66,33 @@ Test(sgemm_gpu, fast_variants_keep_their_distance_to_cublas, .timeout = 600)
                   cublas);
     cr_expect_geq(tf32x3, 1.6 * cublas, "tf32x3 %.0f vs cublas %.0f GFLOP/s", tf32x3, cublas);
     kbi_results_free(&set);
+}
+
+/* tf32x3's split-K finishes each tile in split order (serial split-K, the splits waiting on a
+ * per-tile flag): the same inputs give the same bits whatever order the CTAs ran in, so two
+ * runs of a forced split-K configuration report the same error to the last bit.  The shapes
+ * split K in 4 (1x4096x4096) and 2 (1000x1000x999, ragged edges); each run also relaunches
+ * the kernel many times, so a flag left raised would hang it (the case would time out). */
+Test(sgemm_gpu, tf32x3_split_k_gives_the_same_bits_every_run, .timeout = 300)
+{
+    const char *text = "[run]\nwarmup = 2\nmin_samples = 20\nmin_time = 0\ntimeout = 60\n"
+                       "[sgemm]\nvariants = tf32x3\nshape = 1x4096x4096, 1000x1000x999\n"
+                       "config = 3, 5\n";
+    kbi_result_set a = {0}, b = {0};
+    need_gpu();
+    cr_expect_eq(run_profile_text(text, &a), 0);
+    cr_expect_eq(run_profile_text(text, &b), 0);
+    cr_assert_eq(a.n_cases, 4);
+    cr_assert_eq(b.n_cases, 4);
+    for (size_t i = 0; i < a.n_cases; i++) {
+        const kbi_case_result *x = &a.cases[i], *y = &b.cases[i];
+        cr_expect_eq(x->status, KBI_ST_OK, "%s: %s", x->id, x->message);
+        cr_expect_eq(y->status, KBI_ST_OK, "%s: %s", y->id, y->message);
+        cr_expect_str_eq(x->id, y->id);
+        cr_expect(x->has_verify && x->verify_passed, "%s", x->id);
+        cr_expect(x->verify_error == y->verify_error, "%s: error %.17g, then %.17g", x->id,
+                  x->verify_error, y->verify_error);
+    }
+    kbi_results_free(&a);
+    kbi_results_free(&b);
 }
