@@ -30,8 +30,8 @@
  *     shapes of too few tiles split K.  Configuration 5 is the same kernel on C^T = B^T A^T:
  *     A^T pre-split, B raw and split in registers, which where B is the large operand
  *     (256x4096x4096) pre-splits a sixteenth of the bytes.
- * 11_tf32x3_common.cuh holds what they share (split-K's plan, workspace and reduction among
- * it); this file, the tuner.  tf32x3_tune() times the
+ * 11_tf32x3_common.cuh holds what they share (split-K's plan, workspace and in-order finish
+ * among it); this file, the tuner.  tf32x3_tune() times the
  * configurations that can run here and keeps the fastest per shape; run_tf32x3() runs that
  * choice, and on a shape not tuned the pre-split wgmma kernel with split-K on a compute
  * capability 9.0 device, mma_sync elsewhere. */
