@@ -238,13 +238,13 @@ template <bool VEC, class BOff> struct Tf32Loader {
     }
 };
 
-/* Grouped rasterisation of the 1-D grid: consecutive CTAs walk down a band of kGroupM tile
- * rows, column after column, so the ~132 CTAs resident at once cover about 16 x 8 tiles and
- * each A and B panel they read is shared by 8-16 of them in L2 (walking down all of M first
- * would re-read the whole of A from DRAM for every two tile columns at 8192^3). */
-__device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int &m0, int &n0)
+/* Grouped rasterisation of the 1-D grid, tile pid of tiles_m x tiles_n: consecutive CTAs walk
+ * down a band of kGroupM tile rows, column after column, so the ~132 CTAs resident at once
+ * cover about 16 x 8 tiles and each A and B panel they read is shared by 8-16 of them in L2
+ * (walking down all of M first would re-read the whole of A from DRAM for every two tile
+ * columns at 8192^3). */
+__device__ __forceinline__ void tile_coords_of(int pid, int tiles_m, int tiles_n, int &m0, int &n0)
 {
-    const int pid = blockIdx.x;
     const int per_group = kGroupM * tiles_n;
     const int group = pid / per_group;
     const int first_m = group * kGroupM;
@@ -252,6 +252,12 @@ __device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int &m0, i
     const int in_group = pid - group * per_group;
     m0 = (first_m + in_group % rows) * kBM;
     n0 = (in_group / rows) * kBN;
+}
+
+/* The CTA's own tile (blockIdx.x) in that order. */
+__device__ __forceinline__ void tile_coords(int tiles_m, int tiles_n, int &m0, int &n0)
+{
+    tile_coords_of(blockIdx.x, tiles_m, tiles_n, m0, n0);
 }
 
 /* Writes the thread's 64 results, result e being value(e) at coord(e) -> (m, n).  C0 and C

@@ -127,11 +127,12 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 #endif /* TF32X3_HAVE_WGMMA */
 
 #ifdef TF32X3_HAVE_WGMMA
-/* Waits for tile t to land (its stage's full barrier at bar), then makes the copies visible to
- * wgmma's (async proxy) reads. */
-__device__ __forceinline__ void ps_wait_full(uint32_t bar, int t)
+/* Waits for ring tile u (the CTA's u-th, counted from 0) to land in its stage of a STAGES-deep
+ * ring (the stage's full barrier at bar), then makes the copies visible to wgmma's (async
+ * proxy) reads. */
+template <int STAGES> __device__ __forceinline__ void ps_wait_full(uint32_t bar, int u)
 {
-    mbar_wait(bar, (t / kPsStages) & 1);
+    mbar_wait(bar, (u / STAGES) & 1);
     fence_proxy_async();
 }
 
@@ -144,29 +145,127 @@ __device__ __forceinline__ void ps_release(uint32_t bar, int lane)
         mbar_arrive(bar);
 }
 
-/* Thread 0 initialises kernel 3's barriers at bar_addr (full[s], then empty[s]); they are
- * initialised before anyone uses them. */
-__device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
+/* Thread 0 initialises a STAGES-deep ring's barriers at bar_addr (full[s], then empty[s]);
+ * they are initialised before anyone uses them. */
+template <int STAGES> __device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
 {
     if (tid == 0) {
-        for (int s = 0; s < kPsStages; s++) {
-            mbar_init(bar_addr + 8 * (s % kPsStages), kThreads);
-            mbar_init(bar_addr + 8 * (kPsStages + s % kPsStages), kThreads / 32);
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(bar_addr + 8 * s, kThreads);
+            mbar_init(bar_addr + 8 * (STAGES + s), kThreads / 32);
         }
     }
     __syncthreads();
 }
 
+/* Copies ring tile u's operands into stage st: 16-byte chunks tid + 256*i (i < 4) of the
+ * pre-split big and small tiles (row s0 + chunk / 8 of the workspace, chunk % 8 of its 32 k;
+ * s_off is the thread's first element there, k the tile's first k), and the raw operand's
+ * tile by the loader (A, or with TRANS B in rows of 36 floats), then arrives on the stage's
+ * full barrier once the copies have landed. */
+template <bool VEC, bool TRANS>
+__device__ __forceinline__ void
+ps_copy_stage(float *st, uint32_t full_bar, const float *Sbig, const float *Ssmall, size_t s_off,
+              int Kp, size_t k, Tf32Loader<VEC, BOffPadded> &loader, const float *A, int lda,
+              const float *B, int ldb, int M, int N, int K, int m0, int n0, bool interior, int tid)
+{
+    const int b_dst = BOffSwizzled::at(tid / 8, tid % 8);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const size_t at = s_off + (size_t)32 * i * Kp + k;
+        cp_async_16(st + b_dst + 32 * i * kBK, Sbig + at, true);
+        cp_async_16(st + kBStageSw + b_dst + 32 * i * kBK, Ssmall + at, true);
+    }
+    if (TRANS)
+        loader.copy_b(st + 2 * kBStageSw, B, ldb, N, K, n0, interior, tid);
+    else
+        loader.copy_a(st + 2 * kBStageSw, A, lda, M, K, m0, interior, tid);
+    loader.advance(lda);
+    mbar_arrive_cp_async(full_bar);
+}
+
+/* One output tile's K loop on a STAGES-deep ring (kernels 3 and 4), into acc.  The tile's
+ * ktiles K tiles are the CTA's ring tiles u0 .. u0 + ktiles - 1 (stage u % STAGES, phase
+ * u / STAGES); copy_next() copies the CTA's next ring tile, two ahead of the one computed, and
+ * is called once per ring tile computed; after_first() runs once the tile's first wgmma group
+ * is issued.  Two K tiles per iteration, every wgmma group retired by its end, partial sums
+ * promoted there (kernel 2's shape); the waits:
+ *   G0 = tile t0 issued | tile t1 full? copy t0+2 | A(t1) -> set 1 | G1 = tile t1 issued |
+ *   G0 retired: stage t0 empty | tile t2 full? copy t0+3 | A(t2) -> set 0 |
+ *   G1 retired: stage t1 empty; acc += part.
+ * Copying into a stage first waits until both warpgroups have retired the tile STAGES before
+ * it there; no other wait involves the other warpgroup.  a_off: the thread's first
+ * register-operand element in a stage. */
+template <int STAGES, int STAGE_FLOATS, bool TRANS, class CopyNext, class AfterFirst>
+__device__ __forceinline__ void ps_k_loop(float (&acc)[64], int ktiles, int u0, float *base,
+                                          uint32_t bar_addr, int a_off, int lane,
+                                          CopyNext copy_next, AfterFirst after_first)
+{
+    const uint32_t base_addr = sgemm_smem_addr(base);
+    auto full = [&](int t) { return bar_addr + 8 * ((u0 + t) % STAGES); };
+    auto empty = [&](int t) { return bar_addr + 8 * (STAGES + (u0 + t) % STAGES); };
+    auto stage = [&](int t) { return base + ((u0 + t) % STAGES) * STAGE_FLOATS; };
+    auto stage_addr = [&](int t) {
+        return base_addr + (uint32_t)(((u0 + t) % STAGES) * STAGE_FLOATS * 4);
+    };
+    auto load_regs = [&](const float *p, uint32_t(&bg)[4][4], uint32_t(&sm)[4][4]) {
+        if (TRANS)
+            load_a_tile_rows<BOffPadded::LD>(p, bg, sm);
+        else
+            load_a_tile(p, bg, sm);
+    };
+
+    float part[64];
+#pragma unroll
+    for (int i = 0; i < 64; i++) {
+        acc[i] = 0.0f;
+        part[i] = 0.0f;
+    }
+    uint32_t big[2][4][4], small[2][4][4];
+
+    ps_wait_full<STAGES>(full(0), u0);
+    load_regs(stage(0) + a_off, big[0], small[0]);
+
+    for (int t0 = 0; t0 < ktiles; t0 += 2) {
+        const int t1 = t0 + 1, t2 = t0 + 2;
+        issue_tile<true>(part, big[0], small[0], stage_addr(t0), stage_addr(t0) + kBStageSw * 4);
+        if (t0 == 0)
+            after_first();
+        /* Each wait_full comes before the next copies are issued: the proxy fence compiles to
+         * MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC, and the membar should not wait for copies that
+         * have just left. */
+        if (t1 < ktiles)
+            ps_wait_full<STAGES>(full(t1), u0 + t1);
+        copy_next();
+        if (t1 < ktiles) {
+            load_regs(stage(t1) + a_off, big[1], small[1]);
+            issue_tile<false>(part, big[1], small[1], stage_addr(t1),
+                              stage_addr(t1) + kBStageSw * 4);
+            wg_wait<1>(); /* G0 retired */
+        } else {
+            wg_wait<0>();
+        }
+        ps_release(empty(t0), lane);
+        if (t2 < ktiles)
+            ps_wait_full<STAGES>(full(t2), u0 + t2);
+        if (t1 < ktiles)
+            copy_next();
+        if (t2 < ktiles)
+            load_regs(stage(t2) + a_off, big[0], small[0]);
+        wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
+        if (t1 < ktiles)
+            ps_release(empty(t1), lane);
+        fence_regs(part);
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            acc[i] += part[i];
+    }
+}
+
 #endif /* TF32X3_HAVE_WGMMA */
 
-/* Warpgroup w computes rows 64w .. 64w+63 of the CTA tile, as in kernel 2, and the K loop has
- * the same shape (two K tiles per iteration, every wgmma group retired by its end, partial sums
- * promoted there); the differences are where it waits:
- *   G0 = tile t0 issued | tile t1 full? copy tile t0+2 | A(t1) -> set 1 | G1 = tile t1 issued |
- *   G0 retired: stage t0 empty | tile t2 full? copy tile t0+3 | A(t2) -> set 0 |
- *   G1 retired: stage t1 empty; acc += part.
- * Copying tile u into stage u % 4 first waits until both warpgroups have retired tile u - 4
- * there; no other wait involves the other warpgroup.
+/* Warpgroup w computes rows 64w .. 64w+63 of the CTA tile, as in kernel 2, in ps_k_loop (the
+ * same shape as kernel 2's loop; only the waits differ).
  * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile, and the tile's splits
  * finish it in order through the workspace ws (leading dimension ldw) and flags
  * (store_wg_or_partial).
@@ -189,15 +288,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     __shared__ __align__(8) uint64_t bars[2 * kPsStages]; /* full[s], then empty[s] */
     const uint32_t raw_addr = sgemm_smem_addr(tf_smem);
     float *const base = tf_smem + ((1024 - (raw_addr & 1023)) & 1023) / 4;
-    const uint32_t base_addr = sgemm_smem_addr(base);
     const uint32_t bar_addr = sgemm_smem_addr(bars);
-    auto full = [&](int t) { return bar_addr + 8 * (t % kPsStages); };
-    auto empty = [&](int t) { return bar_addr + 8 * (kPsStages + t % kPsStages); };
     constexpr int kStageFloats = ps_stage_floats<TRANS>();
-    auto stage = [&](int t) { return base + (t % kPsStages) * kStageFloats; };
-    auto stage_addr = [&](int t) {
-        return base_addr + (uint32_t)((t % kPsStages) * kStageFloats * 4);
-    };
 
     int r0, s0;
     tile_coords(tiles_r, tiles_s, r0, s0);
@@ -209,104 +301,42 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
     const int ktiles =
         SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
-    /* the thread's first register-operand element: As[q][64wg + 16wi + g], or with TRANS
-     * Bs[64wg + 16wi + g][q] */
-    const int a_off = 2 * kBStageSw + (TRANS ? (wg * 64 + wi * 16 + g) * BOffPadded::LD + q
-                                             : q * kALd + wg * 64 + wi * 16 + g);
 
-    ps_init_barriers(bar_addr, tid);
+    ps_init_barriers<kPsStages>(bar_addr, tid);
 
-    /* Pre-split chunk c = tid + 256*i (i < 4) of each of big and small: row s0 + c / 8 of the
-     * workspace, 16-byte chunk c % 8 of its 32 k; a warp copies 4 whole 128-byte rows. */
-    const size_t b_k0 = (size_t)kt_begin * kBK; /* 0 unless SPLITK */
-    const float *b_big = Sbig + (size_t)(s0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
-    const float *b_small = Ssmall + (size_t)(s0 + tid / 8) * Kp + 4 * (tid % 8) + b_k0;
-    const int b_dst = BOffSwizzled::at(tid / 8, tid % 8);
+    /* the thread's first pre-split element (ps_copy_stage) */
+    const size_t s_off = (size_t)(s0 + tid / 8) * Kp + 4 * (tid % 8) + (size_t)kt_begin * kBK;
     /* the raw operand: A by copy_a, or with TRANS B by copy_b into rows of 36 floats */
     Tf32Loader<VEC, BOffPadded> loader(A, lda, B, ldb, M, N, m0, n0, tid);
     if (SPLITK)
         loader.skip(kt_begin, lda);
-    auto copy_tile = [&](int u) {
-        if (u >= kPsStages) /* both warpgroups are done with tile u - 4 in this stage */
-            mbar_wait(empty(u), (u / kPsStages - 1) & 1);
-        float *const st = stage(u);
-        const size_t k = (size_t)u * kBK;
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const size_t rows = (size_t)32 * i * Kp;
-            cp_async_16(st + b_dst + 32 * i * kBK, b_big + rows + k, true);
-            cp_async_16(st + kBStageSw + b_dst + 32 * i * kBK, b_small + rows + k, true);
+    int next = 0; /* next tile to copy */
+    auto copy_next = [&]() {
+        if (next < ktiles) {
+            if (next >= kPsStages) /* both warpgroups are done with tile next - 4 there */
+                mbar_wait(bar_addr + 8 * (kPsStages + next % kPsStages),
+                          (next / kPsStages - 1) & 1);
+            ps_copy_stage<VEC, TRANS>(base + (next % kPsStages) * kStageFloats,
+                                      bar_addr + 8 * (next % kPsStages), Sbig, Ssmall, s_off, Kp,
+                                      (size_t)next * kBK, loader, A, lda, B, ldb, M, N, K, m0, n0,
+                                      interior, tid);
         }
-        if (TRANS)
-            loader.copy_b(st + 2 * kBStageSw, B, ldb, N, K, n0, interior, tid);
-        else
-            loader.copy_a(st + 2 * kBStageSw, A, lda, M, K, m0, interior, tid);
-        loader.advance(lda);
-        mbar_arrive_cp_async(full(u));
+        next++;
     };
 
     /* Launched as the pre-split pass's programmatic dependent (launch_wgmma_ps): everything
      * above overlaps that pass; the workspace is read only once it has finished. */
     pdl_wait();
 
-    constexpr int kAhead = 2; /* tiles in flight ahead of the one being computed */
-    int next = 0;             /* next tile to copy */
-    for (; next < kAhead; next++)
-        if (next < ktiles)
-            copy_tile(next);
-
-    float acc[64], part[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) {
-        acc[i] = 0.0f;
-        part[i] = 0.0f;
-    }
-    uint32_t big[2][4][4], small[2][4][4];
-
-    auto load_regs = [&](const float *p, uint32_t(&bg)[4][4], uint32_t(&sm)[4][4]) {
-        if (TRANS)
-            load_a_tile_rows<BOffPadded::LD>(p, bg, sm);
-        else
-            load_a_tile(p, bg, sm);
-    };
-    ps_wait_full(full(0), 0);
-    load_regs(stage(0) + a_off, big[0], small[0]);
-
-    for (int t0 = 0; t0 < ktiles; t0 += 2) {
-        const int t1 = t0 + 1, t2 = t0 + 2;
-        issue_tile<true>(part, big[0], small[0], stage_addr(t0), stage_addr(t0) + kBStageSw * 4);
-        /* Each wait_full comes before the next copies are issued: the proxy fence compiles to
-         * MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC, and the membar should not wait for copies that
-         * have just left. */
-        if (t1 < ktiles)
-            ps_wait_full(full(t1), t1);
-        if (next < ktiles)
-            copy_tile(next);
-        next++;
-        if (t1 < ktiles) {
-            load_regs(stage(t1) + a_off, big[1], small[1]);
-            issue_tile<false>(part, big[1], small[1], stage_addr(t1),
-                              stage_addr(t1) + kBStageSw * 4);
-            wg_wait<1>(); /* G0 retired */
-        } else {
-            wg_wait<0>();
-        }
-        ps_release(empty(t0), lane);
-        if (t2 < ktiles)
-            ps_wait_full(full(t2), t2);
-        if (next < ktiles)
-            copy_tile(next);
-        next++;
-        if (t2 < ktiles)
-            load_regs(stage(t2) + a_off, big[0], small[0]);
-        wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
-        if (t1 < ktiles)
-            ps_release(empty(t1), lane);
-        fence_regs(part);
-#pragma unroll
-        for (int i = 0; i < 64; i++)
-            acc[i] += part[i];
-    }
+    copy_next(); /* two tiles in flight ahead of the one being computed */
+    copy_next();
+    /* the thread's first register-operand element in a stage: As[q][64wg + 16wi + g], or with
+     * TRANS Bs[64wg + 16wi + g][q] */
+    const int a_off = 2 * kBStageSw + (TRANS ? (wg * 64 + wi * 16 + g) * BOffPadded::LD + q
+                                             : q * kALd + wg * 64 + wi * 16 + g);
+    float acc[64];
+    ps_k_loop<kPsStages, kStageFloats, TRANS>(acc, ktiles, 0, base, bar_addr, a_off, lane,
+                                              copy_next, [] {});
 
     store_wg_or_partial<SPLITK, TRANS>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q, interior, M, N,
                                        alpha, beta, C0, C, ldc, ws, ldw, flags);
@@ -331,6 +361,27 @@ template <bool TRANS> bool raw_vec_ok(const SgemmArgs &a)
                  : sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
 }
 
+/* Launches kernel on grid as a programmatic dependent of the pre-split pass just queued on
+ * the stream: its CTAs start (barriers, pointers) while that pass ends, and wait for it in
+ * pdl_wait() (measured on an H100 against a plain launch: 1.2-2.9 us less where the pass is
+ * short next to the GEMM). */
+template <class... Params, class... Args>
+cudaError_t launch_after_presplit(void (*kernel)(Params...), dim3 grid, size_t smem,
+                                  cudaStream_t stream, Args... args)
+{
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t lc = {};
+    lc.gridDim = grid;
+    lc.blockDim = dim3(kThreads);
+    lc.dynamicSmemBytes = smem;
+    lc.stream = stream;
+    lc.attrs = &attr;
+    lc.numAttrs = 1;
+    return cudaLaunchKernelEx(&lc, kernel, args...);
+}
+
 template <bool VEC, bool SPLITK, bool TRANS>
 cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *small, int Kp,
                             int splits, int kt_per_split, float *ws, int *flags)
@@ -340,24 +391,11 @@ cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *s
     if (once != cudaSuccess)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
-    const int ldw = splitk_ldw(a);
-    /* A programmatic dependent of the pre-split pass just queued on the stream: its CTAs start
-     * (barriers, pointers) while that pass ends, and wait for it in pdl_wait() (measured on an
-     * H100 against a plain launch: 1.2-2.9 us less where the pass is short next to the GEMM). */
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3(tiles_m * tiles_n, 1, splits);
-    lc.blockDim = dim3(kThreads);
-    lc.dynamicSmemBytes = ps_smem<TRANS>();
-    lc.stream = a.stream;
-    lc.attrs = &attr;
-    lc.numAttrs = 1;
-    return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>, a.M, a.N, a.K,
-                              a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0, a.C,
-                              a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n,
-                              kt_per_split, ws, ldw, flags);
+    return launch_after_presplit(tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>,
+                                 dim3(tiles_m * tiles_n, 1, splits), ps_smem<TRANS>(), a.stream,
+                                 a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp,
+                                 a.beta, a.C0, a.C, a.ldc, TRANS ? tiles_n : tiles_m,
+                                 TRANS ? tiles_m : tiles_n, kt_per_split, ws, splitk_ldw(a), flags);
 }
 
 template <bool SPLITK, bool TRANS>

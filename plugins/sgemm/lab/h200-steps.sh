@@ -8,6 +8,12 @@
 #   step_sgemm_gap       Nsight Compute's full set, with per-SASS-line stall samples, for
 #                        warptile and cuBLAS at 4096^3: what separates the CUDA-core kernel from
 #                        cuBLAS (ncu_full; ~1.5 min)
+#   step_sgemm_pp        lab/persistent.ini (tf32x3's kernel 3 against the persistent kernel 4,
+#                        forced, at the six shapes), and Nsight Compute's full set on both at
+#                        4096x4096x256 (~2 min)
+#   step_sgemm_pp_sanitize  compute-sanitizer memcheck, racecheck and synccheck on configuration
+#                        6's cases of profiles/sanitize.ini (its sgemm sections only: the other
+#                        plugins need not be in the build)
 
 step_sgemm_verify() {
   "$B/kbench" run profiles/sgemm-tails.ini --out "$OUT/results/sgemm-tails"
@@ -84,6 +90,28 @@ step_sgemm_abn() {
     name=${name#plugins-}
     "$B/kbench" run plugins/sgemm/lab/ab.ini --plugins "$p" --out "$d/ab-$name" || rc=1
     "$B/kbench" compare "$d/ab-$name" "$d/ab-this" --out "$d/ab-$name.md" || rc=1
+  done
+  return $rc
+}
+
+step_sgemm_pp() {
+  local rc=0 d="$OUT/results" c
+  "$B/kbench" run plugins/sgemm/lab/persistent.ini --out "$d/pp" || rc=1
+  "$B/kbench" report "$d/pp" --out "$d/pp-report" --no-charts || rc=1
+  for c in 3 6; do
+    "$B/kbench" profile plugins/sgemm/lab/persistent.ini --set full \
+      --case "sgemm/tf32x3/shape=4096x4096x256,alpha=1,beta=0.5,config=$c" --out "$d/ncu-cfg$c" ||
+      rc=1
+  done
+  return $rc
+}
+
+step_sgemm_pp_sanitize() {
+  local rc=0 d="$OUT/results" tool
+  awk '/^\[/ { keep = ($0 ~ /^\[(run|sgemm)[].]/) } keep' profiles/sanitize.ini >/tmp/sanitize-sgemm.ini
+  for tool in memcheck racecheck synccheck; do
+    timeout 150 "$B/kbench" run /tmp/sanitize-sgemm.ini --sanitize=$tool \
+      --filter 'sgemm/tf32x3/*config=6' --out "$d/sanitize-pp-$tool" || rc=1
   done
   return $rc
 }
