@@ -4,6 +4,7 @@
 #define _DEFAULT_SOURCE
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,39 @@ Test(runner, timing_of_a_known_duration)
     cr_expect_lt(c->stats.median, 2.0e-3 * 1.5);
     cr_expect(c->stats.ci_low <= c->stats.median && c->stats.median <= c->stats.ci_high);
     cr_expect_float_eq(c->gflops, c->flops / c->stats.median / 1e9, 1e-9 * c->gflops + 1e-15);
+    kbi_results_free(&set);
+}
+
+/* The env record names the file of each plugin the run's cases use (here only good's: the
+ * filter leaves metrics' cases out), with its size and an FNV-1a hash of its bytes, so that
+ * two builds of one plugin read apart in results. */
+Test(runner, env_record_names_each_plugin_file_it_used)
+{
+    kbi_result_set set;
+    run_profile(FAST_RUN "[good]\nvariants = sum\nn = 8\n[metrics]\n", "plugins",
+                KBENCH_TEST_FIXTURES, "good/*", NULL, &set);
+    cr_assert_gt(set.n_cases, 0);
+    json_t *list = json_object_get(set.envs[0].json, "plugins");
+    cr_assert_eq(json_array_size(list), 1, "plugins: %zu", json_array_size(list));
+    json_t *p = json_array_get(list, 0);
+    const char *file = json_string_value(json_object_get(p, "file"));
+    struct stat st;
+    cr_expect_str_eq(json_string_value(json_object_get(p, "name")), "good");
+    cr_assert_not_null(file);
+    cr_assert_eq(stat(file, &st), 0, "%s", file);
+    cr_expect(strstr(file, "libkbench_good.so") != NULL, "%s", file);
+    cr_expect_eq(json_integer_value(json_object_get(p, "bytes")), (json_int_t)st.st_size);
+    /* the hash, computed here over the same bytes */
+    unsigned long long h = 14695981039346656037ULL;
+    int ch;
+    char hex[17];
+    FILE *f = fopen(file, "rb");
+    cr_assert_not_null(f);
+    while ((ch = fgetc(f)) != EOF)
+        h = (h ^ (unsigned char)ch) * 1099511628211ULL;
+    fclose(f);
+    snprintf(hex, sizeof hex, "%016llx", h);
+    cr_expect_str_eq(json_string_value(json_object_get(p, "fnv1a64")), hex);
     kbi_results_free(&set);
 }
 

@@ -158,6 +158,27 @@ static void env_compiler(FILE *f, const kbi_env_record *e)
     }
 }
 
+/* The plugin files the run loaded (env "plugins"): name, size and hash, so that two builds of
+ * one plugin read apart; records written before kbench recorded them show nothing. */
+static void env_plugins(FILE *f, const kbi_env_record *e)
+{
+    json_t *list = json_object_get(e->json, "plugins");
+    size_t i;
+    json_t *p;
+    json_array_foreach(list, i, p) {
+        const char *name = json_string_value(json_object_get(p, "name"));
+        const char *hash = json_string_value(json_object_get(p, "fnv1a64"));
+        json_t *bytes = json_object_get(p, "bytes");
+        fputs(i ? ", `" : "`", f);
+        kbi_md_cell(f, name ? name : "?");
+        fputc('`', f);
+        if (hash && json_is_integer(bytes))
+            fprintf(f, " (%lld bytes, FNV-1a %s)", (long long)json_integer_value(bytes), hash);
+        else
+            fputs(" (file not readable)", f);
+    }
+}
+
 static void env_command(FILE *f, const kbi_env_record *e)
 {
     const char *argv = kbi_jstr(e->json, "argv", NULL);
@@ -280,6 +301,11 @@ static void write_environment(FILE *f, const kbi_rep_model *m)
     md_env_row(f, "CUDA", set, env_cuda);
     md_env_row(f, "build", set, env_build);
     md_env_row(f, "compiler", set, env_compiler);
+    for (size_t i = 0; i < set->n_envs; i++)
+        if (json_array_size(json_object_get(set->envs[i].json, "plugins"))) {
+            md_env_row(f, "plugins", set, env_plugins);
+            break;
+        }
     md_env_row(f, "command", set, env_command);
     md_env_row(f, "measurement", set, env_settings);
     md_env_row(f, "shard", set, env_shard);

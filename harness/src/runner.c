@@ -800,6 +800,58 @@ static json_t *run_opts_json(const kbi_run_opts *o)
     return runj;
 }
 
+/* FNV-1a (64 bits) of the bytes of the file at path; *bytes is its size, or -1 when it cannot
+ * be read (then the hash is 0). */
+static uint64_t file_fnv1a(const char *path, long long *bytes)
+{
+    uint64_t h = 14695981039346656037ULL;
+    unsigned char buf[1 << 16];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    *bytes = -1;
+    if (!f)
+        return 0;
+    *bytes = 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (size_t i = 0; i < n; i++)
+            h = (h ^ buf[i]) * 1099511628211ULL;
+        *bytes += (long long)n;
+    }
+    if (ferror(f)) {
+        *bytes = -1;
+        h = 0;
+    }
+    fclose(f);
+    return h;
+}
+
+/* The env record's "plugins": each plugin a selected case runs, in case order, with the file
+ * it was loaded from, its size and an FNV-1a hash of its bytes.  git_revision names the
+ * harness's build; a plugin may come from another build through --plugins, and this is what
+ * tells two builds of one plugin apart in results. */
+static json_t *plugins_json(const run_state *rs)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < rs->n_sel; i++) {
+        const kbi_plugin *p = rs->sel[i]->section->plugin;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = rs->sel[j]->section->plugin == p;
+        if (seen)
+            continue;
+        long long bytes;
+        char hex[17];
+        json_t *o = json_object();
+        snprintf(hex, sizeof hex, "%016llx", (unsigned long long)file_fnv1a(p->path, &bytes));
+        json_object_set_new(o, "name", json_string(p->desc->name));
+        json_object_set_new(o, "file", json_string(p->path));
+        json_object_set_new(o, "bytes", bytes >= 0 ? json_integer(bytes) : json_null());
+        json_object_set_new(o, "fnv1a64", bytes >= 0 ? json_string(hex) : json_null());
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
 /* The env record's fields that do not depend on the device: host, build, profile, options. */
 static void env_common(const run_state *rs, json_t *env)
 {
@@ -815,6 +867,7 @@ static void env_common(const run_state *rs, json_t *env)
     json_object_set_new(env, "sanitize",
                         args->sanitize ? json_string(args->sanitize) : json_null());
     json_object_set_new(env, "cases", json_integer((json_int_t)rs->n_sel));
+    json_object_set_new(env, "plugins", plugins_json(rs));
 }
 
 /* Probes the device (in a child), writes the env record, and fills the context the workers
