@@ -165,7 +165,8 @@ static void env_plugins(FILE *f, const kbi_env_record *e)
     json_t *list = json_object_get(e->json, "plugins");
     size_t i;
     json_t *p;
-    json_array_foreach(list, i, p) {
+    json_array_foreach(list, i, p)
+    {
         const char *name = json_string_value(json_object_get(p, "name"));
         const char *hash = json_string_value(json_object_get(p, "fnv1a64"));
         json_t *bytes = json_object_get(p, "bytes");
