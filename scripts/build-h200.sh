@@ -2,8 +2,8 @@
 # Builds kbench for the lent H200 into build-h200/ (sm_90a only, to save
 # compile time), and copies the shared libraries the test binaries need
 # that the GPU machine lacks (Criterion and its dependencies) into
-# build-h200/lib.  Carry build-h200/run.tgz (the programs without the objects, packed)
-# with the device call.
+# build-h200/lib.  Carry build-h200/run.tgz (the programs without the objects, packed; what
+# it holds is chosen below) with the device call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
@@ -16,16 +16,47 @@ for bin in build-h200/tests/test_*; do
 done | sort -u | grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s|libcudart)\.so' |
   while read -r lib; do cp -Lu "$lib" build-h200/lib/; done
 # What travels to the GPU machine (64 MiB at most with the checkout): the same layout
-# without object files, in build-h200-run/ (carry that; the batch script runs from it).
+# without object files, in build-h200-run/ (the batch script runs from it), packed into
+# build-h200/run.tgz.  Carry that and begin the command with `tar xzf build-h200/run.tgz`.
+#   PACK="sgemm md"  only these plugins (and their GPU tests); default: all of them
+#   TESTS=0          no test binaries, and none of the libraries only they need (about 4 MB
+#                    packed): kbench itself needs only the CUDA runtime
+#   ALT="DIR..."     other builds' plugin folders, each copied to build-h200-run/plugins-NAME/
+#                    (NAME: the folder's name) for the lab's A/B steps (--plugins)
 rm -rf build-h200-run
-mkdir -p build-h200-run/plugins build-h200-run/tests/plugins
-cp -a build-h200/kbench build-h200/lib build-h200-run/
-cp -a build-h200/plugins/*.so build-h200-run/plugins/
-cp -a build-h200/tests/plugins/*.so build-h200-run/tests/plugins/
-find build-h200/tests -maxdepth 1 -type f -perm -u+x -exec cp -a {} build-h200-run/tests/ \;
-du -sh build-h200-run | cut -f1
-# The same, packed (36 MB of programs pack to 13 MB): with the checkout's own 33 MB the
-# unpacked folder no longer fits the 64 MiB a call carries.  Carry build-h200/run.tgz and
-# begin the command with `tar xzf build-h200/run.tgz`.
+mkdir -p build-h200-run/plugins
+cp -a build-h200/kbench build-h200-run/
+if [ -n "${PACK:-}" ]; then
+  for name in $PACK; do
+    cp -a "build-h200/plugins/libkbench_$name.so" build-h200-run/plugins/
+  done
+else
+  cp -a build-h200/plugins/*.so build-h200-run/plugins/
+fi
+if [ "${TESTS:-1}" != 0 ]; then
+  mkdir -p build-h200-run/tests/plugins
+  cp -a build-h200/lib build-h200-run/
+  cp -a build-h200/tests/plugins/*.so build-h200-run/tests/plugins/
+  if [ -n "${PACK:-}" ]; then
+    for name in $PACK; do
+      t=build-h200/tests/test_${name}_gpu
+      [ -e "$t" ] && cp -a "$t" build-h200-run/tests/
+    done
+  else
+    find build-h200/tests -maxdepth 1 -type f -perm -u+x -exec cp -a {} build-h200-run/tests/ \;
+  fi
+fi
+for dir in ${ALT:-}; do
+  mkdir -p "build-h200-run/plugins-$(basename "$dir")"
+  cp -a "$dir"/*.so "build-h200-run/plugins-$(basename "$dir")/"
+done
 tar -czf build-h200/run.tgz build-h200-run
-du -sh build-h200/run.tgz | cut -f1
+# The call's limit counts the checkout's tracked and untracked files too.
+checkout=$(git ls-files -z --cached --others --exclude-standard | xargs -0 du -cb 2>/dev/null |
+  tail -1 | cut -f1)
+pack=$(stat -c %s build-h200/run.tgz)
+echo "build-h200/run.tgz: $((pack / 1048576)) MiB; with the checkout $(((checkout + pack) / 1048576)) of 64 MiB"
+if [ $((checkout + pack)) -gt $((64 * 1048576)) ]; then
+  echo "too large to carry: pack less (PACK=..., TESTS=0)" >&2
+  exit 1
+fi
