@@ -605,6 +605,48 @@ Test(compare_cmd, warns_about_another_gpu_and_clock, .init = make_tmp, .fini = r
     kbi_results_free(&b);
 }
 
+/* One kbench revision, two builds of a plugin (one loaded through --plugins): the env records'
+ * plugin files differ, and compare says so, naming the plugin and both hashes; the same file on
+ * both sides, or another revision (already a warning), says nothing more. */
+Test(compare_cmd, warns_about_another_build_of_a_plugin, .init = make_tmp, .fini = remove_tmp)
+{
+    char pa[512], pb[512], pc[512], err[KBI_ERR_SIZE] = "";
+    kbi_result_set a = {0}, b = {0};
+    kbi_comparison c;
+    const char *rev = "\"git_revision\":\"9f3c2a1e7b44\"";
+    const char *with_a = "\"git_revision\":\"9f3c2a1e7b44\",\"plugins\":[{\"name\":\"stream\","
+                         "\"file\":\"a/libkbench_stream.so\",\"bytes\":100,"
+                         "\"fnv1a64\":\"00000000000000aa\"}]";
+    const char *with_b = "\"git_revision\":\"9f3c2a1e7b44\",\"plugins\":[{\"name\":\"stream\","
+                         "\"file\":\"b/libkbench_stream.so\",\"bytes\":104,"
+                         "\"fnv1a64\":\"00000000000000bb\"}]";
+    snprintf(pa, sizeof pa, "%s/a.jsonl", tmp);
+    snprintf(pb, sizeof pb, "%s/b.jsonl", tmp);
+    snprintf(pc, sizeof pc, "%s/c.jsonl", tmp);
+    copy_replacing("stream_h200.jsonl", pa, rev, with_a);
+    copy_replacing("stream_h200_rerun.jsonl", pb, rev, with_b);
+    copy_replacing("stream_h200_rerun.jsonl", pc, rev, with_a);
+    cr_assert_eq(kbi_results_load(&a, pa, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_results_load(&b, pb, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, err), KBI_OK, "%s", err);
+    int said = 0;
+    for (size_t i = 0; i < c.n_warnings; i++)
+        said += strstr(c.warnings[i], "different builds of plugin stream") != NULL &&
+                strstr(c.warnings[i], "00000000000000aa") != NULL &&
+                strstr(c.warnings[i], "00000000000000bb") != NULL;
+    cr_expect_eq(said, 1, "one warning naming the plugin and both files");
+    kbi_comparison_free(&c);
+    kbi_results_free(&b);
+    cr_assert_eq(kbi_results_load(&b, pc, err), KBI_OK, "%s", err);
+    cr_assert_eq(kbi_compare_sets(&a, &b, NULL, &c, err), KBI_OK, "%s", err);
+    for (size_t i = 0; i < c.n_warnings; i++)
+        cr_expect(strstr(c.warnings[i], "builds of plugin") == NULL, "same file: %s",
+                  c.warnings[i]);
+    kbi_comparison_free(&c);
+    kbi_results_free(&a);
+    kbi_results_free(&b);
+}
+
 /* The real program, when the build has made it: the acceptance checks of
  * the issue, through main.c. */
 static int run_binary(const char *args)

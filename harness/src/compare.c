@@ -748,6 +748,60 @@ static void warn_if_differs(kbi_comparison *c, const kbi_result_set *base,
     free(y);
 }
 
+/* The n-th plugin file record of a side (its env records' "plugins", in order), or NULL. */
+static json_t *plugin_record(const kbi_result_set *set, size_t n)
+{
+    for (size_t e = 0; e < set->n_envs; e++) {
+        json_t *list = json_object_get(set->envs[e].json, "plugins");
+        if (n < json_array_size(list))
+            return json_array_get(list, n);
+        n -= json_array_size(list);
+    }
+    return NULL;
+}
+
+/* The first plugin file record of a side that names plugin `name`, or NULL. */
+static json_t *plugin_named(const kbi_result_set *set, const char *name)
+{
+    json_t *p;
+    for (size_t n = 0; (p = plugin_record(set, n)) != NULL; n++) {
+        const char *x = json_string_value(json_object_get(p, "name"));
+        if (x && strcmp(x, name) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+/* Same revision of kbench, another file of a plugin (a build loaded through --plugins, or one
+ * rebuilt from changed sources): the revision alone would pass the two off as the same code.
+ * One warning per plugin, naming both files' sizes and hashes. */
+static void warn_plugin_files(kbi_comparison *c, const kbi_result_set *base,
+                              const kbi_result_set *res)
+{
+    char *x = env_values(base, "git_revision", NULL), *y = env_values(res, "git_revision", NULL);
+    const int same_revision = x[0] && strcmp(x, y) == 0;
+    json_t *p;
+    free(x);
+    free(y);
+    if (!same_revision)
+        return; /* "different revisions" says it */
+    for (size_t n = 0; (p = plugin_record(base, n)) != NULL; n++) {
+        const char *name = json_string_value(json_object_get(p, "name"));
+        json_t *r = name ? plugin_named(res, name) : NULL;
+        const char *hb = json_string_value(json_object_get(p, "fnv1a64"));
+        const char *hr = json_string_value(json_object_get(r, "fnv1a64"));
+        char w[KBI_ERR_SIZE];
+        if (!hb || !hr || plugin_named(base, name) != p || strcmp(hb, hr) == 0)
+            continue;
+        snprintf(w, sizeof w,
+                 "different builds of plugin %s under one kbench revision: baseline's file "
+                 "%lld bytes (FNV-1a %s), results' %lld bytes (FNV-1a %s)",
+                 name, (long long)json_integer_value(json_object_get(p, "bytes")), hb,
+                 (long long)json_integer_value(json_object_get(r, "bytes")), hr);
+        add_warning(c, w);
+    }
+}
+
 /* Index of the record of c (at self) that is compared: the last one of its full id in the
  * map, or self when the map could not hold the id (jansson keys must be UTF-8). */
 static size_t compared_index(json_t *map, const kbi_case_result *c, size_t self)
@@ -991,6 +1045,7 @@ int kbi_compare_sets(const kbi_result_set *base, const kbi_result_set *res,
     warn_if_differs(out, base, res, "CUDA drivers", "cuda_driver_version", NULL, "");
     warn_if_differs(out, base, res, "CUDA runtimes", "cuda_runtime_version", NULL, "");
     warn_if_differs(out, base, res, "revisions", "git_revision", NULL, "");
+    warn_plugin_files(out, base, res);
     warn_if_differs(out, base, res, "build types", "build_type", NULL, "");
     warn_if_differs(out, base, res, "cache modes", "run", "cache", "");
     bmap = index_cases(base, "baseline", out);
