@@ -1,6 +1,7 @@
 /* Small helpers shared by the Criterion tests: a scratch folder per test
  * (made by .init, removed with its contents by .fini), reading a whole
- * file, and running a profile through the runner with the real plugins.
+ * file, and running a profile through the runner, or the kbench program, with the real
+ * plugins.
  * Include after defining _XOPEN_SOURCE 700. */
 #ifndef KBENCH_TEST_HELPERS_H
 #define KBENCH_TEST_HELPERS_H
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "report.h"
 #include "results.h"
@@ -120,6 +122,30 @@ static inline int run_profile_text(const char *text, kbi_result_set *set)
     fputs(text, f);
     fclose(f);
     return run_profile(profile, set);
+}
+
+/* Runs the kbench program (a process of its own, as a user runs it) on profile text, written
+ * to tmp/NAME.ini, into tmp/NAME with the real plugins and the extra arguments `args`, and
+ * loads its results into *set.  Returns its exit code (-1: it did not exit). */
+static inline int run_binary_text(const char *text, const char *name, const char *args,
+                                  kbi_result_set *set)
+{
+    char profile[300], out[300], results[320], cmd[2000], err[KBI_ERR_SIZE];
+    FILE *f;
+    int rc;
+    snprintf(profile, sizeof profile, "%s/%s.ini", tmp, name);
+    f = fopen(profile, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    snprintf(out, sizeof out, "%s/%s", tmp, name);
+    snprintf(cmd, sizeof cmd, "%s run %s --out %s --plugins %s %s >/dev/null", KBENCH_TEST_BINARY,
+             profile, out, KBENCH_TEST_PLUGINS, args);
+    rc = system(cmd);
+    snprintf(results, sizeof results, "%s/results.jsonl", out);
+    memset(set, 0, sizeof *set);
+    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 /* Reports the results file at path into tmp/rep, charts drawn (draw) or as scripts only;

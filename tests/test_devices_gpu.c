@@ -50,26 +50,14 @@ static const char profile_text[] =
     "[stream]\nvariants = copy, triad, memcpy\nbaseline = memcpy\nbytes = 256Mi, 1Gi\n"
     "[stream.host]\nvariants = host_copy\nbytes = 16Mi\n";
 
-/* Runs the profile with the kbench program (a process per run, as a user runs it) into
- * tmp/NAME, with --devices DEVICES or on device 0; loads the results.  Returns the exit code. */
+/* Runs the profile with the kbench program into tmp/NAME, with --devices DEVICES or on
+ * device 0; loads the results.  Returns the exit code. */
 static int run_into(const char *name, const char *devices, kbi_result_set *set)
 {
-    char profile[300], out[300], results[320], cmd[2000], err[KBI_ERR_SIZE];
-    FILE *f;
-    int rc;
-    snprintf(profile, sizeof profile, "%s/p.ini", tmp);
-    f = fopen(profile, "w");
-    cr_assert_not_null(f);
-    fputs(profile_text, f);
-    fclose(f);
-    snprintf(out, sizeof out, "%s/%s", tmp, name);
-    snprintf(cmd, sizeof cmd, "%s run %s --out %s --plugins %s %s%s >/dev/null",
-             KBENCH_TEST_BINARY, profile, out, KBENCH_TEST_PLUGINS,
-             devices ? "--devices " : "--device 0", devices ? devices : "");
-    rc = system(cmd);
-    snprintf(results, sizeof results, "%s/results.jsonl", out);
-    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    char args[200];
+    snprintf(args, sizeof args, "%s%s", devices ? "--devices " : "--device 0",
+             devices ? devices : "");
+    return run_binary_text(profile_text, name, args, set);
 }
 
 Test(devices_gpu, all_gpus_give_the_cases_and_medians_of_one, .timeout = 900)

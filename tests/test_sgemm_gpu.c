@@ -68,25 +68,6 @@ Test(sgemm_gpu, fast_variants_keep_their_distance_to_cublas, .timeout = 600)
     kbi_results_free(&set);
 }
 
-/* Runs the kbench binary on profile text into tmp/NAME (a process of its own per run, as a user
- * runs it twice) and loads the results into *set. */
-static void run_binary(const char *text, const char *name, kbi_result_set *set)
-{
-    char profile[300], out[300], results[320], cmd[2000], err[KBI_ERR_SIZE];
-    FILE *f;
-    snprintf(profile, sizeof profile, "%s/%s.ini", tmp, name);
-    f = fopen(profile, "w");
-    cr_assert_not_null(f);
-    fputs(text, f);
-    fclose(f);
-    snprintf(out, sizeof out, "%s/%s", tmp, name);
-    snprintf(cmd, sizeof cmd, "%s run %s --out %s --plugins %s >/dev/null", KBENCH_TEST_BINARY,
-             profile, out, KBENCH_TEST_PLUGINS);
-    cr_expect_eq(system(cmd), 0, "%s", cmd);
-    snprintf(results, sizeof results, "%s/results.jsonl", out);
-    cr_assert_eq(kbi_results_load(set, results, err), KBI_OK, "%s", err);
-}
-
 /* tf32x3's split-K finishes each tile in split order (serial split-K, the splits waiting on a
  * per-tile flag): the same inputs give the same bits whatever order the CTAs ran in, so two
  * runs of a forced split-K configuration report the same error to the last bit.  The shapes
@@ -99,8 +80,8 @@ Test(sgemm_gpu, tf32x3_split_k_gives_the_same_bits_every_run, .timeout = 300)
                        "config = 3, 5\n";
     kbi_result_set a = {0}, b = {0};
     need_gpu();
-    run_binary(text, "first", &a);
-    run_binary(text, "second", &b);
+    cr_expect_eq(run_binary_text(text, "first", "", &a), 0);
+    cr_expect_eq(run_binary_text(text, "second", "", &b), 0);
     cr_assert_eq(a.n_cases, 4);
     cr_assert_eq(b.n_cases, 4);
     for (size_t i = 0; i < a.n_cases; i++) {
