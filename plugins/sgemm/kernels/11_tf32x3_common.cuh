@@ -22,6 +22,10 @@ constexpr int kGroupM = 16; /* rasterisation: tile rows per group */
  * of 136 = 8 (mod 32) words the 32 lanes hit banks 8q + g, all distinct. */
 constexpr int kALd = kBM + 8;
 constexpr int kAStage = kBK * kALd; /* floats */
+/* C0's tile in kernel 3's ring (not TRANS): two ring tiles of 64 columns each, in columns of
+ * 132 floats (16-byte aligned).  The epilogue's lane (g, q) reads row g of columns 2q + ...:
+ * banks 8q + g (2 * 132 = 8 mod 32), all distinct. */
+constexpr int kPsC0Ld = kBM + 4;
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define TF32X3_HAVE_WGMMA 1
@@ -413,11 +417,15 @@ __device__ __forceinline__ void add_wg_partial(float (&acc)[64], int r, int c, b
 }
 
 /* A wgmma kernel's results (store_wg_results): C = alpha * acc + beta * C0, or with SPLITK and
- * more than one split, this split's part of the serial split-K above. */
+ * more than one split, this split's part of the serial split-K above.  c0s, c0s_hi: where the
+ * CTA brought C0's tile into shared memory (kernel 3), the thread's first element of its
+ * columns 0-63 and 64-127 in columns of kPsC0Ld floats; then C0 is read there instead (the
+ * same arithmetic, so the same bits). */
 template <bool SPLITK, bool TRANS = false>
 __device__ __forceinline__ void
 store_wg_or_partial(float (&acc)[64], int r, int c, bool interior, int M, int N, float alpha,
-                    float beta, const float *C0, float *C, int ldc, float *ws, int ldw, int *flags)
+                    float beta, const float *C0, float *C, int ldc, float *ws, int ldw, int *flags,
+                    const float *c0s = nullptr, const float *c0s_hi = nullptr)
 {
     const int z = SPLITK ? (int)blockIdx.z : 0, last = SPLITK ? (int)gridDim.z - 1 : 0;
     int *const flag = SPLITK ? flags + blockIdx.x : nullptr;
@@ -432,6 +440,18 @@ store_wg_or_partial(float (&acc)[64], int r, int c, bool interior, int M, int N,
     }
     if (z > 0 && threadIdx.x == 0)
         *flag = 0; /* every split has read it: ready for the next launch */
+    if (c0s) {
+        /* register e = 4j + 2v1 + v0: row 8v1, column 8j + v0 from the thread's first */
+#pragma unroll
+        for (int e = 0; e < 64; e++) {
+            const int j = e / 4;
+            const float *p = (j < 8 ? c0s : c0s_hi) + (8 * (j % 8) + e % 2) * kPsC0Ld +
+                             8 * ((e % 4) / 2);
+            acc[e] = fmaf(beta, *p, alpha * acc[e]);
+        }
+        store_wg_results<TRANS>(acc, r, c, interior, M, N, 1.0f, 0.0f, nullptr, C, ldc);
+        return;
+    }
     store_wg_results<TRANS>(acc, r, c, interior, M, N, alpha, beta, C0, C, ldc);
 }
 #endif

@@ -126,7 +126,22 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 #endif /* SGEMM_HOST_EMULATION */
 #endif /* TF32X3_HAVE_WGMMA */
 
+static_assert(64 * kPsC0Ld <= ps_stage_floats<false>(), "half of C0's tile must fit a stage");
+
 #ifdef TF32X3_HAVE_WGMMA
+/* Copies C0's columns 64h .. 64h + 63 of the tile into stage st, in columns of kPsC0Ld floats:
+ * 16-byte chunk c = tid + 256*i (i < 8) is rows 4*(c % 32) .. +3 of column c / 32, so a warp
+ * copies one whole 512-byte column.  src: the thread's first chunk of the tile (C0 at row
+ * m0 + 4*(tid % 32), column n0 + tid / 32; 16-byte aligned). */
+__device__ __forceinline__ void ps_copy_c0_half(float *st, const float *src, int h, int ldc,
+                                                int tid)
+{
+    float *const dst = st + (tid / 32) * kPsC0Ld + 4 * (tid % 32);
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        cp_async_16(dst + 8 * i * kPsC0Ld, src + (size_t)(64 * h + 8 * i) * ldc, true);
+}
+
 /* Waits for tile t to land (its stage's full barrier at bar), then makes the copies visible to
  * wgmma's (async proxy) reads. */
 __device__ __forceinline__ void ps_wait_full(uint32_t bar, int t)
@@ -170,6 +185,10 @@ __device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
  * SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile, and the tile's splits
  * finish it in order through the workspace ws (leading dimension ldw) and flags
  * (store_wg_or_partial).
+ * C0: on a whole tile (not TRANS, c0_vec: 16-byte aligned columns), the CTA that writes C
+ * copies C0's tile into the ring as two more tiles after its K tiles (64 columns each), two
+ * tiles ahead like the others, so the epilogue reads C0 from shared memory instead of waiting
+ * for global loads after the K loop.
  * TRANS: the kernel computes C^T = B^T A^T, with the operands' roles swapped: B is raw and
  * split in registers (the wgmma register operand, rows n), A is the pre-split one in the
  * workspace (Sbig, Ssmall: A^T, K-major, rows m).  Where B is much larger than A
@@ -182,7 +201,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                            const float *__restrict__ B, int ldb, const float *__restrict__ Sbig,
                            const float *__restrict__ Ssmall, int Kp, float beta, const float *C0,
                            float *C, int ldc, int tiles_r, int tiles_s, int kt_per_split, float *ws,
-                           int ldw, int *flags)
+                           int ldw, int *flags, int c0_vec)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -209,6 +228,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
     const int ktiles =
         SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
+    /* C0's tile comes through the ring as two more tiles after the K tiles (ps_copy_c0_half), so
+     * the epilogue reads it from shared memory: for the CTA that writes C (the last split), on a
+     * whole tile, where C0 is read at all and its columns are 16-byte aligned (c0_vec). */
+    const bool stage_c0 = !TRANS && c0_vec && beta != 0.0f && interior &&
+                          (!SPLITK || blockIdx.z == gridDim.z - 1);
+    const int ring_tiles = ktiles + (stage_c0 ? 2 : 0);
+    const float *const c0_src =
+        stage_c0 ? C0 + sgemm_at(m0 + 4 * (tid % 32), n0 + tid / 32, ldc) : C0;
     /* the thread's first register-operand element: As[q][64wg + 16wi + g], or with TRANS
      * Bs[64wg + 16wi + g][q] */
     const int a_off = 2 * kBStageSw + (TRANS ? (wg * 64 + wi * 16 + g) * BOffPadded::LD + q
@@ -230,6 +257,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (u >= kPsStages) /* both warpgroups are done with tile u - 4 in this stage */
             mbar_wait(empty(u), (u / kPsStages - 1) & 1);
         float *const st = stage(u);
+        if (u >= ktiles) { /* C0's columns 64h .. 64h + 63 */
+            ps_copy_c0_half(st, c0_src, u - ktiles, ldc, tid);
+            mbar_arrive_cp_async(full(u));
+            return;
+        }
         const size_t k = (size_t)u * kBK;
 #pragma unroll
         for (int i = 0; i < 4; i++) {
@@ -252,7 +284,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     constexpr int kAhead = 2; /* tiles in flight ahead of the one being computed */
     int next = 0;             /* next tile to copy */
     for (; next < kAhead; next++)
-        if (next < ktiles)
+        if (next < ring_tiles)
             copy_tile(next);
 
     float acc[64], part[64];
@@ -280,7 +312,7 @@ __global__ void __launch_bounds__(kThreads, 1)
          * have just left. */
         if (t1 < ktiles)
             ps_wait_full(full(t1), t1);
-        if (next < ktiles)
+        if (next < ring_tiles)
             copy_tile(next);
         next++;
         if (t1 < ktiles) {
@@ -294,7 +326,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         ps_release(empty(t0), lane);
         if (t2 < ktiles)
             ps_wait_full(full(t2), t2);
-        if (next < ktiles)
+        if (next < ring_tiles)
             copy_tile(next);
         next++;
         if (t2 < ktiles)
@@ -308,8 +340,16 @@ __global__ void __launch_bounds__(kThreads, 1)
             acc[i] += part[i];
     }
 
+    /* the thread's first C0 element of each half in the ring (stage_c0) */
+    const float *c0s = nullptr, *c0s_hi = nullptr;
+    if (stage_c0) {
+        ps_wait_full(full(ktiles), ktiles);
+        ps_wait_full(full(ktiles + 1), ktiles + 1);
+        c0s = stage(ktiles) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
+        c0s_hi = stage(ktiles + 1) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
+    }
     store_wg_or_partial<SPLITK, TRANS>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q, interior, M, N,
-                                       alpha, beta, C0, C, ldc, ws, ldw, flags);
+                                       alpha, beta, C0, C, ldc, ws, ldw, flags, c0s, c0s_hi);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
@@ -357,7 +397,8 @@ cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *s
     return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>, a.M, a.N, a.K,
                               a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0, a.C,
                               a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n,
-                              kt_per_split, ws, ldw, flags);
+                              kt_per_split, ws, ldw, flags,
+                              !TRANS && a.ldc % 4 == 0 && (uintptr_t)a.C0 % 16 == 0);
 }
 
 template <bool SPLITK, bool TRANS>

@@ -8,6 +8,9 @@
 #   step_sgemm_gap       Nsight Compute's full set, with per-SASS-line stall samples, for
 #                        warptile and cuBLAS at 4096^3: what separates the CUDA-core kernel from
 #                        cuBLAS (ncu_full; ~1.5 min)
+#   step_sgemm_sanitize_sub  compute-sanitizer memcheck, racecheck and synccheck on the sgemm
+#                        cases of profiles/sanitize.ini that match SAN_FILTER (its sgemm sections
+#                        only, so the other plugins need not be in the build)
 
 step_sgemm_verify() {
   "$B/kbench" run profiles/sgemm-tails.ini --out "$OUT/results/sgemm-tails"
@@ -84,6 +87,16 @@ step_sgemm_abn() {
     name=${name#plugins-}
     "$B/kbench" run plugins/sgemm/lab/ab.ini --plugins "$p" --out "$d/ab-$name" || rc=1
     "$B/kbench" compare "$d/ab-$name" "$d/ab-this" --out "$d/ab-$name.md" || rc=1
+  done
+  return $rc
+}
+
+step_sgemm_sanitize_sub() {
+  local rc=0 d="$OUT/results" tool
+  awk '/^\[/ { keep = ($0 ~ /^\[(run|sgemm)[].]/) } keep' profiles/sanitize.ini >/tmp/sanitize-sgemm.ini
+  for tool in memcheck racecheck synccheck; do
+    timeout 150 "$B/kbench" run /tmp/sanitize-sgemm.ini --sanitize=$tool \
+      --filter "${SAN_FILTER:-sgemm/tf32x3/*}" --out "$d/sanitize-sub-$tool" || rc=1
   done
   return $rc
 }
