@@ -730,6 +730,14 @@ Test(verdicts, unchanged_code_on_another_cpu_says_so)
     setenv("KBENCH_FIXTURE_TIMED_SHIFT", "0.019", 1);
     run_text_into("fresh", profile, &fresh);
     unsetenv("KBENCH_FIXTURE_TIMED_SHIFT");
+    /* The same host: the two runs' host speed probes are made equal.  Measured, they differ
+     * by up to 1.3x on this 2-core machine while other suites run beside this one (19.7
+     * against 30.2 GB/s; 2.45 against 3.22 ms), and compare then rightly calls the host
+     * case not comparable; the threshold has its own test
+     * (a_device_case_paced_by_the_host_is_judged_like_a_host_case). */
+    cr_assert_eq(fresh.n_envs, 1);
+    fresh.envs[0].cpu_compute_ms = ref.envs[0].cpu_compute_ms;
+    fresh.envs[0].cpu_memory_gbs = ref.envs[0].cpu_memory_gbs;
     for (size_t i = 0; i < fresh.n_cases; i++) {
         const kbi_metric *m = case_metric(&fresh.cases[i], "self_us");
         if (m)
