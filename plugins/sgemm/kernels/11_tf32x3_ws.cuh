@@ -24,7 +24,9 @@ namespace
  *     padded As[k][m] of kernel 3, each thread's arrival on the full barrier (noinc) made
  *     when its copies have landed: 128 arrivals and the bulk copy's expect_tx one.
  *   - The producer refills each stage as soon as both computing warpgroups release it (the
- *     empty barrier, 8 warp arrivals), so the ring runs up to four tiles ahead.
+ *     empty barrier: every computing thread arrives once its wgmmas that read the stage have
+ *     retired, so each thread's own reads of the A tile are ordered before the refill by its
+ *     own arrival), so the ring runs up to four tiles ahead.
  *   - setmaxnreg gives the producer 40 registers and the computing warpgroups 232 each
  *     (2 x 128 x 232 + 128 x 40 = 64512 of the SM's 65536).
  * The computing warpgroups are threads 0-255 with kernel 3's roles (rows 64w .. 64w+63), K
@@ -141,7 +143,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     if (tid == 0) {
         for (int s = 0; s < kWsStages; s++) {
             mbar_init(full(s), 128 + 1); /* the producer's cp.async arrivals, the expect_tx */
-            mbar_init(empty(s), kThreads / 32);
+            mbar_init(empty(s), kThreads);
         }
         ws_fence_mbar_init();
     }
@@ -201,6 +203,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     /* the thread's first A element: As[q][64wg + 16wi + g] */
     const int a_off = 2 * kBStageSw + q * kALd + wg * 64 + wi * 16 + g;
     auto wait_full = [&](int t) { mbar_wait(full(t), (t / kWsStages) & 1); };
+    auto release = [&](int t) { mbar_arrive(empty(t)); };
 
     float acc[64], part[64];
 #pragma unroll
@@ -225,14 +228,14 @@ __global__ void __launch_bounds__(kWsThreads, 1)
         } else {
             wg_wait<0>();
         }
-        ps_release(empty(t0), lane);
+        release(t0);
         if (t2 < ktiles) {
             wait_full(t2);
             load_a_tile(stage(t2) + a_off, big[0], small[0]);
         }
         wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
         if (t1 < ktiles)
-            ps_release(empty(t1), lane);
+            release(t1);
         fence_regs(part);
 #pragma unroll
         for (int i = 0; i < 64; i++)
