@@ -445,8 +445,8 @@ store_wg_or_partial(float (&acc)[64], int r, int c, bool interior, int M, int N,
 #pragma unroll
         for (int e = 0; e < 64; e++) {
             const int j = e / 4;
-            const float *p = (j < 8 ? c0s : c0s_hi) + (8 * (j % 8) + e % 2) * kPsC0Ld +
-                             8 * ((e % 4) / 2);
+            const float *p =
+                (j < 8 ? c0s : c0s_hi) + (8 * (j % 8) + e % 2) * kPsC0Ld + 8 * ((e % 4) / 2);
             acc[e] = fmaf(beta, *p, alpha * acc[e]);
         }
         store_wg_results<TRANS>(acc, r, c, interior, M, N, 1.0f, 0.0f, nullptr, C, ldc);

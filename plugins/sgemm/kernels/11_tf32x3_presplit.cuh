@@ -231,8 +231,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     /* C0's tile comes through the ring as two more tiles after the K tiles (ps_copy_c0_half), so
      * the epilogue reads it from shared memory: for the CTA that writes C (the last split), on a
      * whole tile, where C0 is read at all and its columns are 16-byte aligned (c0_vec). */
-    const bool stage_c0 = !TRANS && c0_vec && beta != 0.0f && interior &&
-                          (!SPLITK || blockIdx.z == gridDim.z - 1);
+    const bool stage_c0 =
+        !TRANS && c0_vec && beta != 0.0f && interior && (!SPLITK || blockIdx.z == gridDim.z - 1);
     const int ring_tiles = ktiles + (stage_c0 ? 2 : 0);
     const float *const c0_src =
         stage_c0 ? C0 + sgemm_at(m0 + 4 * (tid % 32), n0 + tid / 32, ldc) : C0;
