@@ -43,6 +43,7 @@
 #include "11_tf32x3_mma.cuh"
 #include "11_tf32x3_wgmma.cuh"
 #include "11_tf32x3_presplit.cuh"
+#include "11_tf32x3_ws.cuh"
 
 namespace
 {
@@ -55,6 +56,7 @@ const SgemmConfig kConfigs[] = {
     {"wgmma_presplit_128x128x32_s4_splitk", run_wgmma_ps<true>, true},
     {"wgmma_128x128x32_s4_splitk", run_wgmma<true>, true},
     {"wgmma_presplit_a_128x128x32_s4_splitk", run_wgmma_ps<true, true>, true},
+    {"wgmma_producer_128x128x32_s4_splitk", run_wgmma_ws<true>, true},
 };
 
 /* Used when the shape was not tuned: the pre-split wgmma kernel with split-K where it runs,

@@ -87,3 +87,31 @@ step_sgemm_abn() {
   done
   return $rc
 }
+
+# Kernel 5 (configuration 6, the producer warpgroup) against kernel 3 (configuration 3) on the
+# six shapes of profiles/sgemm.ini (lab/producer.ini), after verifying every tf32x3
+# configuration on the tails; then compute-sanitizer's three tools on configuration 6 (the
+# sgemm cases of profiles/sanitize.ini), and ncu's full set for both at 8192^3.
+step_sgemm_producer() {
+  local rc=0 d="$OUT/results" tool c
+  "$B/kbench" run profiles/sgemm-tails.ini --filter 'sgemm/tf32x3/*' --out "$d/tails-tf32x3" ||
+    rc=1
+  "$B/kbench" run plugins/sgemm/lab/producer.ini --out "$d/producer" || rc=1
+  awk '/^\[/ { keep = ($0 ~ /^\[(run|sgemm)[].]/) } keep' profiles/sanitize.ini >/tmp/sanitize-sgemm.ini
+  for tool in memcheck racecheck synccheck; do
+    timeout 150 "$B/kbench" run /tmp/sanitize-sgemm.ini --sanitize=$tool \
+      --filter 'sgemm/tf32x3/*config=6' --out "$d/sanitize-cfg6-$tool" || rc=1
+  done
+  return $rc
+}
+
+# ncu's full set for configurations 3 and 6 at 8192^3 (lab/producer.ini).
+step_sgemm_producer_ncu() {
+  local rc=0 c
+  for c in 3 6; do
+    ncu_full plugins/sgemm/lab/producer.ini \
+      "sgemm/tf32x3/shape=8192x8192x8192,alpha=1,beta=0.5,config=$c" \
+      "$OUT/results/ncu-cfg$c" || rc=1
+  done
+  return $rc
+}
