@@ -33,7 +33,8 @@
  *   - wgmma fed by a producer warpgroup (11_tf32x3_ws.cuh, sm_90a only; configuration 6,
  *     kernel 5): kernel 3's K loop in two warpgroups, and a third that only copies (B's
  *     pre-split tile images by bulk copies, A by cp.async) and refills each stage as soon as
- *     it is released; setmaxnreg moves its registers to the two that compute.
+ *     it is released; setmaxnreg moves its registers to the two that compute.  Configuration
+ *     7 is the same kernel on C^T = B^T A^T, as configuration 5 is kernel 3's.
  * 11_tf32x3_common.cuh holds what they share (split-K's plan, workspace and in-order finish
  * among it); this file, the tuner.  tf32x3_tune() times the
  * configurations that can run here and keeps the fastest per shape; run_tf32x3() runs that
@@ -61,6 +62,7 @@ const SgemmConfig kConfigs[] = {
     {"wgmma_128x128x32_s4_splitk", run_wgmma<true>, true},
     {"wgmma_presplit_a_128x128x32_s4_splitk", run_wgmma_ps<true, true>, true},
     {"wgmma_producer_128x128x32_s4_splitk", run_wgmma_ws<true>, true},
+    {"wgmma_producer_presplit_a_128x128x32_s4_splitk", run_wgmma_ws<true, true>, true},
 };
 
 /* Used when the shape was not tuned: the pre-split wgmma kernel fed by a producer warpgroup,

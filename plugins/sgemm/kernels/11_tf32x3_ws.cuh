@@ -38,14 +38,13 @@ constexpr int kWsStages = 4;
 constexpr int kWsProducerRegs = 40, kWsConsumerRegs = 232;
 static_assert(2 * 128 * kWsConsumerRegs + 128 * kWsProducerRegs <= 65536,
               "the register file holds both roles");
-/* A stage: B big and small (one 32 KB tile image), then the padded raw A tile. */
-constexpr int kWsStageFloats = 2 * kBStageSw + kAStage;
+/* A stage: the pre-split operand's big and small (one 32 KB tile image), then the raw tile:
+ * kernel 3's layout, ps_stage_floats<TRANS>(). */
 constexpr int kWsImageFloats = 2 * kBStageSw;
-constexpr size_t ws_smem()
+template <bool TRANS> constexpr size_t ws_smem()
 {
-    return (size_t)kWsStages * kWsStageFloats * sizeof(float) + 1024;
+    return (size_t)kWsStages * ps_stage_floats<TRANS>() * sizeof(float) + 1024;
 }
-static_assert(kWsStageFloats * 4 % 1024 == 0, "stages must keep the 1024-byte alignment");
 
 /* B -> tile images: for n tile nt and K tile kt, the 8192 floats at (nt * tiles_k + kt) * 8192
  * are the big then the small copy of B's rows n = 128nt.., k = 32kt.. in BOffSwizzled's layout
@@ -75,6 +74,36 @@ __global__ void tf32x3_presplit_b_tiles(int N, int K, const float *__restrict__ 
     const int at = nl * kBK + ((c ^ (nl & 7)) << 2); /* BOffSwizzled::at(nl, c) */
     *reinterpret_cast<uint4 *>(blk + at) = b;
     *reinterpret_cast<uint4 *>(blk + kBStageSw + at) = s;
+}
+
+/* A -> A^T's tile images for the C^T form (TRANS): for m tile mt and K tile kt, the 8192 floats
+ * at (mt * tiles_k + kt) * 8192 are the big then the small copy of A's rows m = 128mt..,
+ * k = 32kt.. in BOffSwizzled's layout (row m at m * 32 floats, 16-byte chunk c at c ^ (m % 8));
+ * zero outside M x K.  32x32 tiles through shared memory as tf32x3_presplit_at (blocks of
+ * 32x8 threads): read along m, written along k (a warp writes one whole 128-byte row). */
+__global__ void tf32x3_presplit_at_tiles(int M, int K, const float *__restrict__ A, int lda,
+                                         int tiles_k, float *__restrict__ img)
+{
+    pdl_launch_dependents(); /* the GEMM may take SMs as they free up */
+    __shared__ float t[32][33];
+    const int m0 = blockIdx.y * 32, k0 = blockIdx.x * 32;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) {
+        const int m = m0 + tx, k = k0 + ty + j;
+        t[ty + j][tx] = m < M && k < K ? A[sgemm_at(m, k, lda)] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) {
+        const int m = m0 + ty + j, k = k0 + tx, ml = m % kBM;
+        uint32_t b, sm;
+        split_tf32(t[tx][ty + j], b, sm);
+        const size_t at = ((size_t)(m / kBM) * tiles_k + k / kBK) * kWsImageFloats + ml * kBK +
+                          ((((k % kBK) / 4) ^ (ml & 7)) << 2) + k % 4;
+        reinterpret_cast<uint32_t *>(img)[at] = b;
+        reinterpret_cast<uint32_t *>(img)[at + kBStageSw] = sm;
+    }
 }
 
 #ifdef TF32X3_HAVE_WGMMA
@@ -110,13 +139,17 @@ template <int REGS> __device__ __forceinline__ void ws_regs_inc()
 #endif /* TF32X3_HAVE_WGMMA */
 
 /* SPLITK: CTA (b, 0, z) computes K tiles z*kt_per_split .. of its tile, as kernel 3's.
- * img: B's tile images (tf32x3_presplit_b_tiles), tiles_k K tiles per n tile. */
-template <bool VEC, bool SPLITK>
+ * img: the pre-split operand's tile images, tiles_k K tiles per tile row: B's
+ * (tf32x3_presplit_b_tiles), or with TRANS (C^T = B^T A^T, as kernel 3's configuration 5) A^T's
+ * (tf32x3_presplit_at_tiles), B then being the raw operand, split in registers.  The register
+ * rows r0 and image rows s0 are (m0, n0), or with TRANS (n0, m0); tiles_r and tiles_s count
+ * them. */
+template <bool VEC, bool SPLITK, bool TRANS>
 __global__ void __launch_bounds__(kWsThreads, 1)
     tf32x3_wgmma_ws_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
-                           const float *__restrict__ img, int tiles_k, float beta, const float *C0,
-                           float *C, int ldc, int tiles_m, int tiles_n, int kt_per_split, float *ws,
-                           int ldw, int *flags)
+                           const float *__restrict__ B, int ldb, const float *__restrict__ img,
+                           int tiles_k, float beta, const float *C0, float *C, int ldc, int tiles_r,
+                           int tiles_s, int kt_per_split, float *ws, int ldw, int *flags)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -127,13 +160,15 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     const uint32_t bar_addr = sgemm_smem_addr(bars);
     auto full = [&](int t) { return bar_addr + 8 * (t % kWsStages); };
     auto empty = [&](int t) { return bar_addr + 8 * (kWsStages + t % kWsStages); };
-    auto stage = [&](int t) { return base + (t % kWsStages) * kWsStageFloats; };
+    constexpr int kStageFloats = ps_stage_floats<TRANS>();
+    auto stage = [&](int t) { return base + (t % kWsStages) * kStageFloats; };
     auto stage_addr = [&](int t) {
-        return base_addr + (uint32_t)((t % kWsStages) * kWsStageFloats * 4);
+        return base_addr + (uint32_t)((t % kWsStages) * kStageFloats * 4);
     };
 
-    int m0, n0;
-    tile_coords(tiles_m, tiles_n, m0, n0);
+    int r0, s0;
+    tile_coords(tiles_r, tiles_s, r0, s0);
+    const int m0 = TRANS ? s0 : r0, n0 = TRANS ? r0 : s0;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const bool interior = m0 + kBM <= M && n0 + kBN <= N;
     const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
@@ -156,28 +191,43 @@ __global__ void __launch_bounds__(kWsThreads, 1)
         /* ---- the producer ---- */
         ws_regs_dec<kWsProducerRegs>();
         const int p = tid - kThreads;
-        /* A chunk p + 128i (i < 8): rows 4*(p % 32) .. +3 of tile column p / 32 + 4i */
-        const int am = 4 * (p % 32), ak = p / 32;
-        const int a_dst = ak * kALd + am;
+        /* A chunk p + 128i (i < 8): rows 4*(p % 32) .. +3 of tile column p / 32 + 4i; with
+         * TRANS, B chunk p + 128i: k = 4*(p % 8) .. +3 of tile column p / 8 + 16i */
+        const int am = 4 * (p % 32), ak = p / 32, bk = 4 * (p % 8), bn = p / 8;
+        const int r_dst = TRANS ? BOffPadded::at(bn, p % 8) : ak * kALd + am;
+        const int r_step = TRANS ? 16 * BOffPadded::LD : 4 * kALd; /* floats per chunk i */
         const int a_rows = min(max(M - (m0 + am), 0), 4); /* rows of the chunks inside A */
-        const float *a_ptr = A + min(m0 + am, M - 1) + (size_t)(ak + kt_begin * kBK) * lda;
-        const float *b_img = img + ((size_t)(n0 / kBN) * tiles_k + kt_begin) * kWsImageFloats;
+        const float *r_ptr =
+            TRANS ? B + (size_t)min(n0 + bn, N - 1) * ldb + bk + kt_begin * kBK
+                  : A + min(m0 + am, M - 1) + (size_t)(ak + kt_begin * kBK) * lda;
+        const size_t r_next = TRANS ? (size_t)kBK : (size_t)kBK * lda; /* per K tile */
+        const float *s_img = img + ((size_t)(s0 / kBM) * tiles_k + kt_begin) * kWsImageFloats;
         for (int u = 0; u < ktiles; u++) {
             if (u >= kWsStages) /* both computing warpgroups are done with tile u - 4 here */
                 mbar_wait(empty(u), (u / kWsStages - 1) & 1);
             if (p == 0) {
                 ws_expect_tx(full(u), kWsImageFloats * 4);
-                ws_bulk_load(stage_addr(u), b_img + (size_t)u * kWsImageFloats,
+                ws_bulk_load(stage_addr(u), s_img + (size_t)u * kWsImageFloats,
                              kWsImageFloats * 4, full(u));
             }
-            float *const as = stage(u) + 2 * kBStageSw;
+            float *const rs = stage(u) + 2 * kBStageSw + r_dst;
             const int k0 = (kt_begin + u) * kBK;
+            using Copy = Tf32Loader<VEC, BOffSwizzled>;
             if (interior && k0 + kBK <= K) {
 #pragma unroll
                 for (int i = 0; i < 8; i++) {
-                    const float *src = a_ptr + (size_t)(4 * i) * lda;
-                    Tf32Loader<VEC, BOffSwizzled>::copy_chunk(as + a_dst + 4 * i * kALd, src, src,
-                                                              4);
+                    const float *src = r_ptr + (TRANS ? (size_t)(16 * i) * ldb : (size_t)(4 * i) * lda);
+                    Copy::copy_chunk(rs + i * r_step, src, src, 4);
+                }
+            } else if (TRANS) {
+                const int k = k0 + bk;
+                const int k_in = min(max(K - k, 0), 4); /* k of the chunks inside B */
+#pragma unroll
+                for (int i = 0; i < 8; i++) {
+                    const int n = n0 + bn + 16 * i;
+                    const bool n_ok = n < N;
+                    const float *src = B + (size_t)(n_ok ? n : 0) * ldb + (k < K ? k : 0);
+                    Copy::copy_chunk(rs + i * r_step, src, B, n_ok ? k_in : 0);
                 }
             } else {
 #pragma unroll
@@ -185,11 +235,10 @@ __global__ void __launch_bounds__(kWsThreads, 1)
                     const int k = k0 + ak + 4 * i;
                     const bool k_ok = k < K;
                     const float *src = A + (a_rows > 0 ? m0 + am : 0) + (size_t)(k_ok ? k : 0) * lda;
-                    Tf32Loader<VEC, BOffSwizzled>::copy_chunk(as + a_dst + 4 * i * kALd, src, A,
-                                                              k_ok ? a_rows : 0);
+                    Copy::copy_chunk(rs + i * r_step, src, A, k_ok ? a_rows : 0);
                 }
             }
-            a_ptr += (size_t)kBK * lda;
+            r_ptr += r_next;
             mbar_arrive_cp_async(full(u));
         }
         cp_async_wait<0>();
@@ -200,8 +249,16 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     ws_regs_inc<kWsConsumerRegs>();
     const int wg = warp / 4, wi = warp % 4;
     const int g = lane / 4, q = lane % 4;
-    /* the thread's first A element: As[q][64wg + 16wi + g] */
-    const int a_off = 2 * kBStageSw + q * kALd + wg * 64 + wi * 16 + g;
+    /* the thread's first register-operand element: As[q][64wg + 16wi + g], or with TRANS
+     * Bs[64wg + 16wi + g][q] */
+    const int a_off = 2 * kBStageSw + (TRANS ? (wg * 64 + wi * 16 + g) * BOffPadded::LD + q
+                                             : q * kALd + wg * 64 + wi * 16 + g);
+    auto load_regs = [&](const float *p, uint32_t(&bg)[4][4], uint32_t(&sm)[4][4]) {
+        if (TRANS)
+            load_a_tile_rows<BOffPadded::LD>(p, bg, sm);
+        else
+            load_a_tile(p, bg, sm);
+    };
     auto wait_full = [&](int t) { mbar_wait(full(t), (t / kWsStages) & 1); };
     auto release = [&](int t) { mbar_arrive(empty(t)); };
 
@@ -214,14 +271,14 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     uint32_t big[2][4][4], small[2][4][4];
     if (ktiles > 0) {
         wait_full(0);
-        load_a_tile(stage(0) + a_off, big[0], small[0]);
+        load_regs(stage(0) + a_off, big[0], small[0]);
     }
     for (int t0 = 0; t0 < ktiles; t0 += 2) {
         const int t1 = t0 + 1, t2 = t0 + 2;
         issue_tile<true>(part, big[0], small[0], stage_addr(t0), stage_addr(t0) + kBStageSw * 4);
         if (t1 < ktiles) {
             wait_full(t1);
-            load_a_tile(stage(t1) + a_off, big[1], small[1]);
+            load_regs(stage(t1) + a_off, big[1], small[1]);
             issue_tile<false>(part, big[1], small[1], stage_addr(t1),
                               stage_addr(t1) + kBStageSw * 4);
             wg_wait<1>(); /* G0 retired */
@@ -231,7 +288,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
         release(t0);
         if (t2 < ktiles) {
             wait_full(t2);
-            load_a_tile(stage(t2) + a_off, big[0], small[0]);
+            load_regs(stage(t2) + a_off, big[0], small[0]);
         }
         wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
         if (t1 < ktiles)
@@ -242,7 +299,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
             acc[i] += part[i];
     }
 
-    store_wg_or_partial<SPLITK, false, kThreads>(acc, m0 + wg * 64 + wi * 16 + g, n0 + 2 * q,
+    store_wg_or_partial<SPLITK, TRANS, kThreads>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q,
                                                  interior, M, N, alpha, beta, C0, C, ldc, ws, ldw,
                                                  flags);
 #else
@@ -253,11 +310,12 @@ __global__ void __launch_bounds__(kWsThreads, 1)
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
-template <bool VEC, bool SPLITK>
+template <bool VEC, bool SPLITK, bool TRANS>
 cudaError_t launch_wgmma_ws(const SgemmArgs &a, const float *img, int tiles_k, int splits,
                             int kt_per_split, float *ws, int *flags)
 {
-    static const cudaError_t once = set_smem(tf32x3_wgmma_ws_kernel<VEC, SPLITK>, ws_smem());
+    static const cudaError_t once =
+        set_smem(tf32x3_wgmma_ws_kernel<VEC, SPLITK, TRANS>, ws_smem<TRANS>());
     if (once != cudaSuccess)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
@@ -268,25 +326,38 @@ cudaError_t launch_wgmma_ws(const SgemmArgs &a, const float *img, int tiles_k, i
     cudaLaunchConfig_t lc = {};
     lc.gridDim = dim3(tiles_m * tiles_n, 1, splits);
     lc.blockDim = dim3(kWsThreads);
-    lc.dynamicSmemBytes = ws_smem();
+    lc.dynamicSmemBytes = ws_smem<TRANS>();
     lc.stream = a.stream;
     lc.attrs = &attr;
     lc.numAttrs = 1;
-    return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ws_kernel<VEC, SPLITK>, a.M, a.N, a.K, a.alpha,
-                              a.A, a.lda, img, tiles_k, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n,
+    return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ws_kernel<VEC, SPLITK, TRANS>, a.M, a.N, a.K,
+                              a.alpha, a.A, a.lda, a.B, a.ldb, img, tiles_k, a.beta, a.C0, a.C,
+                              a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n,
                               kt_per_split, ws, splitk_ldw(a), flags);
 }
 
-/* Kernel 5: B split into tile images first, then the kernel; SPLITK as kernel 3's. */
-template <bool SPLITK> cudaError_t run_wgmma_ws(const SgemmArgs &a)
+template <bool SPLITK, bool TRANS>
+cudaError_t launch_wgmma_ws(const SgemmArgs &a, const float *img, int tiles_k, int splits,
+                            int kt_per_split, float *ws, int *flags)
+{
+    return raw_vec_ok<TRANS>(a) ? launch_wgmma_ws<true, SPLITK, TRANS>(a, img, tiles_k, splits,
+                                                                       kt_per_split, ws, flags)
+                                : launch_wgmma_ws<false, SPLITK, TRANS>(a, img, tiles_k, splits,
+                                                                        kt_per_split, ws, flags);
+}
+
+/* Kernel 5: B split into tile images first (with TRANS, A^T), then the kernel; SPLITK as
+ * kernel 3's. */
+template <bool SPLITK, bool TRANS = false> cudaError_t run_wgmma_ws(const SgemmArgs &a)
 {
     if (!sgemm_device_is_sm90())
         return cudaErrorNotSupported;
-    const int tiles_k = CEIL_DIV(a.K, kBK), Np = CEIL_DIV(a.N, kBN) * kBN;
+    const int tiles_k = CEIL_DIV(a.K, kBK);
+    const int rows = TRANS ? CEIL_DIV(a.M, kBM) * kBM : CEIL_DIV(a.N, kBN) * kBN;
     int splits = 1, per_split = tiles_k;
     if (SPLITK)
         splitk_plan(a, splits, per_split);
-    const size_t elems = (size_t)Np * tiles_k * kBK;
+    const size_t elems = (size_t)rows * tiles_k * kBK;
     float *img = nullptr, *part = nullptr;
     int *flags = nullptr;
     cudaError_t e = presplit_ws.get(2 * elems * sizeof(float), a.stream, &img);
@@ -294,16 +365,17 @@ template <bool SPLITK> cudaError_t run_wgmma_ws(const SgemmArgs &a)
         e = splitk_buffers(a, &part, &flags);
     if (e != cudaSuccess)
         return e;
-    tf32x3_presplit_b_tiles<<<(unsigned)CEIL_DIV(elems / 4, (size_t)256), 256, 0, a.stream>>>(
-        a.N, a.K, a.B, a.ldb, Np, tiles_k, img);
+    if (TRANS)
+        tf32x3_presplit_at_tiles<<<dim3(tiles_k, rows / 32), dim3(32, 8), 0, a.stream>>>(
+            a.M, a.K, a.A, a.lda, tiles_k, img);
+    else
+        tf32x3_presplit_b_tiles<<<(unsigned)CEIL_DIV(elems / 4, (size_t)256), 256, 0, a.stream>>>(
+            a.N, a.K, a.B, a.ldb, rows, tiles_k, img);
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
-    const bool vec = raw_vec_ok<false>(a);
     if (splits == 1)
-        return vec ? launch_wgmma_ws<true, false>(a, img, tiles_k, 1, tiles_k, nullptr, nullptr)
-                   : launch_wgmma_ws<false, false>(a, img, tiles_k, 1, tiles_k, nullptr, nullptr);
-    return vec ? launch_wgmma_ws<true, true>(a, img, tiles_k, splits, per_split, part, flags)
-               : launch_wgmma_ws<false, true>(a, img, tiles_k, splits, per_split, part, flags);
+        return launch_wgmma_ws<false, TRANS>(a, img, tiles_k, 1, tiles_k, nullptr, nullptr);
+    return launch_wgmma_ws<true, TRANS>(a, img, tiles_k, splits, per_split, part, flags);
 }
 
 } // namespace
