@@ -32,7 +32,10 @@ namespace
  * The computing warpgroups are threads 0-255 with kernel 3's roles (rows 64w .. 64w+63), K
  * loop (two K tiles per iteration, partial sums promoted every 64 k) and epilogue; the
  * producer (threads 256-383) leaves after its last copy, and the split-K epilogue's barriers
- * count the 256 that stay (tile_sync<256>). */
+ * count the 256 that stay (tile_sync<256>).
+ * C0 comes through the ring as in kernel 3 (on a whole tile, not TRANS, 16-byte aligned columns,
+ * beta != 0, the CTA that writes C): the producer copies it as two more tiles after the K tiles
+ * (ps_copy_c0_half<128>), so the epilogue reads it from shared memory. */
 constexpr int kWsThreads = kThreads + 128;
 constexpr int kWsStages = 4;
 constexpr int kWsProducerRegs = 40, kWsConsumerRegs = 232;
@@ -149,7 +152,8 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     tf32x3_wgmma_ws_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
                            const float *__restrict__ B, int ldb, const float *__restrict__ img,
                            int tiles_k, float beta, const float *C0, float *C, int ldc, int tiles_r,
-                           int tiles_s, int kt_per_split, float *ws, int ldw, int *flags)
+                           int tiles_s, int kt_per_split, float *ws, int ldw, int *flags,
+                           int c0_vec)
 {
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
@@ -174,6 +178,10 @@ __global__ void __launch_bounds__(kWsThreads, 1)
     const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
     const int ktiles =
         SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
+    /* C0's tile comes through the ring as two more tiles after the K tiles (kernel 3's rule) */
+    const bool stage_c0 =
+        !TRANS && c0_vec && beta != 0.0f && interior && (!SPLITK || blockIdx.z == gridDim.z - 1);
+    const int ring_tiles = ktiles + (stage_c0 ? 2 : 0);
 
     if (tid == 0) {
         for (int s = 0; s < kWsStages; s++) {
@@ -202,9 +210,17 @@ __global__ void __launch_bounds__(kWsThreads, 1)
                   : A + min(m0 + am, M - 1) + (size_t)(ak + kt_begin * kBK) * lda;
         const size_t r_next = TRANS ? (size_t)kBK : (size_t)kBK * lda; /* per K tile */
         const float *s_img = img + ((size_t)(s0 / kBM) * tiles_k + kt_begin) * kWsImageFloats;
-        for (int u = 0; u < ktiles; u++) {
+        for (int u = 0; u < ring_tiles; u++) {
             if (u >= kWsStages) /* both computing warpgroups are done with tile u - 4 here */
                 mbar_wait(empty(u), (u / kWsStages - 1) & 1);
+            if (u >= ktiles) { /* C0's columns 64h .. 64h + 63: 128 copies' arrivals and one */
+                if (p == 0)
+                    mbar_arrive(full(u));
+                ps_copy_c0_half<128>(stage(u), C0 + sgemm_at(m0 + 4 * (p % 32), n0 + p / 32, ldc),
+                                     u - ktiles, ldc, p);
+                mbar_arrive_cp_async(full(u));
+                continue;
+            }
             if (p == 0) {
                 ws_expect_tx(full(u), kWsImageFloats * 4);
                 ws_bulk_load(stage_addr(u), s_img + (size_t)u * kWsImageFloats,
@@ -299,9 +315,17 @@ __global__ void __launch_bounds__(kWsThreads, 1)
             acc[i] += part[i];
     }
 
+    /* the thread's first C0 element of each half in the ring (stage_c0) */
+    const float *c0s = nullptr, *c0s_hi = nullptr;
+    if (stage_c0) {
+        wait_full(ktiles);
+        wait_full(ktiles + 1);
+        c0s = stage(ktiles) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
+        c0s_hi = stage(ktiles + 1) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
+    }
     store_wg_or_partial<SPLITK, TRANS, kThreads>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q,
                                                  interior, M, N, alpha, beta, C0, C, ldc, ws, ldw,
-                                                 flags);
+                                                 flags, c0s, c0s_hi);
 #else
     /* Built for an architecture without wgmma: the host never launches this. */
     __trap();
@@ -333,7 +357,8 @@ cudaError_t launch_wgmma_ws(const SgemmArgs &a, const float *img, int tiles_k, i
     return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ws_kernel<VEC, SPLITK, TRANS>, a.M, a.N, a.K,
                               a.alpha, a.A, a.lda, a.B, a.ldb, img, tiles_k, a.beta, a.C0, a.C,
                               a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n,
-                              kt_per_split, ws, splitk_ldw(a), flags);
+                              kt_per_split, ws, splitk_ldw(a), flags,
+                              !TRANS && a.ldc % 4 == 0 && (uintptr_t)a.C0 % 16 == 0);
 }
 
 template <bool SPLITK, bool TRANS>
