@@ -77,13 +77,13 @@ Test(sgemm_gpu, tf32x3_split_k_gives_the_same_bits_every_run, .timeout = 300)
 {
     const char *text = "[run]\nwarmup = 2\nmin_samples = 20\nmin_time = 0\ntimeout = 60\n"
                        "[sgemm]\nvariants = tf32x3\nshape = 1x4096x4096, 1000x1000x999\n"
-                       "config = 3, 5\n";
+                       "config = 3, 5, 6, 7\n";
     kbi_result_set a = {0}, b = {0};
     need_gpu();
     cr_expect_eq(run_binary_text(text, "first", "", &a), 0);
     cr_expect_eq(run_binary_text(text, "second", "", &b), 0);
-    cr_assert_eq(a.n_cases, 4);
-    cr_assert_eq(b.n_cases, 4);
+    cr_assert_eq(a.n_cases, 8);
+    cr_assert_eq(b.n_cases, 8);
     for (size_t i = 0; i < a.n_cases; i++) {
         const kbi_case_result *x = &a.cases[i], *y = &b.cases[i];
         cr_expect_eq(x->status, KBI_ST_OK, "%s: %s", x->id, x->message);

@@ -11,7 +11,7 @@
  * fp32 accumulator with round-to-nearest FADDs (two-level accumulation: 3.5e-7 and 5.8e-7 in
  * the same model at K = 4096, better than sequential FFMA).
  *
- * Three kernels, all 128x128x32 CTA tiles of 256 threads with a cp.async ring fed from the
+ * Four kernels, all 128x128x32 CTA tiles computed by 256 threads, with a ring fed from the
  * column-major inputs (A tile as As[k][m], B tile as Bs[n][k]: neither is transposed in
  * global memory), one header each:
  *   - mma_sync (11_tf32x3_mma.cuh, sm_80+): mma.sync.m16n8k8 tf32, 8 warps of 64x32;
@@ -30,11 +30,16 @@
  *     shapes of too few tiles split K.  Configuration 5 is the same kernel on C^T = B^T A^T:
  *     A^T pre-split, B raw and split in registers, which where B is the large operand
  *     (256x4096x4096) pre-splits a sixteenth of the bytes.
+ *   - wgmma fed by a producer warpgroup (11_tf32x3_ws.cuh, sm_90a only; configuration 6,
+ *     kernel 5): kernel 3's K loop in two warpgroups, and a third that only copies (B's
+ *     pre-split tile images by bulk copies, A by cp.async) and refills each stage as soon as
+ *     it is released; setmaxnreg moves its registers to the two that compute.  Configuration
+ *     7 is the same kernel on C^T = B^T A^T, as configuration 5 is kernel 3's.
  * 11_tf32x3_common.cuh holds what they share (split-K's plan, workspace and in-order finish
  * among it); this file, the tuner.  tf32x3_tune() times the
  * configurations that can run here and keeps the fastest per shape; run_tf32x3() runs that
- * choice, and on a shape not tuned the pre-split wgmma kernel with split-K on a compute
- * capability 9.0 device, mma_sync elsewhere. */
+ * choice, and on a shape not tuned kernel 5 (the pre-split wgmma kernel fed by a producer
+ * warpgroup, with split-K) on a compute capability 9.0 device, mma_sync elsewhere. */
 #include "common.cuh"
 #include "tune.cuh"
 
@@ -43,6 +48,7 @@
 #include "11_tf32x3_mma.cuh"
 #include "11_tf32x3_wgmma.cuh"
 #include "11_tf32x3_presplit.cuh"
+#include "11_tf32x3_ws.cuh"
 
 namespace
 {
@@ -55,13 +61,16 @@ const SgemmConfig kConfigs[] = {
     {"wgmma_presplit_128x128x32_s4_splitk", run_wgmma_ps<true>, true},
     {"wgmma_128x128x32_s4_splitk", run_wgmma<true>, true},
     {"wgmma_presplit_a_128x128x32_s4_splitk", run_wgmma_ps<true, true>, true},
+    {"wgmma_producer_128x128x32_s4_splitk", run_wgmma_ws<true>, true},
+    {"wgmma_producer_presplit_a_128x128x32_s4_splitk", run_wgmma_ws<true, true>, true},
 };
 
-/* Used when the shape was not tuned: the pre-split wgmma kernel with split-K where it runs,
- * mma_sync elsewhere. */
+/* Used when the shape was not tuned: the pre-split wgmma kernel fed by a producer warpgroup,
+ * with split-K, where it runs (on an H100 the fastest of 3 and 6 at all six shapes of
+ * profiles/sgemm.ini), mma_sync elsewhere. */
 int default_config(int, int, int)
 {
-    return sgemm_device_is_sm90() ? 3 : 0;
+    return sgemm_device_is_sm90() ? 6 : 0;
 }
 
 /* The tuned choice per shape, and the tune loop (tune.cuh). */

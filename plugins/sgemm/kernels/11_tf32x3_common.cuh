@@ -361,6 +361,18 @@ __device__ __forceinline__ void store_wg_results(const float (&acc)[64], int r, 
                   interior, M, N, alpha, beta, C0, C, ldc);
 }
 
+/* The barrier of the threads that store a tile: the whole CTA (SYNC = 0), or with a producer
+ * warpgroup that has left (kernel 5) named barrier 1 of the SYNC threads that compute. */
+template <int SYNC> __device__ __forceinline__ void tile_sync()
+{
+#ifndef SGEMM_HOST_EMULATION
+    if (SYNC)
+        asm volatile("bar.sync 1, %0;\n" ::"n"(SYNC) : "memory");
+    else
+#endif
+        __syncthreads();
+}
+
 /* Serial split-K: the CTAs of one output tile, one per K split (blockIdx.z), finish it in split
  * order.  Split 0 stores its raw partial sums in the workspace ws (leading dimension ldw), split
  * z adds its own to what splits 0..z-1 left there, and the last split writes C from the total:
@@ -371,7 +383,7 @@ __device__ __forceinline__ void store_wg_results(const float (&acc)[64], int r, 
  * H100 against that kernel, 2.3-2.7 us less at 1024^3 and 256x4096x4096.  No deadlock: splits
  * x tiles is at most one CTA per SM (splitk_plan), and CTAs start in blockIdx order, so split
  * z - 1 is running or done when split z waits (as CUTLASS's serial split-K assumes). */
-__device__ __forceinline__ void splitk_wait(const int *flag, int z)
+template <int SYNC = 0> __device__ __forceinline__ void splitk_wait(const int *flag, int z)
 {
 #ifndef SGEMM_HOST_EMULATION
     if (threadIdx.x == 0) {
@@ -384,14 +396,14 @@ __device__ __forceinline__ void splitk_wait(const int *flag, int z)
         }
     }
 #endif
-    __syncthreads();
+    tile_sync<SYNC>();
 }
 
 /* Publishes the CTA's stores to ws (every thread's, through the barrier) with the flag's new
  * value. */
-__device__ __forceinline__ void splitk_signal(int *flag, int value)
+template <int SYNC = 0> __device__ __forceinline__ void splitk_signal(int *flag, int value)
 {
-    __syncthreads();
+    tile_sync<SYNC>();
 #ifndef SGEMM_HOST_EMULATION
     if (threadIdx.x == 0)
         asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
@@ -417,11 +429,11 @@ __device__ __forceinline__ void add_wg_partial(float (&acc)[64], int r, int c, b
 }
 
 /* A wgmma kernel's results (store_wg_results): C = alpha * acc + beta * C0, or with SPLITK and
- * more than one split, this split's part of the serial split-K above.  c0s, c0s_hi: where the
- * CTA brought C0's tile into shared memory (kernel 3), the thread's first element of its
- * columns 0-63 and 64-127 in columns of kPsC0Ld floats; then C0 is read there instead (the
- * same arithmetic, so the same bits). */
-template <bool SPLITK, bool TRANS = false>
+ * more than one split, this split's part of the serial split-K above (SYNC: tile_sync's).
+ * c0s, c0s_hi: where the CTA brought C0's tile into shared memory (kernels 3 and 5), the thread's
+ * first element of its columns 0-63 and 64-127 in columns of kPsC0Ld floats; then C0 is read there
+ * instead (the same arithmetic, so the same bits). */
+template <bool SPLITK, bool TRANS = false, int SYNC = 0>
 __device__ __forceinline__ void
 store_wg_or_partial(float (&acc)[64], int r, int c, bool interior, int M, int N, float alpha,
                     float beta, const float *C0, float *C, int ldc, float *ws, int ldw, int *flags,
@@ -430,12 +442,12 @@ store_wg_or_partial(float (&acc)[64], int r, int c, bool interior, int M, int N,
     const int z = SPLITK ? (int)blockIdx.z : 0, last = SPLITK ? (int)gridDim.z - 1 : 0;
     int *const flag = SPLITK ? flags + blockIdx.x : nullptr;
     if (z > 0) {
-        splitk_wait(flag, z);
+        splitk_wait<SYNC>(flag, z);
         add_wg_partial<TRANS>(acc, r, c, interior, M, N, ws, ldw);
     }
     if (z < last) {
         store_wg_results<TRANS>(acc, r, c, interior, M, N, 1.0f, 0.0f, nullptr, ws, ldw);
-        splitk_signal(flag, z + 1);
+        splitk_signal<SYNC>(flag, z + 1);
         return;
     }
     if (z > 0 && threadIdx.x == 0)

@@ -129,17 +129,20 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 static_assert(64 * kPsC0Ld <= ps_stage_floats<false>(), "half of C0's tile must fit a stage");
 
 #ifdef TF32X3_HAVE_WGMMA
-/* Copies C0's columns 64h .. 64h + 63 of the tile into stage st, in columns of kPsC0Ld floats:
- * 16-byte chunk c = tid + 256*i (i < 8) is rows 4*(c % 32) .. +3 of column c / 32, so a warp
+/* Copies C0's columns 64h .. 64h + 63 of the tile into stage st, in columns of kPsC0Ld floats,
+ * by THREADS threads (kernel 3's 256, or kernel 5's producer's 128): 16-byte chunk
+ * c = tid + THREADS*i (i < 2048 / THREADS) is rows 4*(c % 32) .. +3 of column c / 32, so a warp
  * copies one whole 512-byte column.  src: the thread's first chunk of the tile (C0 at row
  * m0 + 4*(tid % 32), column n0 + tid / 32; 16-byte aligned). */
+template <int THREADS = kThreads>
 __device__ __forceinline__ void ps_copy_c0_half(float *st, const float *src, int h, int ldc,
                                                 int tid)
 {
+    constexpr int kCols = THREADS / 32; /* columns per pass */
     float *const dst = st + (tid / 32) * kPsC0Ld + 4 * (tid % 32);
 #pragma unroll
-    for (int i = 0; i < 8; i++)
-        cp_async_16(dst + 8 * i * kPsC0Ld, src + (size_t)(64 * h + 8 * i) * ldc, true);
+    for (int i = 0; i < 64 / kCols; i++)
+        cp_async_16(dst + kCols * i * kPsC0Ld, src + (size_t)(64 * h + kCols * i) * ldc, true);
 }
 
 /* Waits for tile t to land (its stage's full barrier at bar), then makes the copies visible to

@@ -100,3 +100,27 @@ step_sgemm_sanitize_sub() {
   done
   return $rc
 }
+
+# Kernel 5 (configuration 6, the producer warpgroup) against kernel 3 (configuration 3) on the
+# six shapes of profiles/sgemm.ini (lab/producer.ini), after verifying every tf32x3
+# configuration on the tails; then compute-sanitizer's three tools on configuration 6 (the
+# sgemm cases of profiles/sanitize.ini, step_sgemm_sanitize_sub).
+step_sgemm_producer() {
+  local rc=0 d="$OUT/results"
+  "$B/kbench" run profiles/sgemm-tails.ini --filter 'sgemm/tf32x3/*' --out "$d/tails-tf32x3" ||
+    rc=1
+  "$B/kbench" run plugins/sgemm/lab/producer.ini --out "$d/producer" || rc=1
+  SAN_FILTER='sgemm/tf32x3/*config=[67]' step_sgemm_sanitize_sub || rc=1
+  return $rc
+}
+
+# ncu's full set for configurations 3 and 6 at 8192^3 (lab/producer.ini).
+step_sgemm_producer_ncu() {
+  local rc=0 c
+  for c in 3 6; do
+    ncu_full plugins/sgemm/lab/producer.ini \
+      "sgemm/tf32x3/shape=8192x8192x8192,alpha=1,beta=0.5,config=$c" \
+      "$OUT/results/ncu-cfg$c" || rc=1
+  done
+  return $rc
+}
