@@ -46,6 +46,52 @@ template <bool TRANS> constexpr size_t ps_smem()
     return (size_t)kPsStages * ps_stage_floats<TRANS>() * sizeof(float) + 1024;
 }
 
+/* The mbarrier ring of kernels 3 and 5 in shared memory: STAGES stages of STAGE_FLOATS from
+ * the first 1024-byte boundary of smem (the swizzle's alignment), and each stage's "full"
+ * barrier at bars[s] and "empty" one at bars[STAGES + s].  Tile t goes to stage t % STAGES. */
+template <int STAGES, int STAGE_FLOATS> struct MbarRing {
+    float *base;
+    uint32_t base_addr, bar_addr;
+    __device__ __forceinline__ MbarRing(float *smem, uint64_t *bars)
+    {
+        const uint32_t raw_addr = sgemm_smem_addr(smem);
+        base = smem + ((1024 - (raw_addr & 1023)) & 1023) / 4;
+        base_addr = sgemm_smem_addr(base);
+        bar_addr = sgemm_smem_addr(bars);
+    }
+    __device__ __forceinline__ uint32_t full(int t) const
+    {
+        return bar_addr + 8 * (t % STAGES);
+    }
+    __device__ __forceinline__ uint32_t empty(int t) const
+    {
+        return bar_addr + 8 * (STAGES + t % STAGES);
+    }
+    __device__ __forceinline__ float *stage(int t) const
+    {
+        return base + (t % STAGES) * STAGE_FLOATS;
+    }
+    __device__ __forceinline__ uint32_t stage_addr(int t) const
+    {
+        return base_addr + (uint32_t)((t % STAGES) * STAGE_FLOATS * 4);
+    }
+};
+
+/* Four consecutive k (k .. k + 3) of B's column n, zero outside K x N, split into big and
+ * small (the pre-split passes of kernels 3 and 5). */
+__device__ __forceinline__ void load_split4(const float *__restrict__ B, int ldb, int N, int K,
+                                            int n, int k, uint4 &b, uint4 &s)
+{
+    float x[4];
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+        x[e] = n < N && k + e < K ? B[(size_t)n * ldb + k + e] : 0.0f;
+    split_tf32(x[0], b.x, s.x);
+    split_tf32(x[1], b.y, s.y);
+    split_tf32(x[2], b.z, s.z);
+    split_tf32(x[3], b.w, s.w);
+}
+
 /* B -> big, small: [Np][Kp] each, element (k, n) at n*Kp + k, zero outside K x N.  One thread
  * per 4 consecutive k of one column (a warp covers 512 contiguous bytes of a column). */
 __global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int ldb, int Np,
@@ -57,17 +103,25 @@ __global__ void tf32x3_presplit_b(int N, int K, const float *__restrict__ B, int
     if (i >= (size_t)Np * kq)
         return;
     const int n = (int)(i / kq), k = 4 * (int)(i % kq);
-    float x[4];
-#pragma unroll
-    for (int e = 0; e < 4; e++)
-        x[e] = n < N && k + e < K ? B[(size_t)n * ldb + k + e] : 0.0f;
     uint4 b, s;
-    split_tf32(x[0], b.x, s.x);
-    split_tf32(x[1], b.y, s.y);
-    split_tf32(x[2], b.z, s.z);
-    split_tf32(x[3], b.w, s.w);
+    load_split4(B, ldb, N, K, n, k, b, s);
     *reinterpret_cast<uint4 *>(big + (size_t)n * Kp + k) = b;
     *reinterpret_cast<uint4 *>(small + (size_t)n * Kp + k) = s;
+}
+
+/* A's 32x32 block at (m0, k0) into t as t[k - k0][m - m0], zero outside M x K, by blocks of
+ * 32x8 threads reading along m (the first half of the A^T pre-split passes of kernels 3 and
+ * 5); t is complete when it returns. */
+__device__ __forceinline__ void load_a_block_t(const float *__restrict__ A, int lda, int M, int K,
+                                               int m0, int k0, float (&t)[32][33])
+{
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) {
+        const int m = m0 + tx, k = k0 + ty + j;
+        t[ty + j][tx] = m < M && k < K ? A[sgemm_at(m, k, lda)] : 0.0f;
+    }
+    __syncthreads();
 }
 
 /* A -> (A^T) big, small for the transposed form: [Mp][Kp] each, element (m, k) at m*Kp + k,
@@ -80,12 +134,7 @@ __global__ void tf32x3_presplit_at(int M, int K, const float *__restrict__ A, in
     __shared__ float t[32][33];
     const int m0 = blockIdx.y * 32, k0 = blockIdx.x * 32;
     const int tx = threadIdx.x, ty = threadIdx.y;
-#pragma unroll
-    for (int j = 0; j < 32; j += 8) {
-        const int m = m0 + tx, k = k0 + ty + j;
-        t[ty + j][tx] = m < M && k < K ? A[sgemm_at(m, k, lda)] : 0.0f;
-    }
-    __syncthreads();
+    load_a_block_t(A, lda, M, K, m0, k0, t);
 #pragma unroll
     for (int j = 0; j < 32; j += 8) {
         const int m = m0 + ty + j, k = k0 + tx;
@@ -175,6 +224,53 @@ __device__ __forceinline__ void ps_init_barriers(uint32_t bar_addr, int tid)
     __syncthreads();
 }
 
+/* The K loop of kernels 3 and 5 over a ring's tiles 0 .. ktiles-1, two K tiles per iteration,
+ * tile 0's register operand already in set 0 of big, small (load_regs from the stage at
+ * a_off):
+ *   G0 = tile t0 issued | tile t1 full? between() | A(t1) -> set 1 | G1 = tile t1 issued |
+ *   G0 retired: release(t0) | tile t2 full? between() | A(t2) -> set 0 |
+ *   G1 retired: release(t1); acc += part (the 64-k partial sums promoted with round-to-nearest
+ *   adds).
+ * wait_full(t) waits for tile t's data, release(t) gives its stage back, between() is where
+ * kernel 3 issues its next copy (after the wait, so the wait's proxy fence does not wait for
+ * copies that have just left); kernel 5's producer copies instead. */
+template <class Ring, class LoadRegs, class WaitFull, class Between, class Release>
+__device__ __forceinline__ void
+ring_k_loop(const Ring &ring, int ktiles, int a_off, float (&acc)[64], float (&part)[64],
+            uint32_t (&big)[2][4][4], uint32_t (&small)[2][4][4], LoadRegs load_regs,
+            WaitFull wait_full, Between between, Release release)
+{
+    for (int t0 = 0; t0 < ktiles; t0 += 2) {
+        const int t1 = t0 + 1, t2 = t0 + 2;
+        issue_tile<true>(part, big[0], small[0], ring.stage_addr(t0),
+                         ring.stage_addr(t0) + kBStageSw * 4);
+        if (t1 < ktiles)
+            wait_full(t1);
+        between();
+        if (t1 < ktiles) {
+            load_regs(ring.stage(t1) + a_off, big[1], small[1]);
+            issue_tile<false>(part, big[1], small[1], ring.stage_addr(t1),
+                              ring.stage_addr(t1) + kBStageSw * 4);
+            wg_wait<1>(); /* G0 retired */
+        } else {
+            wg_wait<0>();
+        }
+        release(t0);
+        if (t2 < ktiles)
+            wait_full(t2);
+        between();
+        if (t2 < ktiles)
+            load_regs(ring.stage(t2) + a_off, big[0], small[0]);
+        wg_wait<0>(); /* G1 retired */
+        if (t1 < ktiles)
+            release(t1);
+        fence_regs(part);
+#pragma unroll
+        for (int i = 0; i < 64; i++)
+            acc[i] += part[i];
+    }
+}
+
 #endif /* TF32X3_HAVE_WGMMA */
 
 /* Warpgroup w computes rows 64w .. 64w+63 of the CTA tile, as in kernel 2, and the K loop has
@@ -209,17 +305,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
     __shared__ __align__(8) uint64_t bars[2 * kPsStages]; /* full[s], then empty[s] */
-    const uint32_t raw_addr = sgemm_smem_addr(tf_smem);
-    float *const base = tf_smem + ((1024 - (raw_addr & 1023)) & 1023) / 4;
-    const uint32_t base_addr = sgemm_smem_addr(base);
-    const uint32_t bar_addr = sgemm_smem_addr(bars);
-    auto full = [&](int t) { return bar_addr + 8 * (t % kPsStages); };
-    auto empty = [&](int t) { return bar_addr + 8 * (kPsStages + t % kPsStages); };
-    constexpr int kStageFloats = ps_stage_floats<TRANS>();
-    auto stage = [&](int t) { return base + (t % kPsStages) * kStageFloats; };
-    auto stage_addr = [&](int t) {
-        return base_addr + (uint32_t)((t % kPsStages) * kStageFloats * 4);
-    };
+    const MbarRing<kPsStages, ps_stage_floats<TRANS>()> ring(tf_smem, bars);
 
     int r0, s0;
     tile_coords(tiles_r, tiles_s, r0, s0);
@@ -228,9 +314,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int wg = warp / 4, wi = warp % 4;
     const int g = lane / 4, q = lane % 4;
     const bool interior = m0 + kBM <= M && n0 + kBN <= N;
-    const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
-    const int ktiles =
-        SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
+    int kt_begin, ktiles;
+    ktile_range<SPLITK>(K, kt_per_split, kt_begin, ktiles);
     /* C0's tile comes through the ring as two more tiles after the K tiles (ps_copy_c0_half), so
      * the epilogue reads it from shared memory: for the CTA that writes C (the last split), on a
      * whole tile, where C0 is read at all and its columns are 16-byte aligned (c0_vec). */
@@ -244,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int a_off = 2 * kBStageSw + (TRANS ? (wg * 64 + wi * 16 + g) * BOffPadded::LD + q
                                              : q * kALd + wg * 64 + wi * 16 + g);
 
-    ps_init_barriers(bar_addr, tid);
+    ps_init_barriers(ring.bar_addr, tid);
 
     /* Pre-split chunk c = tid + 256*i (i < 4) of each of big and small: row s0 + c / 8 of the
      * workspace, 16-byte chunk c % 8 of its 32 k; a warp copies 4 whole 128-byte rows. */
@@ -258,11 +343,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         loader.skip(kt_begin, lda);
     auto copy_tile = [&](int u) {
         if (u >= kPsStages) /* both warpgroups are done with tile u - 4 in this stage */
-            mbar_wait(empty(u), (u / kPsStages - 1) & 1);
-        float *const st = stage(u);
+            mbar_wait(ring.empty(u), (u / kPsStages - 1) & 1);
+        float *const st = ring.stage(u);
         if (u >= ktiles) { /* C0's columns 64h .. 64h + 63 */
             ps_copy_c0_half(st, c0_src, u - ktiles, ldc, tid);
-            mbar_arrive_cp_async(full(u));
+            mbar_arrive_cp_async(ring.full(u));
             return;
         }
         const size_t k = (size_t)u * kBK;
@@ -277,7 +362,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         else
             loader.copy_a(st + 2 * kBStageSw, A, lda, M, K, m0, interior, tid);
         loader.advance(lda);
-        mbar_arrive_cp_async(full(u));
+        mbar_arrive_cp_async(ring.full(u));
     };
 
     /* Launched as the pre-split pass's programmatic dependent (launch_wgmma_ps): everything
@@ -291,11 +376,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             copy_tile(next);
 
     float acc[64], part[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) {
-        acc[i] = 0.0f;
-        part[i] = 0.0f;
-    }
+    zero_acc(acc, part);
     uint32_t big[2][4][4], small[2][4][4];
 
     auto load_regs = [&](const float *p, uint32_t(&bg)[4][4], uint32_t(&sm)[4][4]) {
@@ -304,52 +385,26 @@ __global__ void __launch_bounds__(kThreads, 1)
         else
             load_a_tile(p, bg, sm);
     };
-    ps_wait_full(full(0), 0);
-    load_regs(stage(0) + a_off, big[0], small[0]);
+    ps_wait_full(ring.full(0), 0);
+    load_regs(ring.stage(0) + a_off, big[0], small[0]);
 
-    for (int t0 = 0; t0 < ktiles; t0 += 2) {
-        const int t1 = t0 + 1, t2 = t0 + 2;
-        issue_tile<true>(part, big[0], small[0], stage_addr(t0), stage_addr(t0) + kBStageSw * 4);
-        /* Each wait_full comes before the next copies are issued: the proxy fence compiles to
-         * MEMBAR.ALL.CTA + FENCE.VIEW.ASYNC, and the membar should not wait for copies that
-         * have just left. */
-        if (t1 < ktiles)
-            ps_wait_full(full(t1), t1);
-        if (next < ring_tiles)
-            copy_tile(next);
-        next++;
-        if (t1 < ktiles) {
-            load_regs(stage(t1) + a_off, big[1], small[1]);
-            issue_tile<false>(part, big[1], small[1], stage_addr(t1),
-                              stage_addr(t1) + kBStageSw * 4);
-            wg_wait<1>(); /* G0 retired */
-        } else {
-            wg_wait<0>();
-        }
-        ps_release(empty(t0), lane);
-        if (t2 < ktiles)
-            ps_wait_full(full(t2), t2);
-        if (next < ring_tiles)
-            copy_tile(next);
-        next++;
-        if (t2 < ktiles)
-            load_regs(stage(t2) + a_off, big[0], small[0]);
-        wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
-        if (t1 < ktiles)
-            ps_release(empty(t1), lane);
-        fence_regs(part);
-#pragma unroll
-        for (int i = 0; i < 64; i++)
-            acc[i] += part[i];
-    }
+    ring_k_loop(
+        ring, ktiles, a_off, acc, part, big, small, load_regs,
+        [&](int t) { ps_wait_full(ring.full(t), t); },
+        [&] {
+            if (next < ring_tiles)
+                copy_tile(next);
+            next++;
+        },
+        [&](int t) { ps_release(ring.empty(t), lane); });
 
     /* the thread's first C0 element of each half in the ring (stage_c0) */
     const float *c0s = nullptr, *c0s_hi = nullptr;
     if (stage_c0) {
-        ps_wait_full(full(ktiles), ktiles);
-        ps_wait_full(full(ktiles + 1), ktiles + 1);
-        c0s = stage(ktiles) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
-        c0s_hi = stage(ktiles + 1) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
+        ps_wait_full(ring.full(ktiles), ktiles);
+        ps_wait_full(ring.full(ktiles + 1), ktiles + 1);
+        c0s = ring.stage(ktiles) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
+        c0s_hi = ring.stage(ktiles + 1) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
     }
     store_wg_or_partial<SPLITK, TRANS>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q, interior, M, N,
                                        alpha, beta, C0, C, ldc, ws, ldw, flags, c0s, c0s_hi);
@@ -383,25 +438,11 @@ cudaError_t launch_wgmma_ps(const SgemmArgs &a, const float *big, const float *s
     if (once != cudaSuccess)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
-    const int ldw = splitk_ldw(a);
-    /* A programmatic dependent of the pre-split pass just queued on the stream: its CTAs start
-     * (barriers, pointers) while that pass ends, and wait for it in pdl_wait() (measured on an
-     * H100 against a plain launch: 1.2-2.9 us less where the pass is short next to the GEMM). */
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3(tiles_m * tiles_n, 1, splits);
-    lc.blockDim = dim3(kThreads);
-    lc.dynamicSmemBytes = ps_smem<TRANS>();
-    lc.stream = a.stream;
-    lc.attrs = &attr;
-    lc.numAttrs = 1;
-    return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>, a.M, a.N, a.K,
-                              a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta, a.C0, a.C,
-                              a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n,
-                              kt_per_split, ws, ldw, flags,
-                              !TRANS && a.ldc % 4 == 0 && (uintptr_t)a.C0 % 16 == 0);
+    return launch_after_presplit(
+        tf32x3_wgmma_ps_kernel<VEC, SPLITK, TRANS>, a, tiles_m * tiles_n, splits, kThreads,
+        ps_smem<TRANS>(), a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, big, small, Kp, a.beta,
+        a.C0, a.C, a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n, kt_per_split, ws,
+        splitk_ldw(a), flags, (int)(!TRANS && a.ldc % 4 == 0 && (uintptr_t)a.C0 % 16 == 0));
 }
 
 template <bool SPLITK, bool TRANS>

@@ -106,11 +106,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         refill();
 
     float acc[64], part[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) {
-        acc[i] = 0.0f;
-        part[i] = 0.0f;
-    }
+    zero_acc(acc, part);
     uint32_t big[2][4][4], small[2][4][4];
 
     /* Tile 0: split B into buffer 0, A into set 0. */

@@ -63,15 +63,8 @@ __global__ void tf32x3_presplit_b_tiles(int N, int K, const float *__restrict__ 
     if (i >= (size_t)Np * kq)
         return;
     const int n = (int)(i / kq), k = 4 * (int)(i % kq);
-    float x[4];
-#pragma unroll
-    for (int e = 0; e < 4; e++)
-        x[e] = n < N && k + e < K ? B[(size_t)n * ldb + k + e] : 0.0f;
     uint4 b, s;
-    split_tf32(x[0], b.x, s.x);
-    split_tf32(x[1], b.y, s.y);
-    split_tf32(x[2], b.z, s.z);
-    split_tf32(x[3], b.w, s.w);
+    load_split4(B, ldb, N, K, n, k, b, s);
     const int nl = n % kBN, c = (k % kBK) / 4;
     float *const blk = img + ((size_t)(n / kBN) * tiles_k + k / kBK) * kWsImageFloats;
     const int at = nl * kBK + ((c ^ (nl & 7)) << 2); /* BOffSwizzled::at(nl, c) */
@@ -91,12 +84,7 @@ __global__ void tf32x3_presplit_at_tiles(int M, int K, const float *__restrict__
     __shared__ float t[32][33];
     const int m0 = blockIdx.y * 32, k0 = blockIdx.x * 32;
     const int tx = threadIdx.x, ty = threadIdx.y;
-#pragma unroll
-    for (int j = 0; j < 32; j += 8) {
-        const int m = m0 + tx, k = k0 + ty + j;
-        t[ty + j][tx] = m < M && k < K ? A[sgemm_at(m, k, lda)] : 0.0f;
-    }
-    __syncthreads();
+    load_a_block_t(A, lda, M, K, m0, k0, t);
 #pragma unroll
     for (int j = 0; j < 32; j += 8) {
         const int m = m0 + ty + j, k = k0 + tx, ml = m % kBM;
@@ -158,26 +146,15 @@ __global__ void __launch_bounds__(kWsThreads, 1)
 #ifdef TF32X3_HAVE_WGMMA
     extern __shared__ __align__(16) float tf_smem[];
     __shared__ __align__(8) uint64_t bars[2 * kWsStages]; /* full[s], then empty[s] */
-    const uint32_t raw_addr = sgemm_smem_addr(tf_smem);
-    float *const base = tf_smem + ((1024 - (raw_addr & 1023)) & 1023) / 4;
-    const uint32_t base_addr = sgemm_smem_addr(base);
-    const uint32_t bar_addr = sgemm_smem_addr(bars);
-    auto full = [&](int t) { return bar_addr + 8 * (t % kWsStages); };
-    auto empty = [&](int t) { return bar_addr + 8 * (kWsStages + t % kWsStages); };
-    constexpr int kStageFloats = ps_stage_floats<TRANS>();
-    auto stage = [&](int t) { return base + (t % kWsStages) * kStageFloats; };
-    auto stage_addr = [&](int t) {
-        return base_addr + (uint32_t)((t % kWsStages) * kStageFloats * 4);
-    };
+    const MbarRing<kWsStages, ps_stage_floats<TRANS>()> ring(tf_smem, bars);
 
     int r0, s0;
     tile_coords(tiles_r, tiles_s, r0, s0);
     const int m0 = TRANS ? s0 : r0, n0 = TRANS ? r0 : s0;
     const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
     const bool interior = m0 + kBM <= M && n0 + kBN <= N;
-    const int kt_begin = SPLITK ? (int)blockIdx.z * kt_per_split : 0;
-    const int ktiles =
-        SPLITK ? max(min(kt_per_split, CEIL_DIV(K, kBK) - kt_begin), 0) : CEIL_DIV(K, kBK);
+    int kt_begin, ktiles;
+    ktile_range<SPLITK>(K, kt_per_split, kt_begin, ktiles);
     /* C0's tile comes through the ring as two more tiles after the K tiles (kernel 3's rule) */
     const bool stage_c0 =
         !TRANS && c0_vec && beta != 0.0f && interior && (!SPLITK || blockIdx.z == gridDim.z - 1);
@@ -185,8 +162,8 @@ __global__ void __launch_bounds__(kWsThreads, 1)
 
     if (tid == 0) {
         for (int s = 0; s < kWsStages; s++) {
-            mbar_init(full(s), 128 + 1); /* the producer's cp.async arrivals, the expect_tx */
-            mbar_init(empty(s), kThreads);
+            mbar_init(ring.full(s), 128 + 1); /* the producer's cp.async arrivals, the expect_tx */
+            mbar_init(ring.empty(s), kThreads);
         }
         ws_fence_mbar_init();
     }
@@ -211,21 +188,22 @@ __global__ void __launch_bounds__(kWsThreads, 1)
         const float *s_img = img + ((size_t)(s0 / kBM) * tiles_k + kt_begin) * kWsImageFloats;
         for (int u = 0; u < ring_tiles; u++) {
             if (u >= kWsStages) /* both computing warpgroups are done with tile u - 4 here */
-                mbar_wait(empty(u), (u / kWsStages - 1) & 1);
+                mbar_wait(ring.empty(u), (u / kWsStages - 1) & 1);
             if (u >= ktiles) { /* C0's columns 64h .. 64h + 63: 128 copies' arrivals and one */
                 if (p == 0)
-                    mbar_arrive(full(u));
-                ps_copy_c0_half<128>(stage(u), C0 + sgemm_at(m0 + 4 * (p % 32), n0 + p / 32, ldc),
-                                     u - ktiles, ldc, p);
-                mbar_arrive_cp_async(full(u));
+                    mbar_arrive(ring.full(u));
+                ps_copy_c0_half<128>(ring.stage(u),
+                                     C0 + sgemm_at(m0 + 4 * (p % 32), n0 + p / 32, ldc), u - ktiles,
+                                     ldc, p);
+                mbar_arrive_cp_async(ring.full(u));
                 continue;
             }
             if (p == 0) {
-                ws_expect_tx(full(u), kWsImageFloats * 4);
-                ws_bulk_load(stage_addr(u), s_img + (size_t)u * kWsImageFloats, kWsImageFloats * 4,
-                             full(u));
+                ws_expect_tx(ring.full(u), kWsImageFloats * 4);
+                ws_bulk_load(ring.stage_addr(u), s_img + (size_t)u * kWsImageFloats,
+                             kWsImageFloats * 4, ring.full(u));
             }
-            float *const rs = stage(u) + 2 * kBStageSw + r_dst;
+            float *const rs = ring.stage(u) + 2 * kBStageSw + r_dst;
             const int k0 = (kt_begin + u) * kBK;
             using Copy = Tf32Loader<VEC, BOffSwizzled>;
             if (interior && k0 + kBK <= K) {
@@ -256,7 +234,7 @@ __global__ void __launch_bounds__(kWsThreads, 1)
                 }
             }
             r_ptr += r_next;
-            mbar_arrive_cp_async(full(u));
+            mbar_arrive_cp_async(ring.full(u));
         }
         cp_async_wait<0>();
         return;
@@ -276,53 +254,26 @@ __global__ void __launch_bounds__(kWsThreads, 1)
         else
             load_a_tile(p, bg, sm);
     };
-    auto wait_full = [&](int t) { mbar_wait(full(t), (t / kWsStages) & 1); };
-    auto release = [&](int t) { mbar_arrive(empty(t)); };
+    auto wait_full = [&](int t) { mbar_wait(ring.full(t), (t / kWsStages) & 1); };
+    auto release = [&](int t) { mbar_arrive(ring.empty(t)); };
 
     float acc[64], part[64];
-#pragma unroll
-    for (int i = 0; i < 64; i++) {
-        acc[i] = 0.0f;
-        part[i] = 0.0f;
-    }
+    zero_acc(acc, part);
     uint32_t big[2][4][4], small[2][4][4];
     if (ktiles > 0) {
         wait_full(0);
-        load_regs(stage(0) + a_off, big[0], small[0]);
+        load_regs(ring.stage(0) + a_off, big[0], small[0]);
     }
-    for (int t0 = 0; t0 < ktiles; t0 += 2) {
-        const int t1 = t0 + 1, t2 = t0 + 2;
-        issue_tile<true>(part, big[0], small[0], stage_addr(t0), stage_addr(t0) + kBStageSw * 4);
-        if (t1 < ktiles) {
-            wait_full(t1);
-            load_regs(stage(t1) + a_off, big[1], small[1]);
-            issue_tile<false>(part, big[1], small[1], stage_addr(t1),
-                              stage_addr(t1) + kBStageSw * 4);
-            wg_wait<1>(); /* G0 retired */
-        } else {
-            wg_wait<0>();
-        }
-        release(t0);
-        if (t2 < ktiles) {
-            wait_full(t2);
-            load_regs(stage(t2) + a_off, big[0], small[0]);
-        }
-        wg_wait<0>(); /* G1 retired: promote the 64-k partial sums with round-to-nearest adds */
-        if (t1 < ktiles)
-            release(t1);
-        fence_regs(part);
-#pragma unroll
-        for (int i = 0; i < 64; i++)
-            acc[i] += part[i];
-    }
+    ring_k_loop(
+        ring, ktiles, a_off, acc, part, big, small, load_regs, wait_full, [] {}, release);
 
     /* the thread's first C0 element of each half in the ring (stage_c0) */
     const float *c0s = nullptr, *c0s_hi = nullptr;
     if (stage_c0) {
         wait_full(ktiles);
         wait_full(ktiles + 1);
-        c0s = stage(ktiles) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
-        c0s_hi = stage(ktiles + 1) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
+        c0s = ring.stage(ktiles) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
+        c0s_hi = ring.stage(ktiles + 1) + 2 * q * kPsC0Ld + wg * 64 + wi * 16 + g;
     }
     store_wg_or_partial<SPLITK, TRANS, kThreads>(acc, r0 + wg * 64 + wi * 16 + g, s0 + 2 * q,
                                                  interior, M, N, alpha, beta, C0, C, ldc, ws, ldw,
@@ -344,22 +295,11 @@ cudaError_t launch_wgmma_ws(const SgemmArgs &a, const float *img, int tiles_k, i
     if (once != cudaSuccess)
         return once;
     const int tiles_m = CEIL_DIV(a.M, kBM), tiles_n = CEIL_DIV(a.N, kBN);
-    /* a programmatic dependent of the pre-split pass, as kernel 3 */
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t lc = {};
-    lc.gridDim = dim3(tiles_m * tiles_n, 1, splits);
-    lc.blockDim = dim3(kWsThreads);
-    lc.dynamicSmemBytes = ws_smem<TRANS>();
-    lc.stream = a.stream;
-    lc.attrs = &attr;
-    lc.numAttrs = 1;
-    return cudaLaunchKernelEx(&lc, tf32x3_wgmma_ws_kernel<VEC, SPLITK, TRANS>, a.M, a.N, a.K,
-                              a.alpha, a.A, a.lda, a.B, a.ldb, img, tiles_k, a.beta, a.C0, a.C,
-                              a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n,
-                              kt_per_split, ws, splitk_ldw(a), flags,
-                              !TRANS && a.ldc % 4 == 0 && (uintptr_t)a.C0 % 16 == 0);
+    return launch_after_presplit(
+        tf32x3_wgmma_ws_kernel<VEC, SPLITK, TRANS>, a, tiles_m * tiles_n, splits, kWsThreads,
+        ws_smem<TRANS>(), a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, img, tiles_k, a.beta,
+        a.C0, a.C, a.ldc, TRANS ? tiles_n : tiles_m, TRANS ? tiles_m : tiles_n, kt_per_split, ws,
+        splitk_ldw(a), flags, (int)(!TRANS && a.ldc % 4 == 0 && (uintptr_t)a.C0 % 16 == 0));
 }
 
 template <bool SPLITK, bool TRANS>
