@@ -67,7 +67,17 @@ struct WtConfig {
     static_assert(B_COPIES * THREADS == BN * BK, "B tile must split evenly into elements");
     static_assert(STAGES >= 2, "the ring needs two stages at least");
     static_assert(BK % 8 == 0, "B copies move 8 consecutive k per column (one 32-byte sector)");
+    /* With B transposed before the GEMM (wt_transpose_b): 16-byte copies of B per thread */
+    static constexpr int BT_CHUNKS = BN * BK / 4 / THREADS;
+    static_assert(BT_CHUNKS * THREADS * 4 == BN * BK && THREADS % (BN / 4) == 0,
+                  "a thread's transposed-B chunks must share their columns");
 };
+
+/* B transposed once per launch for the configurations that take it (BT): Bt is K x N with N
+ * contiguous (element (k, n) at k * ldt + n), its rows padded to ldt = N rounded up to
+ * kBtPadN and its K to kBtPadK, the padding zero, so that every tile of every such
+ * configuration reads inside it without predicates. */
+constexpr int kBtPadN = 256, kBtPadK = 32;
 
 /* ---- tile loads ---------------------------------------------------------------------------
  * A (M contiguous) is copied as it lies: chunk q = tid + i*THREADS is rows 4*(q % (BM/4)) .. +3
@@ -99,8 +109,9 @@ struct WtConfig {
  * Edge tiles form every address from 32-bit indices, zero-fill what lies outside the
  * matrices, and hand cp.async only addresses inside them (the matrix base when predicated
  * off).  Tiles are loaded strictly in order, one per call. */
-template <class Cfg, bool VEC> struct WtLoader {
+template <class Cfg, bool VEC, bool BT = false> struct WtLoader {
     static constexpr int A_KSTEP = Cfg::THREADS / (Cfg::BM / 4);
+    static constexpr int BT_KSTEP = Cfg::THREADS / (Cfg::BN / 4); /* BT: rows between chunks */
     static constexpr int T8 = Cfg::THREADS / 8; /* B columns covered per copy index */
     static_assert(Cfg::THREADS % (Cfg::BM / 4) == 0, "A chunks of a thread must share rows");
     static_assert(Cfg::BN % T8 == 0, "B copies of a thread must keep k % 8 and n % T8");
@@ -113,6 +124,9 @@ template <class Cfg, bool VEC> struct WtLoader {
     int b_k;            /* row of B (= k) of the thread's first B copy in the next tile */
     int a_dst, b_dst;   /* float offsets of the first A chunk / B copy inside a stage */
 
+    /* BT: B is Bt (wt_transpose_b) and ldb its ldt; chunk q = tid + i*THREADS of the tile is
+     * row k = q / (BN/4), columns 4*(q % (BN/4)) .. +3, so a warp copies 512 contiguous bytes
+     * of a row (BN >= 128) into one row of Bs, and a thread's chunks sit BT_KSTEP rows apart. */
     __device__ __forceinline__ WtLoader(const float *A, int lda, const float *B, int ldb, int M,
                                         int N, int m0, int n0, int k_first, int tid)
     {
@@ -122,10 +136,26 @@ template <class Cfg, bool VEC> struct WtLoader {
         a_col = k_first + ak;
         a_dst = ak * Cfg::BM + m;
         a_ptr = A + a_row + (size_t)a_col * lda; /* dereferenced only on interior tiles */
+        if (BT) {
+            const int bk = tid / (Cfg::BN / 4), bc = 4 * (tid % (Cfg::BN / 4));
+            b_k = k_first + bk;
+            b_dst = bk * Cfg::B_LD + bc;
+            b_ptr = B + (size_t)b_k * ldb + n0 + bc;
+            return;
+        }
         const int bn = tid / 8;
         b_k = k_first + tid % 8;
         b_dst = (tid % 8) * Cfg::B_LD + bn;
         b_ptr = B + (size_t)min(n0 + bn, N - 1) * ldb + b_k;
+    }
+
+    /* BT: the tile's B chunks, never predicated (Bt is padded to every tile). */
+    __device__ __forceinline__ void load_bt(float *bs, int ldb)
+    {
+#pragma unroll
+        for (int i = 0; i < Cfg::BT_CHUNKS; i++)
+            cp_async_16(bs + b_dst + i * BT_KSTEP * Cfg::B_LD, b_ptr + (size_t)(i * BT_KSTEP) * ldb,
+                        true);
     }
 
     /* Copy index i of B: tile column b_n + n_off(i), tile row (k) tid % 8 + k_off(i). */
@@ -158,10 +188,14 @@ template <class Cfg, bool VEC> struct WtLoader {
                         cp_async_4(dst + e, src + e, true);
                 }
             }
+            if (BT) {
+                load_bt(bs, ldb);
+            } else {
 #pragma unroll
-            for (int i = 0; i < Cfg::B_COPIES; i++)
-                cp_async_4(bs + b_dst + k_off(i) * Cfg::B_LD + n_off(i),
-                           b_ptr + (size_t)n_off(i) * ldb + k_off(i), true);
+                for (int i = 0; i < Cfg::B_COPIES; i++)
+                    cp_async_4(bs + b_dst + k_off(i) * Cfg::B_LD + n_off(i),
+                               b_ptr + (size_t)n_off(i) * ldb + k_off(i), true);
+            }
         } else {
 #pragma unroll
             for (int i = 0; i < Cfg::A_CHUNKS; i++) {
@@ -181,19 +215,23 @@ template <class Cfg, bool VEC> struct WtLoader {
                     }
                 }
             }
-            const int bn = b_dst % Cfg::B_LD; /* tid / 8 */
+            if (BT) {
+                load_bt(bs, ldb);
+            } else {
+                const int bn = b_dst % Cfg::B_LD; /* tid / 8 */
 #pragma unroll
-            for (int i = 0; i < Cfg::B_COPIES; i++) {
-                const int n = n0 + bn + n_off(i), k = b_k + k_off(i);
-                const bool p = n < N && k < K;
-                const float *src = p ? B + (size_t)n * ldb + k : B;
-                cp_async_4(bs + b_dst + k_off(i) * Cfg::B_LD + n_off(i), src, p);
+                for (int i = 0; i < Cfg::B_COPIES; i++) {
+                    const int n = n0 + bn + n_off(i), k = b_k + k_off(i);
+                    const bool p = n < N && k < K;
+                    const float *src = p ? B + (size_t)n * ldb + k : B;
+                    cp_async_4(bs + b_dst + k_off(i) * Cfg::B_LD + n_off(i), src, p);
+                }
             }
         }
         a_col += Cfg::BK;
         b_k += Cfg::BK;
         a_ptr += (size_t)Cfg::BK * lda;
-        b_ptr += Cfg::BK;
+        b_ptr += BT ? (size_t)Cfg::BK * ldb : (size_t)Cfg::BK;
     }
 };
 
@@ -216,10 +254,10 @@ __device__ __forceinline__ void wt_tile_of(int pid, int tiles_m, int tiles_n, in
 /* Copies K tile t (of the CTA's ktiles) into its stage of the ring (As, Bs), tiles strictly in
  * order, and commits a cp.async group, empty past the last tile, so that a wait count always
  * means "tile t has landed". */
-template <class Cfg, bool VEC>
+template <class Cfg, bool VEC, bool BT>
 __device__ __forceinline__ void
-wt_load_stage(WtLoader<Cfg, VEC> &loader, float *As, float *Bs, int t, int ktiles, const float *A,
-              int lda, const float *B, int ldb, int N, int K, int n0, bool interior)
+wt_load_stage(WtLoader<Cfg, VEC, BT> &loader, float *As, float *Bs, int t, int ktiles,
+              const float *A, int lda, const float *B, int ldb, int N, int K, int n0, bool interior)
 {
     if (t < ktiles) {
         const int s = t % Cfg::STAGES;
@@ -306,9 +344,11 @@ __device__ __forceinline__ void wt_epilogue(const float (&acc)[8][NJ], int M, in
  * writes its raw partial sums to split z of the workspace (leading dimension ldw, split
  * stride ws_split), and wt_splitk_reduce finishes the tile.  Classic split-K launches every
  * tile split; tail splitting launches the full waves unsplit and then the tiles of the last,
- * mostly empty wave split.  CLUSTER: the K splits of a tile form one thread-block cluster and
- * sum their partial tiles through distributed shared memory (10_warptile_cluster.cuh). */
-template <class Cfg, bool VEC, bool CLUSTER = false>
+ * mostly empty wave split.  BT: B is Bt, B transposed and padded by wt_transpose_b (ldb its
+ * row length), copied in 16-byte chunks.  CLUSTER: the K splits of a tile form one thread-block
+ * cluster and sum their partial tiles through distributed shared memory (10_warptile_cluster.cuh).
+ */
+template <class Cfg, bool VEC, bool CLUSTER = false, bool BT = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     wt_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
               const float *__restrict__ B, int ldb, float beta, const float *C0, float *C, int ldc,
@@ -333,7 +373,7 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     const int wm = warp % Cfg::WARPS_M, wn = warp / Cfg::WARPS_M;
     const int lm = lane % 8, ln = lane / 8;
 
-    WtLoader<Cfg, VEC> loader(A, lda, B, ldb, M, N, m0, n0, kt_begin * Cfg::BK, tid);
+    WtLoader<Cfg, VEC, BT> loader(A, lda, B, ldb, M, N, m0, n0, kt_begin * Cfg::BK, tid);
     const bool interior = m0 + Cfg::BM <= M && n0 + Cfg::BN <= N;
 
     /* Prologue: STAGES-1 tiles in flight. */
@@ -474,6 +514,46 @@ __global__ void wt_splitk_reduce(int M, int N, int tiles_m, int tiles_n, int dir
 /* The split-K workspace (common.cuh): grown in stream order, freed by warptile_release(). */
 SgemmWorkspace splitk_ws;
 
+/* B -> Bt for the BT configurations: Bt[k * ldt + n] = B[k + n * ldb], zero outside K x N, for
+ * k < Kp and n < ldt.  32x32 tiles through shared memory (blocks of 32x8 threads): read along
+ * k, written along n, both coalesced. */
+__global__ void wt_transpose_b(int N, int K, const float *__restrict__ B, int ldb, int ldt,
+                               float *__restrict__ bt)
+{
+    __shared__ float t[32][33];
+    const int n0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+#pragma unroll
+    for (int j = 0; j < 32; j += 8) {
+        const int n = n0 + ty + j, k = k0 + tx;
+        t[ty + j][tx] = n < N && k < K ? B[(size_t)n * ldb + k] : 0.0f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < 32; j += 8)
+        bt[(size_t)(k0 + ty + j) * ldt + n0 + tx] = t[tx][ty + j];
+}
+
+/* Bt's workspace, grown in stream order and freed by warptile_release(). */
+SgemmWorkspace bt_ws;
+
+/* Transposes a.B into bt_ws (wt_transpose_b) and points b at it: a.B's arguments with B = Bt
+ * and ldb = its row length. */
+cudaError_t wt_prepare_bt(const SgemmArgs &a, SgemmArgs &b)
+{
+    const int ldt = CEIL_DIV(a.N, kBtPadN) * kBtPadN, kp = CEIL_DIV(a.K, kBtPadK) * kBtPadK;
+    float *bt = nullptr;
+    cudaError_t e = bt_ws.get((size_t)ldt * kp * sizeof(float), a.stream, &bt);
+    if (e != cudaSuccess)
+        return e;
+    wt_transpose_b<<<dim3(ldt / 32, kp / 32), dim3(32, 8), 0, a.stream>>>(a.N, a.K, a.B, a.ldb, ldt,
+                                                                          bt);
+    b = a;
+    b.B = bt;
+    b.ldb = ldt;
+    return cudaGetLastError();
+}
+
 /* How many K splits a configuration with split-K enabled uses for this shape: enough CTAs to
  * fill every SM about twice over, each split keeping at least 128 k (8 K tiles of 16, 4 of 32)
  * so that the pipeline prologue stays small, and at most 16. */
@@ -488,16 +568,16 @@ int choose_splits(int tiles, int ktiles, int bk, int sms, int ctas_per_sm)
     return std::max(s, 1);
 }
 
-template <class Cfg, bool VEC, bool CLUSTER = false> cudaError_t prepare_kernel()
+template <class Cfg, bool VEC, bool CLUSTER = false, bool BT = false> cudaError_t prepare_kernel()
 {
     /* Once per instantiation: allow the dynamic SMEM above 48 KB and ask for the largest
      * shared-memory carveout so MIN_BLOCKS CTAs fit. */
     static const cudaError_t once = [] {
         cudaError_t e =
-            cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER>,
+            cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER, BT>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);
         if (e == cudaSuccess)
-            e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER>,
+            e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER, BT>,
                                      cudaFuncAttributePreferredSharedMemoryCarveout, 100);
         return e;
     }();
@@ -506,14 +586,14 @@ template <class Cfg, bool VEC, bool CLUSTER = false> cudaError_t prepare_kernel(
 
 /* Launches the kernel over `tiles` tiles from pid_base, each in `splits` K splits (ws set) or
  * whole (ws == nullptr, splits 1). */
-template <class Cfg, bool VEC>
+template <class Cfg, bool VEC, bool BT = false>
 cudaError_t launch_kernel(const SgemmArgs &a, int tiles, int tiles_m, int tiles_n, int pid_base,
                           int splits, int per_split, float *ws, int ldw, size_t ws_split)
 {
-    cudaError_t e = prepare_kernel<Cfg, VEC>();
+    cudaError_t e = prepare_kernel<Cfg, VEC, false, BT>();
     if (e != cudaSuccess)
         return e;
-    wt_kernel<Cfg, VEC><<<dim3(tiles, 1, splits), Cfg::THREADS, Cfg::SMEM, a.stream>>>(
+    wt_kernel<Cfg, VEC, false, BT><<<dim3(tiles, 1, splits), Cfg::THREADS, Cfg::SMEM, a.stream>>>(
         a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n,
         pid_base, per_split, ws, ldw, ws_split);
     return cudaGetLastError();
@@ -614,6 +694,22 @@ int choose_tail_splits(int tiles, int ktiles, int bk, int slots)
     if (tiles < slots || rem == 0 || 2 * rem > slots)
         return 1;
     return std::max(std::min({slots / rem, ktiles * bk / 128, 16}), 1);
+}
+
+/* BT configurations (no split): B transposed into Bt first, then the kernel on Bt. */
+template <class Cfg> cudaError_t launch_bt(const SgemmArgs &a)
+{
+    const int tiles_m = CEIL_DIV(a.M, Cfg::BM), tiles_n = CEIL_DIV(a.N, Cfg::BN);
+    SgemmArgs b;
+    cudaError_t e = wt_prepare_bt(a, b);
+    if (e != cudaSuccess)
+        return e;
+    const bool vec = sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+    const int tiles = tiles_m * tiles_n, ktiles = CEIL_DIV(a.K, Cfg::BK);
+    return vec ? launch_kernel<Cfg, true, true>(b, tiles, tiles_m, tiles_n, 0, 1, ktiles, nullptr,
+                                                0, 0)
+               : launch_kernel<Cfg, false, true>(b, tiles, tiles_m, tiles_n, 0, 1, ktiles, nullptr,
+                                                 0, 0);
 }
 
 template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
@@ -762,6 +858,12 @@ const SgemmConfig kConfigs[] = {
     {"256x128x16_s4_8w_w64", launch<Cfg256x128s4w64, Split::kNone>},
     {"128x256x16_s4_8w_w64", launch<Cfg128x256s4w64, Split::kNone>},
     {"256x128x8_s4_8w_w64", launch<Cfg256x128x8s4w64, Split::kNone>},
+    /* B transposed once per launch (wt_transpose_b), so that B too moves in 16-byte copies
+     * (a quarter of the copy instructions of the 4-byte transposing ones), at the cost of a
+     * pass over B (HISTORY-fast.md part 11). */
+    {"256x128x16_s4_8w_w64_bt", launch_bt<Cfg256x128s4w64>},
+    {"128x64x32_s3_4w_bt", launch_bt<Cfg128x64x32s3>},
+    {"128x128x16_s4_8w_bt", launch_bt<Cfg128x128s4>},
 };
 
 /* Shape heuristic used when the shape was not tuned: the 128x128 tile whenever it gives at
@@ -816,9 +918,10 @@ extern "C" cudaError_t warptile_tune(int M, int N, int K, float alpha, const flo
     return tuner.tune({M, N, K, alpha, A, lda, B, ldb, beta, C0, C, ldc, stream}, chosen_config);
 }
 
-/* Frees the split-K workspace after all work on the device has finished (synchronises the
+/* Frees the split-K and Bt workspaces after all work on the device has finished (synchronises the
  * device); safe to call more than once. */
 extern "C" void warptile_release(void)
 {
     splitk_ws.release();
+    bt_ws.release();
 }

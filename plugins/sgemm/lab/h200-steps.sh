@@ -124,3 +124,42 @@ step_sgemm_producer_ncu() {
   done
   return $rc
 }
+
+# warptile with B transposed once per launch (configurations 19-21, HISTORY-fast part 11): every
+# warptile configuration forced on the tails, then lab/bt.ini (19-21 beside 16, 10 and 1, and
+# cuBLAS, at the six shapes of profiles/sgemm.ini), then memcheck on the tuned warptile cases
+# of profiles/sanitize.ini (the tuner runs every configuration) and racecheck on 19-21 at two
+# edge shapes.  BT_PLUGINS: the plugin folder of the build to check (default: this build's).
+step_sgemm_bt() {
+  local rc=0 d="$OUT/results" p=()
+  [ -n "${BT_PLUGINS:-}" ] && p=(--plugins "$BT_PLUGINS")
+  "$B/kbench" run "${p[@]}" profiles/sgemm-tails.ini --filter 'sgemm/warptile/*' \
+    --out "$d/tails-warptile" || rc=1
+  "$B/kbench" run "${p[@]}" plugins/sgemm/lab/bt.ini --out "$d/bt" || rc=1
+  awk '/^\[/ { keep = ($0 ~ /^\[(run|sgemm)[].]/) } keep' profiles/sanitize.ini >/tmp/sanitize-sgemm.ini
+  timeout 150 "$B/kbench" run "${p[@]}" /tmp/sanitize-sgemm.ini --sanitize=memcheck \
+    --filter 'sgemm/warptile/*' --out "$d/sanitize-warptile-memcheck" || rc=1
+  printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 120\n[sgemm]\nvariants = warptile\nshape = 127x129x65, 1000x1000x999\nalpha = 1.5\nconfig = 19:21:+1\n' \
+    >/tmp/bt-race.ini
+  timeout 150 "$B/kbench" run "${p[@]}" /tmp/bt-race.ini --sanitize=racecheck --out "$d/racecheck-bt" ||
+    rc=1
+  return $rc
+}
+
+# ncu's full set for configurations 16 and 19 at 4096^3 (lab/bt.ini; BT_PLUGINS as above).
+step_sgemm_bt_ncu() {
+  local rc=0 c p=()
+  [ -n "${BT_PLUGINS:-}" ] && p=(--plugins "$BT_PLUGINS")
+  for c in 16 19; do
+    "$B/kbench" profile "${p[@]}" plugins/sgemm/lab/bt.ini --set full --keep-report \
+      --case "sgemm/warptile/shape=4096x4096x4096,alpha=1,beta=0.5,config=$c" \
+      --out "$OUT/results/ncu-cfg$c" || rc=1
+    ncu --import "$OUT/results/ncu-cfg$c/profile.ncu-rep" --page details \
+      >"$OUT/results/ncu-cfg$c/details.txt" 2>&1
+    ncu --import "$OUT/results/ncu-cfg$c/profile.ncu-rep" --page source --csv --print-source sass \
+      >"$OUT/results/ncu-cfg$c/sass.csv" 2>&1
+    gzip -f "$OUT/results/ncu-cfg$c/sass.csv"
+    rm -f "$OUT/results/ncu-cfg$c/profile.ncu-rep"
+  done
+  return $rc
+}
