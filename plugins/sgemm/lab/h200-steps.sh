@@ -146,12 +146,13 @@ step_sgemm_bt() {
   return $rc
 }
 
-# ncu's full set for configurations 16 and 19 at 4096^3 (lab/bt.ini; BT_PLUGINS as above).
+# ncu's full set for the GEMM kernel (wt_kernel; 19 launches wt_transpose_b first) of
+# configurations 16 and 19 at 4096^3 (lab/bt.ini; BT_PLUGINS as above).
 step_sgemm_bt_ncu() {
   local rc=0 c p=()
   [ -n "${BT_PLUGINS:-}" ] && p=(--plugins "$BT_PLUGINS")
   for c in 16 19; do
-    "$B/kbench" profile "${p[@]}" plugins/sgemm/lab/bt.ini --set full --keep-report \
+    "$B/kbench" profile "${p[@]}" plugins/sgemm/lab/bt.ini --set full --keep-report --kernel wt_kernel \
       --case "sgemm/warptile/shape=4096x4096x4096,alpha=1,beta=0.5,config=$c" \
       --out "$OUT/results/ncu-cfg$c" || rc=1
     ncu --import "$OUT/results/ncu-cfg$c/profile.ncu-rep" --page details \
