@@ -168,6 +168,41 @@ template <class Cfg, bool VEC, bool BT = false> struct WtLoader {
         return 8 * ((i * T8) / Cfg::BN);
     }
 
+    /* BT only: the next K tile without a branch, every copy predicated (A's as on edge tiles,
+     * B's on `live` alone: Bt is padded to whole tiles), so that the compiler can interleave
+     * the copies with FFMAs (wt_kernel's PIPE loop).  !live: nothing is read (each copy gets
+     * the matrix base and fills zeros into a stage no tile reads again). */
+    __device__ __forceinline__ void load_pred(float *as, float *bs, const float *A, int lda,
+                                              const float *B, int ldb, int K, bool live)
+    {
+        static_assert(BT, "B's copies are predicated on `live` alone only on the padded Bt");
+#pragma unroll
+        for (int i = 0; i < Cfg::A_CHUNKS; i++) {
+            const int k = a_col + i * A_KSTEP;
+            const bool k_ok = live && k < K;
+            const float *src = A + a_row + (size_t)(k_ok ? k : 0) * lda;
+            float *dst = as + a_dst + i * A_KSTEP * Cfg::BM;
+            if (VEC) {
+                const bool p = k_ok && a_rows == 4;
+                cp_async_16(dst, p ? src : A, p);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    const bool p = k_ok && e < a_rows;
+                    cp_async_4(dst + e, p ? src + e : A, p);
+                }
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < Cfg::BT_CHUNKS; i++)
+            cp_async_16(bs + b_dst + i * BT_KSTEP * Cfg::B_LD,
+                        live ? b_ptr + (size_t)(i * BT_KSTEP) * ldb : B, live);
+        a_col += Cfg::BK;
+        b_k += Cfg::BK;
+        a_ptr += (size_t)Cfg::BK * lda;
+        b_ptr += (size_t)Cfg::BK * ldb;
+    }
+
     /* Copies the next K tile into the stage.  `interior`: the CTA's rows and columns are all
      * inside C (so every A row and B column it reads exists). */
     __device__ __forceinline__ void load(float *as, float *bs, const float *A, int lda,
@@ -267,6 +302,40 @@ wt_load_stage(WtLoader<Cfg, VEC, BT> &loader, float *As, float *Bs, int t, int k
     cp_async_commit();
 }
 
+/* The fragments of k-step k of a stage (as, bs: the lane's first element in it): 8 rows of A
+ * and 4*NQ columns of B, in 128-bit loads. */
+template <class Cfg>
+__device__ __forceinline__ void wt_load_frags(float4 (&fa)[2], float4 (&fb)[Cfg::NQ],
+                                              const float *as, const float *bs, int k)
+{
+    fa[0] = *reinterpret_cast<const float4 *>(as + k * Cfg::BM);
+    fa[1] = *reinterpret_cast<const float4 *>(as + k * Cfg::BM + 32);
+#pragma unroll
+    for (int q = 0; q < Cfg::NQ; q++)
+        fb[q] = *reinterpret_cast<const float4 *>(bs + k * Cfg::B_LD + 16 * q);
+}
+
+/* One k-step's outer product: acc[i][j] += a[i] * b[j]. */
+template <class Cfg>
+__device__ __forceinline__ void wt_ffma_k(float (&acc)[8][Cfg::NJ], const float4 (&fa)[2],
+                                          const float4 (&fb)[Cfg::NQ])
+{
+    const float av[8] = {fa[0].x, fa[0].y, fa[0].z, fa[0].w, fa[1].x, fa[1].y, fa[1].z, fa[1].w};
+    float bv[Cfg::NJ];
+#pragma unroll
+    for (int q = 0; q < Cfg::NQ; q++) {
+        bv[4 * q] = fb[q].x;
+        bv[4 * q + 1] = fb[q].y;
+        bv[4 * q + 2] = fb[q].z;
+        bv[4 * q + 3] = fb[q].w;
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < Cfg::NJ; j++)
+            acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+}
+
 /* The epilogue of wt_kernel: rows m0 + a_off + 32*h + e, columns n0 + b_off + 16*(j/4) + j%4.  A
  * warp's float4 store covers 128 contiguous bytes of each of 4 columns. */
 template <int NJ>
@@ -345,10 +414,11 @@ __device__ __forceinline__ void wt_epilogue(const float (&acc)[8][NJ], int M, in
  * stride ws_split), and wt_splitk_reduce finishes the tile.  Classic split-K launches every
  * tile split; tail splitting launches the full waves unsplit and then the tiles of the last,
  * mostly empty wave split.  BT: B is Bt, B transposed and padded by wt_transpose_b (ldb its
- * row length), copied in 16-byte chunks.  CLUSTER: the K splits of a tile form one thread-block
- * cluster and sum their partial tiles through distributed shared memory (10_warptile_cluster.cuh).
+ * row length), copied in 16-byte chunks.  PIPE: see the K loop below.  CLUSTER: the K splits of a
+ * tile form one thread-block cluster and sum their partial tiles through distributed shared memory
+ * (10_warptile_cluster.cuh).
  */
-template <class Cfg, bool VEC, bool CLUSTER = false, bool BT = false>
+template <class Cfg, bool VEC, bool CLUSTER = false, bool BT = false, bool PIPE = false>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
     wt_kernel(int M, int N, int K, float alpha, const float *__restrict__ A, int lda,
               const float *__restrict__ B, int ldb, float beta, const float *C0, float *C, int ldc,
@@ -375,6 +445,59 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
 
     WtLoader<Cfg, VEC, BT> loader(A, lda, B, ldb, M, N, m0, n0, kt_begin * Cfg::BK, tid);
     const bool interior = m0 + Cfg::BM <= M && n0 + Cfg::BN <= N;
+
+    static_assert(!PIPE || (BT && !CLUSTER),
+                  "the PIPE loop copies Bt and ends in the plain epilogue");
+    if constexpr (PIPE) {
+        /* PIPE: the barrier sits inside the tile's last k-step, whose fragments are already in
+         * registers, so its FFMAs overlap the barrier's wait, the next tile's first fragment
+         * loads and the refill's copies (issued right after the barrier, into the stage every
+         * warp has just finished reading); all STAGES stages are in flight at the start. */
+#pragma unroll
+        for (int s = 0; s < Cfg::STAGES; s++)
+            wt_load_stage(loader, As, Bs, s, ktiles, A, lda, B, ldb, N, K, n0, interior);
+        float acc[8][Cfg::NJ];
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int j = 0; j < Cfg::NJ; j++)
+                acc[i][j] = 0.0f;
+        const int a_off = wm * kWarpM + lm * 4;
+        const int b_off = wn * Cfg::WARP_N + ln * 4;
+        float4 fa[2][2], fb[2][Cfg::NQ];
+        cp_async_wait<Cfg::STAGES - 1>();
+        __syncthreads();
+        if (ktiles > 0)
+            wt_load_frags<Cfg>(fa[0], fb[0], As + a_off, Bs + b_off, 0);
+        for (int kt = 0; kt < ktiles; kt++) {
+            const int s = kt % Cfg::STAGES, s1 = (kt + 1) % Cfg::STAGES;
+            const float *as = As + s * Cfg::A_STAGE + a_off;
+            const float *bs = Bs + s * Cfg::B_STAGE + b_off;
+#pragma unroll
+            for (int k = 0; k < Cfg::BK; k++) {
+                const int cur = k & 1, nxt = cur ^ 1;
+                if (k + 1 < Cfg::BK) {
+                    wt_load_frags<Cfg>(fa[nxt], fb[nxt], as, bs, k + 1);
+                } else {
+                    /* Tile kt+1 has landed (tiles up to kt+STAGES-1 committed) and is
+                     * visible; every warp has read all of tile kt. */
+                    cp_async_wait<Cfg::STAGES - 2>();
+                    __syncthreads();
+                    loader.load_pred(As + s * Cfg::A_STAGE, Bs + s * Cfg::B_STAGE, A, lda, B, ldb,
+                                     K, kt + Cfg::STAGES < ktiles);
+                    cp_async_commit();
+                    if (kt + 1 < ktiles)
+                        wt_load_frags<Cfg>(fa[nxt], fb[nxt], As + s1 * Cfg::A_STAGE + a_off,
+                                           Bs + s1 * Cfg::B_STAGE + b_off, 0);
+                }
+                wt_ffma_k<Cfg>(acc, fa[cur], fb[cur]);
+            }
+        }
+        cp_async_wait<0>();
+        wt_epilogue(acc, M, N, alpha, beta, C0, C, ldc, ws, ldw, ws_split, m0, n0, a_off, b_off,
+                    interior);
+        return;
+    }
 
     /* Prologue: STAGES-1 tiles in flight. */
 #pragma unroll
@@ -568,16 +691,17 @@ int choose_splits(int tiles, int ktiles, int bk, int sms, int ctas_per_sm)
     return std::max(s, 1);
 }
 
-template <class Cfg, bool VEC, bool CLUSTER = false, bool BT = false> cudaError_t prepare_kernel()
+template <class Cfg, bool VEC, bool CLUSTER = false, bool BT = false, bool PIPE = false>
+cudaError_t prepare_kernel()
 {
     /* Once per instantiation: allow the dynamic SMEM above 48 KB and ask for the largest
      * shared-memory carveout so MIN_BLOCKS CTAs fit. */
     static const cudaError_t once = [] {
         cudaError_t e =
-            cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER, BT>,
+            cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER, BT, PIPE>,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)Cfg::SMEM);
         if (e == cudaSuccess)
-            e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER, BT>,
+            e = cudaFuncSetAttribute((const void *)wt_kernel<Cfg, VEC, CLUSTER, BT, PIPE>,
                                      cudaFuncAttributePreferredSharedMemoryCarveout, 100);
         return e;
     }();
@@ -586,16 +710,17 @@ template <class Cfg, bool VEC, bool CLUSTER = false, bool BT = false> cudaError_
 
 /* Launches the kernel over `tiles` tiles from pid_base, each in `splits` K splits (ws set) or
  * whole (ws == nullptr, splits 1). */
-template <class Cfg, bool VEC, bool BT = false>
+template <class Cfg, bool VEC, bool BT = false, bool PIPE = false>
 cudaError_t launch_kernel(const SgemmArgs &a, int tiles, int tiles_m, int tiles_n, int pid_base,
                           int splits, int per_split, float *ws, int ldw, size_t ws_split)
 {
-    cudaError_t e = prepare_kernel<Cfg, VEC, false, BT>();
+    cudaError_t e = prepare_kernel<Cfg, VEC, false, BT, PIPE>();
     if (e != cudaSuccess)
         return e;
-    wt_kernel<Cfg, VEC, false, BT><<<dim3(tiles, 1, splits), Cfg::THREADS, Cfg::SMEM, a.stream>>>(
-        a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m, tiles_n,
-        pid_base, per_split, ws, ldw, ws_split);
+    wt_kernel<Cfg, VEC, false, BT, PIPE>
+        <<<dim3(tiles, 1, splits), Cfg::THREADS, Cfg::SMEM, a.stream>>>(
+            a.M, a.N, a.K, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C0, a.C, a.ldc, tiles_m,
+            tiles_n, pid_base, per_split, ws, ldw, ws_split);
     return cudaGetLastError();
 }
 
@@ -696,8 +821,9 @@ int choose_tail_splits(int tiles, int ktiles, int bk, int slots)
     return std::max(std::min({slots / rem, ktiles * bk / 128, 16}), 1);
 }
 
-/* BT configurations (no split): B transposed into Bt first, then the kernel on Bt. */
-template <class Cfg> cudaError_t launch_bt(const SgemmArgs &a)
+/* BT configurations (no split): B transposed into Bt first, then the kernel on Bt (PIPE: the
+ * barrier inside each tile's last k-step, wt_kernel). */
+template <class Cfg, bool PIPE = false> cudaError_t launch_bt(const SgemmArgs &a)
 {
     const int tiles_m = CEIL_DIV(a.M, Cfg::BM), tiles_n = CEIL_DIV(a.N, Cfg::BN);
     SgemmArgs b;
@@ -706,10 +832,10 @@ template <class Cfg> cudaError_t launch_bt(const SgemmArgs &a)
         return e;
     const bool vec = sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
     const int tiles = tiles_m * tiles_n, ktiles = CEIL_DIV(a.K, Cfg::BK);
-    return vec ? launch_kernel<Cfg, true, true>(b, tiles, tiles_m, tiles_n, 0, 1, ktiles, nullptr,
-                                                0, 0)
-               : launch_kernel<Cfg, false, true>(b, tiles, tiles_m, tiles_n, 0, 1, ktiles, nullptr,
-                                                 0, 0);
+    return vec ? launch_kernel<Cfg, true, true, PIPE>(b, tiles, tiles_m, tiles_n, 0, 1, ktiles,
+                                                      nullptr, 0, 0)
+               : launch_kernel<Cfg, false, true, PIPE>(b, tiles, tiles_m, tiles_n, 0, 1, ktiles,
+                                                       nullptr, 0, 0);
 }
 
 template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
@@ -864,6 +990,11 @@ const SgemmConfig kConfigs[] = {
     {"256x128x16_s4_8w_w64_bt", launch_bt<Cfg256x128s4w64>},
     {"128x64x32_s3_4w_bt", launch_bt<Cfg128x64x32s3>},
     {"128x128x16_s4_8w_bt", launch_bt<Cfg128x128s4>},
+    /* 19 and 21 with the barrier inside each tile's last k-step (wt_kernel's PIPE): the FFMAs
+     * of that step cover the barrier, the refill's copies and the next fragments' loads
+     * (HISTORY-fast.md part 13). */
+    {"256x128x16_s4_8w_w64_bt_pipe", launch_bt<Cfg256x128s4w64, true>},
+    {"128x128x16_s4_8w_bt_pipe", launch_bt<Cfg128x128s4, true>},
 };
 
 /* Shape heuristic used when the shape was not tuned: the 128x128 tile whenever it gives at
