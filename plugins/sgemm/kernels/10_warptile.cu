@@ -168,14 +168,11 @@ template <class Cfg, bool VEC, bool BT = false> struct WtLoader {
         return 8 * ((i * T8) / Cfg::BN);
     }
 
-    /* BT only: the next K tile without a branch, every copy predicated (A's as on edge tiles,
-     * B's on `live` alone: Bt is padded to whole tiles), so that the compiler can interleave
-     * the copies with FFMAs (wt_kernel's PIPE loop).  !live: nothing is read (each copy gets
-     * the matrix base and fills zeros into a stage no tile reads again). */
-    __device__ __forceinline__ void load_pred(float *as, float *bs, const float *A, int lda,
-                                              const float *B, int ldb, int K, bool live)
+    /* The tile's A chunks on an edge tile: each predicated on lying inside A (and on `live`),
+     * the matrix base handed to cp.async when it does not. */
+    __device__ __forceinline__ void load_a_pred(float *as, const float *A, int lda, int K,
+                                                bool live)
     {
-        static_assert(BT, "B's copies are predicated on `live` alone only on the padded Bt");
 #pragma unroll
         for (int i = 0; i < Cfg::A_CHUNKS; i++) {
             const int k = a_col + i * A_KSTEP;
@@ -183,6 +180,7 @@ template <class Cfg, bool VEC, bool BT = false> struct WtLoader {
             const float *src = A + a_row + (size_t)(k_ok ? k : 0) * lda;
             float *dst = as + a_dst + i * A_KSTEP * Cfg::BM;
             if (VEC) {
+                /* M % 4 == 0 here, so a chunk is entirely inside or entirely outside */
                 const bool p = k_ok && a_rows == 4;
                 cp_async_16(dst, p ? src : A, p);
             } else {
@@ -193,6 +191,17 @@ template <class Cfg, bool VEC, bool BT = false> struct WtLoader {
                 }
             }
         }
+    }
+
+    /* BT only: the next K tile without a branch, every copy predicated (A's as on edge tiles,
+     * B's on `live` alone: Bt is padded to whole tiles), so that the compiler can interleave
+     * the copies with FFMAs (wt_kernel's PIPE loop).  !live: nothing is read (each copy gets
+     * the matrix base and fills zeros into a stage no tile reads again). */
+    __device__ __forceinline__ void load_pred(float *as, float *bs, const float *A, int lda,
+                                              const float *B, int ldb, int K, bool live)
+    {
+        static_assert(BT, "B's copies are predicated on `live` alone only on the padded Bt");
+        load_a_pred(as, A, lda, K, live);
 #pragma unroll
         for (int i = 0; i < Cfg::BT_CHUNKS; i++)
             cp_async_16(bs + b_dst + i * BT_KSTEP * Cfg::B_LD,
@@ -232,24 +241,7 @@ template <class Cfg, bool VEC, bool BT = false> struct WtLoader {
                                b_ptr + (size_t)n_off(i) * ldb + k_off(i), true);
             }
         } else {
-#pragma unroll
-            for (int i = 0; i < Cfg::A_CHUNKS; i++) {
-                const int k = a_col + i * A_KSTEP;
-                const bool k_ok = k < K;
-                const float *src = A + a_row + (size_t)(k_ok ? k : 0) * lda;
-                float *dst = as + a_dst + i * A_KSTEP * Cfg::BM;
-                if (VEC) {
-                    /* M % 4 == 0 here, so a chunk is entirely inside or entirely outside */
-                    const bool p = k_ok && a_rows == 4;
-                    cp_async_16(dst, p ? src : A, p);
-                } else {
-#pragma unroll
-                    for (int e = 0; e < 4; e++) {
-                        const bool p = k_ok && e < a_rows;
-                        cp_async_4(dst + e, p ? src + e : A, p);
-                    }
-                }
-            }
+            load_a_pred(as, A, lda, K, true);
             if (BT) {
                 load_bt(bs, ldb);
             } else {
