@@ -982,11 +982,12 @@ const SgemmConfig kConfigs[] = {
     {"256x128x16_s4_8w_w64_bt", launch_bt<Cfg256x128s4w64>},
     {"128x64x32_s3_4w_bt", launch_bt<Cfg128x64x32s3>},
     {"128x128x16_s4_8w_bt", launch_bt<Cfg128x128s4>},
-    /* 19 and 21 with the barrier inside each tile's last k-step (wt_kernel's PIPE): the FFMAs
+    /* 19, 21 and 20 with the barrier inside each tile's last k-step (wt_kernel's PIPE): the FFMAs
      * of that step cover the barrier, the refill's copies and the next fragments' loads
      * (HISTORY-fast.md part 13). */
     {"256x128x16_s4_8w_w64_bt_pipe", launch_bt<Cfg256x128s4w64, true>},
     {"128x128x16_s4_8w_bt_pipe", launch_bt<Cfg128x128s4, true>},
+    {"128x64x32_s3_4w_bt_pipe", launch_bt<Cfg128x64x32s3, true>},
 };
 
 /* Shape heuristic used when the shape was not tuned: the 128x128 tile whenever it gives at

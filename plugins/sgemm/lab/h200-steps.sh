@@ -139,7 +139,7 @@ step_sgemm_bt() {
   awk '/^\[/ { keep = ($0 ~ /^\[(run|sgemm)[].]/) } keep' profiles/sanitize.ini >/tmp/sanitize-sgemm.ini
   timeout 150 "$B/kbench" run "${p[@]}" /tmp/sanitize-sgemm.ini --sanitize=memcheck \
     --filter 'sgemm/warptile/*' --out "$d/sanitize-warptile-memcheck" || rc=1
-  printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 120\n[sgemm]\nvariants = warptile\nshape = 127x129x65, 1000x1000x999\nalpha = 1.5\nconfig = 19:23:+1\n' \
+  printf '[run]\nwarmup = 1\nmin_samples = 2\nmin_time = 0\ntimeout = 120\n[sgemm]\nvariants = warptile\nshape = 127x129x65, 1000x1000x999\nalpha = 1.5\nconfig = 19:24:+1\n' \
     >/tmp/bt-race.ini
   timeout 150 "$B/kbench" run "${p[@]}" /tmp/bt-race.ini --sanitize=racecheck --out "$d/racecheck-bt" ||
     rc=1
