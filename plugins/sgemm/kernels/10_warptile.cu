@@ -488,86 +488,86 @@ __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MIN_BLOCKS)
         cp_async_wait<0>();
         wt_epilogue(acc, M, N, alpha, beta, C0, C, ldc, ws, ldw, ws_split, m0, n0, a_off, b_off,
                     interior);
-        return;
-    }
+    } else {
+        /* Prologue: STAGES-1 tiles in flight. */
+#pragma unroll
+        for (int s = 0; s < Cfg::STAGES - 1; s++)
+            wt_load_stage(loader, As, Bs, s, ktiles, A, lda, B, ldb, N, K, n0, interior);
 
-    /* Prologue: STAGES-1 tiles in flight. */
+        float acc[8][Cfg::NJ];
 #pragma unroll
-    for (int s = 0; s < Cfg::STAGES - 1; s++)
-        wt_load_stage(loader, As, Bs, s, ktiles, A, lda, B, ldb, N, K, n0, interior);
+        for (int i = 0; i < 8; i++)
+#pragma unroll
+            for (int j = 0; j < Cfg::NJ; j++)
+                acc[i][j] = 0.0f;
 
-    float acc[8][Cfg::NJ];
-#pragma unroll
-    for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int j = 0; j < Cfg::NJ; j++)
-            acc[i][j] = 0.0f;
+        /* The lane's rows: wm*64 + lm*4 + {0..3} and +32; columns: wn*WARP_N + ln*4 + {0..3} and
+         * +16 (and +32, +48 with 64-wide warp tiles).  Per k a warp reads 8 distinct float4 of one
+         * As row (128 contiguous bytes) and 4 distinct float4 of one Bs row per 16 columns: one
+         * wavefront each, the rest are broadcasts. */
+        const int a_off = wm * kWarpM + lm * 4;
+        const int b_off = wn * Cfg::WARP_N + ln * 4;
 
-    /* The lane's rows: wm*64 + lm*4 + {0..3} and +32; columns: wn*WARP_N + ln*4 + {0..3} and
-     * +16 (and +32, +48 with 64-wide warp tiles).  Per k a warp reads 8 distinct float4 of one
-     * As row (128 contiguous bytes) and 4 distinct float4 of one Bs row per 16 columns: one
-     * wavefront each, the rest are broadcasts. */
-    const int a_off = wm * kWarpM + lm * 4;
-    const int b_off = wn * Cfg::WARP_N + ln * 4;
+        for (int kt = 0; kt < ktiles; kt++) {
+            cp_async_wait<Cfg::STAGES - 2>();
+            /* Tile kt is visible to all threads, and every thread has finished computing on tile
+             * kt-1, whose stage the load below overwrites. */
+            __syncthreads();
+            wt_load_stage(loader, As, Bs, kt + Cfg::STAGES - 1, ktiles, A, lda, B, ldb, N, K, n0,
+                          interior);
 
-    for (int kt = 0; kt < ktiles; kt++) {
-        cp_async_wait<Cfg::STAGES - 2>();
-        /* Tile kt is visible to all threads, and every thread has finished computing on tile
-         * kt-1, whose stage the load below overwrites. */
-        __syncthreads();
-        wt_load_stage(loader, As, Bs, kt + Cfg::STAGES - 1, ktiles, A, lda, B, ldb, N, K, n0,
-                      interior);
-
-        const int s = kt % Cfg::STAGES;
-        const float *as = As + s * Cfg::A_STAGE + a_off;
-        const float *bs = Bs + s * Cfg::B_STAGE + b_off;
-        /* Fragments double-buffered in registers: the loads for k+1 are issued before the 64
-         * FFMA of k, which hide their latency. */
-        float4 fa[2][2], fb[2][Cfg::NQ];
-        fa[0][0] = *reinterpret_cast<const float4 *>(as);
-        fa[0][1] = *reinterpret_cast<const float4 *>(as + 32);
+            const int s = kt % Cfg::STAGES;
+            const float *as = As + s * Cfg::A_STAGE + a_off;
+            const float *bs = Bs + s * Cfg::B_STAGE + b_off;
+            /* Fragments double-buffered in registers: the loads for k+1 are issued before the 64
+             * FFMA of k, which hide their latency. */
+            float4 fa[2][2], fb[2][Cfg::NQ];
+            fa[0][0] = *reinterpret_cast<const float4 *>(as);
+            fa[0][1] = *reinterpret_cast<const float4 *>(as + 32);
 #pragma unroll
-        for (int q = 0; q < Cfg::NQ; q++)
-            fb[0][q] = *reinterpret_cast<const float4 *>(bs + 16 * q);
+            for (int q = 0; q < Cfg::NQ; q++)
+                fb[0][q] = *reinterpret_cast<const float4 *>(bs + 16 * q);
 #pragma unroll
-        for (int k = 0; k < Cfg::BK; k++) {
-            const int cur = k & 1, nxt = cur ^ 1;
-            if (k + 1 < Cfg::BK) {
-                fa[nxt][0] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM);
-                fa[nxt][1] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM + 32);
+            for (int k = 0; k < Cfg::BK; k++) {
+                const int cur = k & 1, nxt = cur ^ 1;
+                if (k + 1 < Cfg::BK) {
+                    fa[nxt][0] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM);
+                    fa[nxt][1] = *reinterpret_cast<const float4 *>(as + (k + 1) * Cfg::BM + 32);
 #pragma unroll
-                for (int q = 0; q < Cfg::NQ; q++)
-                    fb[nxt][q] =
-                        *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD + 16 * q);
+                    for (int q = 0; q < Cfg::NQ; q++)
+                        fb[nxt][q] =
+                            *reinterpret_cast<const float4 *>(bs + (k + 1) * Cfg::B_LD + 16 * q);
+                }
+                const float av[8] = {fa[cur][0].x, fa[cur][0].y, fa[cur][0].z, fa[cur][0].w,
+                                     fa[cur][1].x, fa[cur][1].y, fa[cur][1].z, fa[cur][1].w};
+                float bv[Cfg::NJ];
+#pragma unroll
+                for (int q = 0; q < Cfg::NQ; q++) {
+                    bv[4 * q] = fb[cur][q].x;
+                    bv[4 * q + 1] = fb[cur][q].y;
+                    bv[4 * q + 2] = fb[cur][q].z;
+                    bv[4 * q + 3] = fb[cur][q].w;
+                }
+#pragma unroll
+                for (int i = 0; i < 8; i++)
+#pragma unroll
+                    for (int j = 0; j < Cfg::NJ; j++)
+                        acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
             }
-            const float av[8] = {fa[cur][0].x, fa[cur][0].y, fa[cur][0].z, fa[cur][0].w,
-                                 fa[cur][1].x, fa[cur][1].y, fa[cur][1].z, fa[cur][1].w};
-            float bv[Cfg::NJ];
-#pragma unroll
-            for (int q = 0; q < Cfg::NQ; q++) {
-                bv[4 * q] = fb[cur][q].x;
-                bv[4 * q + 1] = fb[cur][q].y;
-                bv[4 * q + 2] = fb[cur][q].z;
-                bv[4 * q + 3] = fb[cur][q].w;
-            }
-#pragma unroll
-            for (int i = 0; i < 8; i++)
-#pragma unroll
-                for (int j = 0; j < Cfg::NJ; j++)
-                    acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
         }
-    }
-    /* Drain the (empty) trailing groups so no copy is in flight at exit. */
-    cp_async_wait<0>();
+        /* Drain the (empty) trailing groups so no copy is in flight at exit. */
+        cp_async_wait<0>();
 
 #if !defined(SGEMM_HOST_EMULATION)
-    if constexpr (CLUSTER) {
-        wt_cluster_epilogue<Cfg>(acc, wt_smem, M, N, alpha, beta, C0, C, ldc, m0, n0, a_off, b_off);
-        return;
-    }
+        if constexpr (CLUSTER) {
+            wt_cluster_epilogue<Cfg>(acc, wt_smem, M, N, alpha, beta, C0, C, ldc, m0, n0, a_off,
+                                     b_off);
+            return;
+        }
 #endif
-    wt_epilogue(acc, M, N, alpha, beta, C0, C, ldc, ws, ldw, ws_split, m0, n0, a_off, b_off,
-                interior);
+        wt_epilogue(acc, M, N, alpha, beta, C0, C, ldc, ws, ldw, ws_split, m0, n0, a_off, b_off,
+                    interior);
+    }
 }
 
 /* Second pass of split-K: C = alpha * sum_s ws[s] + beta * C0 for the split tiles (direct ..
