@@ -696,6 +696,13 @@ int choose_tail_splits(int tiles, int ktiles, int bk, int slots)
     return std::max(std::min({slots / rem, ktiles * bk / 128, 16}), 1);
 }
 
+/* 16-byte copies of A need an aligned base and leading dimension, and M a multiple of 4 so that
+ * a chunk never straddles the matrix edge (the VEC kernels). */
+bool wt_a_vec_ok(const SgemmArgs &a)
+{
+    return sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+}
+
 /* BT configurations (no split): B transposed into Bt first, then the kernel on Bt. */
 template <class Cfg> cudaError_t launch_bt(const SgemmArgs &a)
 {
@@ -704,7 +711,7 @@ template <class Cfg> cudaError_t launch_bt(const SgemmArgs &a)
     cudaError_t e = wt_prepare_bt(a, b);
     if (e != cudaSuccess)
         return e;
-    const bool vec = sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+    const bool vec = wt_a_vec_ok(a);
     const int tiles = tiles_m * tiles_n, ktiles = CEIL_DIV(a.K, Cfg::BK);
     return vec ? launch_kernel<Cfg, true, true>(b, tiles, tiles_m, tiles_n, 0, 1, ktiles, nullptr,
                                                 0, 0)
@@ -718,9 +725,8 @@ template <class Cfg, Split SPLIT> cudaError_t launch(const SgemmArgs &a)
     const int tiles = tiles_m * tiles_n;
     const int ktiles = CEIL_DIV(a.K, Cfg::BK);
     const int slots = sgemm_sm_count() * Cfg::MIN_BLOCKS;
-    /* 16-byte copies of A need an aligned base and leading dimension, and M a multiple of 4
-     * so that a chunk never straddles the matrix edge; B always moves as 4-byte copies. */
-    const bool vec = sgemm_vec4_ok(a.A, a.lda) && a.M % 4 == 0;
+    /* B moves as 4-byte copies here, A in 16-byte ones where wt_a_vec_ok */
+    const bool vec = wt_a_vec_ok(a);
     if constexpr (SPLIT == Split::kCluster) {
 #if defined(SGEMM_HOST_EMULATION)
         return cudaErrorNotSupported; /* the emulation runs no cluster (10_warptile_cluster.cuh) */

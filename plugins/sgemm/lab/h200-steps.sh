@@ -102,9 +102,9 @@ step_sgemm_sanitize_sub() {
 }
 
 # Kernel 5 (configuration 6, the producer warpgroup) against kernel 3 (configuration 3) on the
-# six shapes of profiles/sgemm.ini (lab/producer.ini), after verifying every tf32x3
-# configuration on the tails; then compute-sanitizer's three tools on configuration 6 (the
-# sgemm cases of profiles/sanitize.ini, step_sgemm_sanitize_sub).
+# six shapes of profiles/sgemm.ini (lab/producer.ini, with 5 and 7, their C^T forms), after
+# verifying every tf32x3 configuration on the tails; then compute-sanitizer's three tools on
+# configurations 6 and 7 (the sgemm cases of profiles/sanitize.ini, step_sgemm_sanitize_sub).
 step_sgemm_producer() {
   local rc=0 d="$OUT/results"
   "$B/kbench" run profiles/sgemm-tails.ini --filter 'sgemm/tf32x3/*' --out "$d/tails-tf32x3" ||
